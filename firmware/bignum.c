@@ -1,0 +1,597 @@
+/*
+ * Big-number and Montgomery arithmetic on 32-bit limbs (see bignum.h for the contract).
+ *
+ * The inner loops are written so that GCC for rv32im turns each 32x32+32+32 multiply-accumulate into
+ * mul + mulhu + two add/sltu carry pairs, with the loop unrolled by 4 and the carries kept in
+ * registers. No 64-bit division or variable 64-bit shift is used (they would need libgcc helpers),
+ * and no compiler builtin that needs a library routine on rv32im (e.g. __builtin_clz). No libc header
+ * either: the bare rv32 toolchain has none, so copies and clears are the small loops below.
+ */
+#include "bignum.h"
+
+void bn_copy(uint32_t *r, const uint32_t *a, unsigned words)
+{
+	for (unsigned i = 0; i < words; i++)
+		r[i] = a[i];
+}
+
+void bn_zero(uint32_t *r, unsigned words)
+{
+	for (unsigned i = 0; i < words; i++)
+		r[i] = 0;
+}
+
+/* ---- Multiply-accumulate kernels ---- */
+
+/* One limb step of t += x * y + carry: stores the low word in T, leaves the high word in C. */
+#define MAC(T, X, Y, C) do { \
+		uint64_t p_ = (uint64_t)(X) * (Y) + (T) + (C); \
+		(T) = (uint32_t)p_; \
+		(C) = (uint32_t)(p_ >> 32); \
+	} while (0)
+
+/* t[0..len-1] += a[0..len-1] * b; returns the carry limb. */
+static uint32_t mac_row(uint32_t *t, const uint32_t *a, uint32_t b, unsigned len)
+{
+	uint32_t c = 0;
+
+	for (; len >= 4; len -= 4, t += 4, a += 4) {
+		MAC(t[0], a[0], b, c);
+		MAC(t[1], a[1], b, c);
+		MAC(t[2], a[2], b, c);
+		MAC(t[3], a[3], b, c);
+	}
+	for (; len > 0; len--, t++, a++)
+		MAC(t[0], a[0], b, c);
+	return c;
+}
+
+/*
+ * One CIOS step for limb j >= 1: adds a[j]*bi and m*n[j] to t[j] and stores the result one limb down
+ * (the division by 2^32 of the Montgomery row), with one carry per product chain.
+ */
+#define CIOS_STEP(J) do { \
+		uint64_t p_ = (uint64_t)a[J] * bi + t[J] + c1; \
+		uint64_t q_ = (uint64_t)m * n[J] + (uint32_t)p_ + c2; \
+		c1 = (uint32_t)(p_ >> 32); \
+		c2 = (uint32_t)(q_ >> 32); \
+		t[(J) - 1] = (uint32_t)q_; \
+	} while (0)
+
+/*
+ * Fused (coarsely integrated) Montgomery product: t[0..w-1] + top*R = a*b*R^-1 (mod n), < 2n when
+ * a*b < n*R. t must hold w limbs and start at zero. Returns top (0 or 1).
+ */
+static uint32_t cios(uint32_t *t, const uint32_t *a, const uint32_t *b,
+                     const uint32_t *n, uint32_t n0inv, unsigned w)
+{
+	uint32_t top = 0;
+
+	for (unsigned i = 0; i < w; i++) {
+		const uint32_t bi = b[i];
+		uint64_t p = (uint64_t)a[0] * bi + t[0];
+		uint32_t c1 = (uint32_t)(p >> 32);
+		const uint32_t m = (uint32_t)p * n0inv;
+		uint64_t q = (uint64_t)m * n[0] + (uint32_t)p;   /* low word is zero by choice of m */
+		uint32_t c2 = (uint32_t)(q >> 32);
+		unsigned j = 1;
+
+		for (; j + 4 <= w; j += 4) {
+			CIOS_STEP(j);
+			CIOS_STEP(j + 1);
+			CIOS_STEP(j + 2);
+			CIOS_STEP(j + 3);
+		}
+		for (; j < w; j++)
+			CIOS_STEP(j);
+		uint64_t s = (uint64_t)top + c1 + c2;
+		t[w - 1] = (uint32_t)s;
+		top = (uint32_t)(s >> 32);
+	}
+	return top;
+}
+
+/* r = (t + top*R) - n if that is non-negative, else t; t < 2n. Constant time. r must not alias t. */
+static void final_sub(uint32_t *r, const uint32_t *t, uint32_t top, const uint32_t *n, unsigned w)
+{
+	uint32_t borrow = bn_sub(r, t, n, w);
+	uint32_t keep_diff = (uint32_t)0 - (top | (borrow ^ 1));
+
+	for (unsigned j = 0; j < w; j++)
+		r[j] = (r[j] & keep_diff) | (t[j] & ~keep_diff);
+}
+
+/*
+ * Montgomery reduction of t[0..2w-1] (t < n*R): r = t*R^-1 mod n, fully reduced. Destroys t.
+ * r must not alias t.
+ */
+static void redc(const mont_ctx *ctx, uint32_t *r, uint32_t *t)
+{
+	const unsigned w = ctx->words;
+	uint32_t top = 0;
+
+	for (unsigned i = 0; i < w; i++) {
+		uint32_t m = t[i] * ctx->n0inv;
+		uint32_t c = mac_row(t + i, ctx->n, m, w);
+		uint64_t s = (uint64_t)t[i + w] + c + top;
+		t[i + w] = (uint32_t)s;
+		top = (uint32_t)(s >> 32);
+	}
+	final_sub(r, t + w, top, ctx->n, w);
+}
+
+/* t[0..2w-1] = a^2, computing each cross product a[i]*a[j] (i < j) once. */
+static void sqr_full(uint32_t *t, const uint32_t *a, unsigned w)
+{
+	uint32_t c = 0, shifted_out = 0;
+
+	bn_zero(t, 2 * w);
+	for (unsigned i = 0; i + 1 < w; i++)
+		t[i + w] = mac_row(t + 2 * i + 1, a + i + 1, a[i], w - i - 1);
+	/* Double the cross products and add the squares a[i]^2 in one pass. */
+	for (unsigned i = 0; i < w; i++) {
+		uint64_t sq = (uint64_t)a[i] * a[i];
+		uint32_t t0 = t[2 * i], t1 = t[2 * i + 1];
+		uint32_t d0 = (t0 << 1) | shifted_out;
+		uint32_t d1 = (t1 << 1) | (t0 >> 31);
+		shifted_out = t1 >> 31;
+		uint64_t s = (uint64_t)d0 + (uint32_t)sq + c;
+		t[2 * i] = (uint32_t)s;
+		s = (uint64_t)d1 + (uint32_t)(sq >> 32) + (uint32_t)(s >> 32);
+		t[2 * i + 1] = (uint32_t)s;
+		c = (uint32_t)(s >> 32);
+	}
+}
+
+/* ---- Plain big numbers ---- */
+
+static int hex_value(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+int bn_from_hex(uint32_t *r, unsigned words, const char *hex, size_t len)
+{
+	size_t start = 0, digits;
+
+	bn_zero(r, words);
+	if (len == 0)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (hex_value(hex[i]) < 0)
+			return -1;
+	while (start < len && hex[start] == '0')
+		start++;
+	digits = len - start;
+	if (digits > (size_t)words * 8)
+		return -2;
+	for (size_t k = 0; k < digits; k++)
+		r[k / 8] |= (uint32_t)hex_value(hex[len - 1 - k]) << (4 * (k % 8));
+	return 0;
+}
+
+int bn_to_hex(char *out, size_t outlen, const uint32_t *a, unsigned words)
+{
+	static const char digit[] = "0123456789abcdef";
+	unsigned bits = bn_bits(a, words);
+	size_t ndig = bits ? (bits + 3) / 4 : 1;
+
+	if (outlen < ndig + 1)
+		return -1;
+	for (size_t k = 0; k < ndig; k++)
+		out[ndig - 1 - k] = digit[(a[k / 8] >> (4 * (k % 8))) & 0xf];
+	out[ndig] = '\0';
+	return (int)ndig;
+}
+
+unsigned bn_bits(const uint32_t *a, unsigned words)
+{
+	unsigned i = words;
+
+	while (i > 0 && a[i - 1] == 0)
+		i--;
+	if (i == 0)
+		return 0;
+	unsigned bits = 32 * (i - 1);
+	for (uint32_t top = a[i - 1]; top != 0; top >>= 1)
+		bits++;
+	return bits;
+}
+
+int bn_cmp(const uint32_t *a, const uint32_t *b, unsigned words)
+{
+	/* Scan all limbs from the bottom; the most significant difference wins. */
+	uint32_t gt = 0, lt = 0;
+
+	for (unsigned i = 0; i < words; i++) {
+		uint32_t g = (uint32_t)(b[i] < a[i]), l = (uint32_t)(a[i] < b[i]);
+		uint32_t differ = (uint32_t)0 - (g | l);
+		gt = (gt & ~differ) | (g & differ);
+		lt = (lt & ~differ) | (l & differ);
+	}
+	return (int)gt - (int)lt;
+}
+
+uint32_t bn_add(uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned words)
+{
+	uint32_t c = 0;
+
+	for (unsigned i = 0; i < words; i++) {
+		uint64_t s = (uint64_t)a[i] + b[i] + c;
+		r[i] = (uint32_t)s;
+		c = (uint32_t)(s >> 32);
+	}
+	return c;
+}
+
+uint32_t bn_sub(uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned words)
+{
+	uint32_t borrow = 0;
+
+	for (unsigned i = 0; i < words; i++) {
+		uint64_t d = (uint64_t)a[i] - b[i] - borrow;
+		r[i] = (uint32_t)d;
+		borrow = (uint32_t)(d >> 32) & 1;
+	}
+	return borrow;
+}
+
+void bn_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned words)
+{
+	bn_zero(r, 2 * words);
+	for (unsigned i = 0; i < words; i++)
+		r[i + words] = mac_row(r + i, a, b[i], words);
+}
+
+static uint32_t limb_or_zero(const uint32_t *a, unsigned words, unsigned i)
+{
+	return i < words ? a[i] : 0;
+}
+
+int bn_mod(uint32_t *r, unsigned rwords, const uint32_t *a, unsigned awords,
+           const uint32_t *n, unsigned nwords)
+{
+	uint32_t acc[BN_MAX_WORDS], diff[BN_MAX_WORDS];
+
+	if (nwords > BN_MAX_WORDS)
+		return -2;
+	const unsigned nbits = bn_bits(n, nwords);
+	if (nbits == 0)
+		return -1;
+	const unsigned nw = (nbits + 31) / 32;
+	if (rwords < nw)
+		return -2;
+	const unsigned abits = bn_bits(a, awords);
+	if (abits < nbits) {   /* a < 2^(nbits-1) <= n */
+		unsigned copy = awords < rwords ? awords : rwords;
+		bn_copy(r, a, copy);
+		bn_zero(r + copy, rwords - copy);
+		return 0;
+	}
+	/* The top nbits-1 bits of a are below n: take them as they are, then shift in the rest. */
+	const unsigned rest = abits - nbits + 1, ws = rest / 32, bs = rest % 32;
+	for (unsigned k = 0; k < nw; k++) {
+		uint32_t lo = limb_or_zero(a, awords, ws + k), hi = limb_or_zero(a, awords, ws + k + 1);
+		acc[k] = bs ? (lo >> bs) | (hi << (32 - bs)) : lo;
+	}
+	for (unsigned bit = rest; bit-- > 0;) {
+		uint32_t in = (a[bit / 32] >> (bit % 32)) & 1;
+		uint32_t out = acc[nw - 1] >> 31;
+		for (unsigned k = nw - 1; k > 0; k--)
+			acc[k] = (acc[k] << 1) | (acc[k - 1] >> 31);
+		acc[0] = (acc[0] << 1) | in;
+		uint32_t borrow = bn_sub(diff, acc, n, nw);
+		uint32_t take = (uint32_t)0 - (out | (borrow ^ 1));
+		for (unsigned k = 0; k < nw; k++)
+			acc[k] = (diff[k] & take) | (acc[k] & ~take);
+	}
+	bn_copy(r, acc, nw);
+	bn_zero(r + nw, rwords - nw);
+	bn_wipe(acc, sizeof(acc));
+	bn_wipe(diff, sizeof(diff));
+	return 0;
+}
+
+void bn_wipe(void *p, size_t len)
+{
+	volatile uint8_t *v = (volatile uint8_t *)p;
+
+	while (len--)
+		*v++ = 0;
+}
+
+/* ---- Montgomery arithmetic ---- */
+
+void mont_mul(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+	uint32_t t[BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+
+	bn_zero(t, w);
+	uint32_t top = cios(t, a, b, ctx->n, ctx->n0inv, w);
+	final_sub(r, t, top, ctx->n, w);
+}
+
+void mont_sqr(const mont_ctx *ctx, uint32_t *r, const uint32_t *a)
+{
+	uint32_t t[2 * BN_MAX_WORDS];
+
+	sqr_full(t, a, ctx->words);
+	redc(ctx, r, t);
+}
+
+void mont_to(const mont_ctx *ctx, uint32_t *r, const uint32_t *a)
+{
+	mont_mul(ctx, r, a, ctx->rr);
+}
+
+void mont_from(const mont_ctx *ctx, uint32_t *r, const uint32_t *a)
+{
+	uint32_t t[2 * BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+
+	bn_copy(t, a, w);
+	bn_zero(t + w, w);
+	redc(ctx, r, t);
+}
+
+void mont_add(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+	uint32_t sum[BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+	uint32_t carry = bn_add(sum, a, b, w);
+
+	final_sub(r, sum, carry, ctx->n, w);
+}
+
+void mont_sub(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+	const unsigned w = ctx->words;
+	uint32_t add_n = (uint32_t)0 - bn_sub(r, a, b, w);
+	uint32_t c = 0;
+
+	for (unsigned j = 0; j < w; j++) {
+		uint64_t s = (uint64_t)r[j] + (ctx->n[j] & add_n) + c;
+		r[j] = (uint32_t)s;
+		c = (uint32_t)(s >> 32);
+	}
+}
+
+void mont_to_wide(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, unsigned awords)
+{
+	uint32_t chunk[BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+	unsigned pos = awords - awords % w;
+
+	if (pos == awords && pos > 0)
+		pos -= w;
+	/* Horner in base R from the top chunk down: x*R + c -> (x*R + c)*R = MM(xR, R^2) + MM(c, R^2). */
+	bn_zero(chunk, BN_MAX_WORDS);   /* all of it: keeps -Wmaybe-uninitialized quiet on rv32 */
+	bn_copy(chunk, a + pos, awords - pos);
+	mont_to(ctx, r, chunk);
+	while (pos > 0) {
+		pos -= w;
+		mont_mul(ctx, r, r, ctx->rr);
+		mont_to(ctx, chunk, a + pos);
+		mont_add(ctx, r, r, chunk);
+	}
+	bn_wipe(chunk, sizeof(chunk));
+}
+
+int mont_init(mont_ctx *ctx, const uint32_t *n, unsigned words)
+{
+	uint32_t x, two_r[BN_MAX_WORDS];
+
+	if (words == 0 || words > BN_MAX_WORDS || (n[0] & 1) == 0)
+		return -1;
+	bn_wipe(ctx, sizeof(*ctx));
+	bn_copy(ctx->n, n, words);
+	ctx->words = words;
+
+	/* Newton iteration for n^-1 mod 2^32: n is its own inverse mod 8, each step doubles the bits. */
+	x = n[0];
+	for (int i = 0; i < 4; i++)
+		x *= 2 - n[0] * x;
+	ctx->n0inv = (uint32_t)0 - x;
+
+	/* R mod n = (R - n) mod n; R - n is the two's complement of n in w limbs. */
+	bn_zero(two_r, sizeof(two_r) / sizeof(uint32_t));
+	bn_sub(two_r, two_r, n, words);
+	bn_mod(ctx->one, words, two_r, words, n, words);
+
+	/* R^2 mod n is the Montgomery form of 2^(32w): square-and-double starting from 2R mod n. */
+	const unsigned e = 32 * words;
+	int top = 31;
+	while (((e >> top) & 1) == 0)
+		top--;
+	mont_add(ctx, two_r, ctx->one, ctx->one);
+	for (int bit = top - 1; bit >= 0; bit--) {
+		mont_sqr(ctx, two_r, two_r);
+		if ((e >> bit) & 1)
+			mont_add(ctx, two_r, two_r, two_r);
+	}
+	bn_copy(ctx->rr, two_r, words);
+	return 0;
+}
+
+/* ---- Exponentiation ---- */
+
+/* Window table for the exponentiations: 16 entries of up to BN_MAX_WORDS limbs (32 entries when the
+ * operands are at most BN_MAX_WORDS/2 limbs). Static: not re-entrant, see bignum.h. */
+#define TABLE_LIMBS (16 * BN_MAX_WORDS)
+static uint32_t exp_table[TABLE_LIMBS];
+
+static uint32_t exp_bit(const uint32_t *e, unsigned i)
+{
+	return (e[i / 32] >> (i % 32)) & 1;
+}
+
+/* Bits e[pos .. pos+len-1] as an integer, len <= 8 (reads at most two limbs within ceil(ebits/32)). */
+static uint32_t exp_bits(const uint32_t *e, unsigned ebits, unsigned pos, unsigned len)
+{
+	uint32_t v = e[pos / 32] >> (pos % 32);
+
+	if (pos % 32 + len > 32 && pos / 32 + 1 < (ebits + 31) / 32)
+		v |= e[pos / 32 + 1] << (32 - pos % 32);
+	return v & ((1u << len) - 1);
+}
+
+void mont_exp_window_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, const uint32_t *e, unsigned ebits)
+{
+	uint32_t acc[BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+	const unsigned width = ebits > 240 ? 5 : ebits > 80 ? 4 : ebits > 24 ? 3 : ebits > 6 ? 2 : 1;
+	const unsigned entries = 1u << (width - 1);   /* odd powers base^1, base^3, ... */
+	int started = 0;
+
+	bn_copy(exp_table, base_m, w);
+	if (entries > 1) {
+		mont_sqr(ctx, acc, base_m);
+		for (unsigned k = 1; k < entries; k++)
+			mont_mul(ctx, exp_table + k * w, exp_table + (k - 1) * w, acc);
+	}
+	for (int i = (int)ebits - 1; i >= 0;) {
+		if (!exp_bit(e, (unsigned)i)) {
+			if (started)
+				mont_sqr(ctx, acc, acc);
+			i--;
+			continue;
+		}
+		/* The longest window of at most width bits ending at i that starts with a set bit. */
+		int j = i - (int)width + 1;
+		if (j < 0)
+			j = 0;
+		while (!exp_bit(e, (unsigned)j))
+			j++;
+		uint32_t val = exp_bits(e, ebits, (unsigned)j, (unsigned)(i - j + 1));
+		if (started) {
+			for (int k = j; k <= i; k++)
+				mont_sqr(ctx, acc, acc);
+			mont_mul(ctx, acc, acc, exp_table + (val >> 1) * w);
+		} else {
+			bn_copy(acc, exp_table + (val >> 1) * w, w);
+			started = 1;
+		}
+		i = j - 1;
+	}
+	bn_copy(r, started ? acc : ctx->one, w);
+	bn_wipe(acc, sizeof(acc));
+	bn_wipe(exp_table, entries * w * sizeof(uint32_t));
+}
+
+/* r = a if swap == 0, swapped with b if swap == 1, without a branch on swap. */
+static void cswap(uint32_t *a, uint32_t *b, uint32_t swap, unsigned w)
+{
+	uint32_t mask = (uint32_t)0 - swap;
+
+	for (unsigned j = 0; j < w; j++) {
+		uint32_t d = (a[j] ^ b[j]) & mask;
+		a[j] ^= d;
+		b[j] ^= d;
+	}
+}
+
+void mont_exp_ladder_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, const uint32_t *e, unsigned ebits)
+{
+	uint32_t r0[BN_MAX_WORDS], r1[BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+	uint32_t swapped = 0;
+
+	bn_copy(r0, ctx->one, w);
+	bn_copy(r1, base_m, w);
+	/* Invariant: r1 = r0 * base. Bit 1: r0 = r0*r1, r1 = r1^2; bit 0: r1 = r0*r1, r0 = r0^2. */
+	for (unsigned i = ebits; i-- > 0;) {
+		uint32_t bit = exp_bit(e, i);
+		cswap(r0, r1, bit ^ swapped, w);
+		swapped = bit;
+		mont_mul(ctx, r1, r0, r1);
+		mont_sqr(ctx, r0, r0);
+	}
+	cswap(r0, r1, swapped, w);
+	bn_copy(r, r0, w);
+	bn_wipe(r0, sizeof(r0));
+	bn_wipe(r1, sizeof(r1));
+}
+
+/* r = table entry idx of count entries, reading every entry (no secret-dependent address). */
+static void table_select(uint32_t *r, const uint32_t *table, unsigned count, uint32_t idx, unsigned w)
+{
+	bn_zero(r, w);
+	for (unsigned k = 0; k < count; k++) {
+		uint32_t x = (uint32_t)k ^ idx;
+		uint32_t mask = ((x | ((uint32_t)0 - x)) >> 31) - 1;   /* all ones iff k == idx */
+		const uint32_t *entry = table + k * w;
+		for (unsigned j = 0; j < w; j++)
+			r[j] |= entry[j] & mask;
+	}
+}
+
+void mont_exp_fixed_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, const uint32_t *e, unsigned ebits)
+{
+	uint32_t acc[BN_MAX_WORDS], sel[BN_MAX_WORDS];
+	const unsigned w = ctx->words;
+	const unsigned width = (ebits > 320 && 32 * w <= TABLE_LIMBS) ? 5 : 4;
+	const unsigned entries = 1u << width;   /* base^0 .. base^(2^width - 1) */
+
+	if (ebits == 0) {
+		bn_copy(r, ctx->one, w);
+		return;
+	}
+	bn_copy(exp_table, ctx->one, w);
+	bn_copy(exp_table + w, base_m, w);
+	for (unsigned k = 2; k < entries; k++) {
+		if (k & 1)
+			mont_mul(ctx, exp_table + k * w, exp_table + (k - 1) * w, base_m);
+		else
+			mont_sqr(ctx, exp_table + k * w, exp_table + (k / 2) * w);
+	}
+	/* Windows from the top; the first one takes the ebits % width leftover bits (if any). */
+	unsigned pos = ebits - ((ebits - 1) % width + 1);
+	table_select(acc, exp_table, entries, exp_bits(e, ebits, pos, ebits - pos), w);
+	while (pos > 0) {
+		pos -= width;
+		for (unsigned k = 0; k < width; k++)
+			mont_sqr(ctx, acc, acc);
+		table_select(sel, exp_table, entries, exp_bits(e, ebits, pos, width), w);
+		mont_mul(ctx, acc, acc, sel);
+	}
+	bn_copy(r, acc, w);
+	bn_wipe(acc, sizeof(acc));
+	bn_wipe(sel, sizeof(sel));
+	bn_wipe(exp_table, entries * w * sizeof(uint32_t));
+}
+
+/* Normal-domain wrappers: convert in, exponentiate, convert out. */
+typedef void (*exp_m_fn)(const mont_ctx *, uint32_t *, const uint32_t *, const uint32_t *, unsigned);
+
+static void exp_normal(exp_m_fn fn, const mont_ctx *ctx, uint32_t *r, const uint32_t *base,
+                       const uint32_t *e, unsigned ebits)
+{
+	uint32_t x[BN_MAX_WORDS];
+
+	mont_to(ctx, x, base);
+	fn(ctx, x, x, e, ebits);
+	mont_from(ctx, r, x);
+	bn_wipe(x, sizeof(x));
+}
+
+void mont_exp_window(const mont_ctx *ctx, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits)
+{
+	exp_normal(mont_exp_window_m, ctx, r, base, e, ebits);
+}
+
+void mont_exp_ladder(const mont_ctx *ctx, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits)
+{
+	exp_normal(mont_exp_ladder_m, ctx, r, base, e, ebits);
+}
+
+void mont_exp_fixed(const mont_ctx *ctx, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits)
+{
+	exp_normal(mont_exp_fixed_m, ctx, r, base, e, ebits);
+}
