@@ -102,32 +102,90 @@ static void final_sub(uint32_t *r, const uint32_t *t, uint32_t top, const uint32
 }
 
 /*
+ * Two rows at once: t[0..len] += x*m0 + x*m1*2^32, where the m1 row sees x shifted up one limb and
+ * `prev` stands for x[-1] (0 for a plain row pair). c0 is a carry into t[0] for the m0 row. Each limb
+ * of t and x is loaded and stored once for two products, which saves a load and a store per product
+ * over two single rows. Returns the carry into t[len+1] (up to 33 bits).
+ */
+#define MAC2_STEP(J) do { \
+		const uint32_t x_ = x[J]; \
+		uint64_t p_ = (uint64_t)x_ * m0 + t[J] + c0; \
+		uint64_t q_ = (uint64_t)prev * m1 + (uint32_t)p_ + c1; \
+		c0 = (uint32_t)(p_ >> 32); \
+		c1 = (uint32_t)(q_ >> 32); \
+		t[J] = (uint32_t)q_; \
+		prev = x_; \
+	} while (0)
+
+static uint64_t mac2_row(uint32_t *t, const uint32_t *x, unsigned len,
+                         uint32_t m0, uint32_t m1, uint32_t prev, uint32_t c0)
+{
+	uint32_t c1 = 0;
+
+	for (; len >= 4; len -= 4, t += 4, x += 4) {
+		MAC2_STEP(0);
+		MAC2_STEP(1);
+		MAC2_STEP(2);
+		MAC2_STEP(3);
+	}
+	for (; len > 0; len--, t++, x++)
+		MAC2_STEP(0);
+	/* Limb len: only the m1 row still has a product (x[len-1] * m1). */
+	uint64_t q = (uint64_t)prev * m1 + t[0] + c1;
+	uint64_t s = (uint64_t)(uint32_t)q + c0;
+	t[0] = (uint32_t)s;
+	return (q >> 32) + (s >> 32);
+}
+
+/*
  * Montgomery reduction of t[0..2w-1] (t < n*R): r = t*R^-1 mod n, fully reduced. Destroys t.
- * r must not alias t.
+ * r must not alias t. Rows go in pairs (mac2_row); the second multiplier m1 is computed up front
+ * from the two lowest limbs, so the pair leaves t[i] and t[i+1] zero.
  */
 static void redc(const mont_ctx *ctx, uint32_t *r, uint32_t *t)
 {
 	const unsigned w = ctx->words;
-	uint32_t top = 0;
+	const uint32_t *n = ctx->n, n0inv = ctx->n0inv;
+	uint32_t top = 0;   /* pending carry into t[i + w] */
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < w; i++) {
-		uint32_t m = t[i] * ctx->n0inv;
-		uint32_t c = mac_row(t + i, ctx->n, m, w);
+	for (; i + 1 < w; i += 2) {
+		uint32_t m0 = t[i] * n0inv;
+		uint64_t p = (uint64_t)m0 * n[0] + t[i];
+		uint64_t q = (uint64_t)m0 * n[1] + t[i + 1] + (uint32_t)(p >> 32);
+		uint32_t m1 = (uint32_t)q * n0inv;
+		uint64_t s = (uint64_t)t[i + w] + top;
+		t[i + w] = (uint32_t)s;
+		uint32_t k = (uint32_t)(s >> 32);
+		uint64_t c = mac2_row(t + i, n, w, m0, m1, 0, 0);
+		s = (uint64_t)t[i + w + 1] + (uint32_t)c + k;
+		t[i + w + 1] = (uint32_t)s;
+		top = (uint32_t)(c >> 32) + (uint32_t)(s >> 32);
+	}
+	if (i < w) {   /* odd w: one single row left */
+		uint32_t m = t[i] * n0inv;
+		uint32_t c = mac_row(t + i, n, m, w);
 		uint64_t s = (uint64_t)t[i + w] + c + top;
 		t[i + w] = (uint32_t)s;
 		top = (uint32_t)(s >> 32);
 	}
-	final_sub(r, t + w, top, ctx->n, w);
+	final_sub(r, t + w, top, n, w);
 }
 
-/* t[0..2w-1] = a^2, computing each cross product a[i]*a[j] (i < j) once. */
+/* t[0..2w-1] = a^2, computing each cross product a[i]*a[j] (i < j) once, two rows at a time. */
 static void sqr_full(uint32_t *t, const uint32_t *a, unsigned w)
 {
 	uint32_t c = 0, shifted_out = 0;
 
 	bn_zero(t, 2 * w);
-	for (unsigned i = 0; i + 1 < w; i++)
-		t[i + w] = mac_row(t + 2 * i + 1, a + i + 1, a[i], w - i - 1);
+	for (unsigned i = 0; i + 1 < w; i += 2) {
+		/* Rows i and i+1: a[i]*a[i+1..] at t[2i+1..], a[i+1]*a[i+2..] at t[2i+3..]. */
+		uint64_t p = (uint64_t)a[i] * a[i + 1] + t[2 * i + 1];
+		t[2 * i + 1] = (uint32_t)p;
+		uint64_t carry = mac2_row(t + 2 * i + 2, a + i + 2, w - i - 2, a[i], a[i + 1], 0,
+		                          (uint32_t)(p >> 32));
+		t[i + w + 1] = (uint32_t)carry;   /* untouched so far; the partial sum fits below i+w+2 */
+	}
 	/* Double the cross products and add the squares a[i]^2 in one pass. */
 	for (unsigned i = 0; i < w; i++) {
 		uint64_t sq = (uint64_t)a[i] * a[i];
@@ -244,8 +302,12 @@ uint32_t bn_sub(uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned word
 
 void bn_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned words)
 {
+	unsigned i = 0;
+
 	bn_zero(r, 2 * words);
-	for (unsigned i = 0; i < words; i++)
+	for (; i + 1 < words; i += 2)   /* the partial product a*b[0..i+1] fits below limb i+words+2 */
+		r[i + words + 1] = (uint32_t)mac2_row(r + i, a, words, b[i], b[i + 1], 0, 0);
+	if (i < words)
 		r[i + words] = mac_row(r + i, a, b[i], words);
 }
 
