@@ -7,7 +7,8 @@ model to estimate VexRiscv cycles (the real numbers come from the SoC's cycle co
     python tests/firmware/rv32sim.py      # cycle estimates for the main operations
 
 Model (per instruction 1 cycle, plus): a taken branch or jump +BRANCH_PENALTY, a load whose result is
-used by the next instruction +LOAD_USE, a mul/mulh* result used 1 or 2 instructions later +2 / +1.
+used by the next instruction +LOAD_USE, a mul/mulh* result used 1 or 2 instructions later +2 / +1,
+a division +DIV_CYCLES.
 These follow VexRiscv's 5-stage pipeline with bypassing; caches are assumed to hit (integrated RAM).
 """
 import os
@@ -25,6 +26,7 @@ RV_FLAGS = ["-march=rv32im", "-mabi=ilp32", "-O2", "-ffreestanding", "-nostdlib"
 
 BRANCH_PENALTY = 2
 LOAD_USE = 1
+DIV_CYCLES = 34   # iterative divider (VexRiscv MulDivIterativePlugin), only in setup code here
 MEM_SIZE = 1 << 21
 BASE = 0x1000
 RETURN_MAGIC = 0xFFFFFFF0
@@ -184,7 +186,7 @@ class RV32:
         return addr
 
     def call(self, name, *args, max_instructions=500_000_000):
-        """Run the function with integer/pointer args; returns (a0, Stats)."""
+        """Run the function with integer/pointer args; returns (a0 as a signed int, Stats)."""
         x = [0] * 32
         x[1] = RETURN_MAGIC
         x[2] = MEM_SIZE - 16
@@ -334,7 +336,20 @@ class RV32:
                 muls += 1
                 mul_rd1 = rd
             elif kind in (K_DIV, K_DIVU, K_REM, K_REMU):
-                raise ValueError("division is not expected in the bignum code")
+                b = x[rs2]
+                cycles += DIV_CYCLES
+                if kind in (K_DIVU, K_REMU):
+                    if b == 0:
+                        v = MASK if kind == K_DIVU else a
+                    else:
+                        v = a // b if kind == K_DIVU else a % b
+                else:
+                    sa, sb = sext(a, 32), sext(b, 32)
+                    if sb == 0:
+                        v = MASK if kind == K_DIV else a
+                    else:
+                        qt = abs(sa) // abs(sb) * (1 if (sa < 0) == (sb < 0) else -1)
+                        v = (qt if kind == K_DIV else sa - qt * sb) & MASK
             elif kind == K_FENCE:
                 pc = npc
                 continue
@@ -346,7 +361,7 @@ class RV32:
             if n > max_instructions:
                 raise RuntimeError("instruction budget exceeded")
         st.instructions, st.cycles, st.muls, st.loads, st.stores, st.taken = n, cycles, muls, loads, stores, taken
-        return x[10], st
+        return sext(x[10], 32), st
 
 
 # ---- Helpers shared by the tests and the report ----
@@ -408,8 +423,8 @@ void baseline_cios(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint
 """
 
 
-def report(max_bits=4096):
-    """Cycle estimates of the main operations, printed as a table."""
+def measure_products(max_bits=4096, sizes=(512, 1024, 2048)):
+    """Simulated baseline CIOS, mont_mul, mont_sqr and mont_init per modulus size (checked results)."""
     import random
     BUILD.mkdir(parents=True, exist_ok=True)
     baseline_src = BUILD / f"baseline_cios-{os.getpid()}.c"
@@ -420,7 +435,7 @@ def report(max_bits=4096):
     mw = max_bits // 32
     rng = random.Random(1)
     rows = []
-    for bits in (512, 1024, 2048):
+    for bits in sizes:
         w = bits // 32
         n = rng.getrandbits(bits) | (1 << (bits - 1)) | 1
         a, b = rng.randrange(n), rng.randrange(n)
@@ -435,6 +450,36 @@ def report(max_bits=4096):
         _, st_sqr = sim.call("mont_sqr", ctx, pr, pa)
         assert sim.read_int(pr, w) == a * a * pow(1 << 32 * w, -1, n) % n
         rows.append((bits, st_base, st_mul, st_sqr, st_init))
+    return rows
+
+
+def report_rsa(max_bits, bits):
+    """Simulated rsa_public / rsa_private_crt / rsa_private for a fresh key (checked results)."""
+    import random
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    image, symbols = build_image(max_bits, tag="rsa")
+    sim = RV32(image, symbols)
+    mw = max_bits // 32
+    priv = rsa.generate_private_key(public_exponent=65537, key_size=bits).private_numbers()
+    n, e = priv.public_numbers.n, priv.public_numbers.e
+    numbers = (n, e, priv.d, priv.p, priv.q, priv.dmp1, priv.dmq1, priv.iqmp)
+    key = sim.put_bytes(rsa_key_bytes(mw, *numbers))
+    ctx = sim.alloc(3 * MONT_CTX_BYTES(mw))
+    rc, st_ctx = sim.call("rsa_ctx_init", ctx, key)
+    assert rc == 0
+    w = bits // 32
+    m = random.Random(bits).randrange(n)
+    c = pow(m, e, n)
+    out = sim.alloc(4 * w)
+    results = {"rsa_ctx_init": st_ctx}
+    for name, x, expect in (("rsa_public", m, c), ("rsa_private_crt", c, m), ("rsa_private", c, m)):
+        rc, results[name] = sim.call(name, key, ctx, out, sim.put_int(x, w))
+        assert rc == 0 and sim.read_int(out, w) == expect
+    return results
+
+
+def report(max_bits=4096, rsa_sizes=()):
+    rows = measure_products(max_bits)
     print(f"model: 1 cycle/instruction, taken branch +{BRANCH_PENALTY}, load-use +{LOAD_USE}, "
           f"mul-use +2/+1 (BN_MAX_BITS={max_bits})")
     print(f"{'bits':>5} {'baseline CIOS':>22} {'mont_mul':>22} {'mont_sqr':>22} {'mont_init':>12}")
@@ -442,8 +487,11 @@ def report(max_bits=4096):
         print(f"{bits:>5} {base.instructions:>9} ins {base.cycles:>7} cy  "
               f"{mul.instructions:>9} ins {mul.cycles:>7} cy  {sqr.instructions:>9} ins {sqr.cycles:>7} cy"
               f"  {init.cycles:>9} cy")
-    return sim, rows
+    for bits in rsa_sizes:
+        for name, st in report_rsa(max_bits, bits).items():
+            print(f"RSA-{bits} {name:>16}: {st.instructions:>11} instructions, ~{st.cycles:>11} cycles")
 
 
 if __name__ == "__main__":
-    report(int(sys.argv[1]) if len(sys.argv) > 1 else 4096)
+    # python tests/firmware/rv32sim.py [BN_MAX_BITS [RSA sizes...]], e.g. 4096 1024 2048
+    report(int(sys.argv[1]) if len(sys.argv) > 1 else 4096, [int(a) for a in sys.argv[2:]])
