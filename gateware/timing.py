@@ -551,10 +551,17 @@ class TimingResult:
 # Name cleanup
 # ---------------------------------------------------------------------------------------------
 
+_SOURCE_NAME = re.compile(r"\$(\w+)\$(?:[^$]*/)?([^/$:]+:\d+)(?:\.[\d.-]+)?\$\d+")
+_GENBLK = re.compile(r"(?:genblk\d+\.)+")
+
+
 def _clean(name: str) -> str:
+    """Readable form of a Yosys name: no leading backslash, ``$mul$../x.v:587$528`` becomes
+    ``$mul@x.v:587``, runs of ``genblkN.`` scopes are dropped."""
     if name.startswith("\\"):
         name = name[1:]
-    return name
+    name = _SOURCE_NAME.sub(lambda m: f"${m[1]}@{m[2]}", name)
+    return _GENBLK.sub("", name)
 
 
 def _is_public(name: str) -> bool:

@@ -244,3 +244,14 @@ def test_resource_counting_conventions():
     assert r["lut"] == 15 + 10 + 3
     assert r["ff"] == 8 and r["dsp"] == 4 and r["carry4"] == 6 and r["muxf7"] == 2
     assert r["bram18"] == 3 and r["ramb36"] == 2 and r["bram36"] == 2 + 2
+
+
+@needs_yosys
+def test_report_without_measure_module_still_synthesises(calls, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "gateware.measure", None)    # import fails
+    messages = []
+    data = report.build_report(StandInConfig(lanes=2), workdir=tmp_path, progress=messages.append)
+    assert any("gateware.measure" in m for m in messages)
+    assert all(v is None for v in data["mul_cycles"].values())
+    assert data["targets"]["mul_cycles"]["1024"]["status"] == "N/A"
+    assert data["resources"]["dsp"] > 0
