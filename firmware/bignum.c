@@ -23,6 +23,12 @@ void bn_zero(uint32_t *r, unsigned words)
 
 /* ---- Multiply-accumulate kernels ---- */
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 /* One limb step of t += x * y + carry: stores the low word in T, leaves the high word in C. */
 #define MAC(T, X, Y, C) do { \
 		uint64_t p_ = (uint64_t)(X) * (Y) + (T) + (C); \
@@ -58,36 +64,106 @@ static uint32_t mac_row(uint32_t *t, const uint32_t *a, uint32_t b, unsigned len
 		t[(J) - 1] = (uint32_t)q_; \
 	} while (0)
 
+/* One CIOS row: (t + top*R + a*bi + m*n) / 2^32 with m chosen to clear the low limb. Returns top. */
+static uint32_t cios_row(uint32_t *t, uint32_t top, const uint32_t *a, uint32_t bi,
+                         const uint32_t *n, uint32_t n0inv, unsigned w)
+{
+	uint64_t p = (uint64_t)a[0] * bi + t[0];
+	uint32_t c1 = (uint32_t)(p >> 32);
+	const uint32_t m = (uint32_t)p * n0inv;
+	uint64_t q = (uint64_t)m * n[0] + (uint32_t)p;   /* low word is zero by choice of m */
+	uint32_t c2 = (uint32_t)(q >> 32);
+	unsigned j = 1;
+
+	for (; j + 4 <= w; j += 4) {
+		CIOS_STEP(j);
+		CIOS_STEP(j + 1);
+		CIOS_STEP(j + 2);
+		CIOS_STEP(j + 3);
+	}
+	for (; j < w; j++)
+		CIOS_STEP(j);
+	uint64_t s = (uint64_t)top + c1 + c2;
+	t[w - 1] = (uint32_t)s;
+	return (uint32_t)(s >> 32);
+}
+
+/*
+ * Two CIOS rows in one pass (b0 = b[i], b1 = b[i+1]): four products per limb of a and n, each limb
+ * of a, n and t loaded once. The b1 and m1 rows see a and n one limb up (pa, pn hold a[j-1], n[j-1]);
+ * the result is stored two limbs down. Needs w >= 2.
+ */
+#define CIOS2_STEP(J) do { \
+		const uint32_t x_ = ap[J], y_ = np[J]; \
+		uint64_t p_ = (uint64_t)x_ * b0 + tp[J] + c0; \
+		uint64_t q_ = (uint64_t)y_ * m0 + (uint32_t)p_ + c2; \
+		uint64_t r_ = (uint64_t)pa * b1 + (uint32_t)q_ + c1; \
+		uint64_t s_ = (uint64_t)pn * m1 + (uint32_t)r_ + c3; \
+		c0 = (uint32_t)(p_ >> 32); \
+		c2 = (uint32_t)(q_ >> 32); \
+		c1 = (uint32_t)(r_ >> 32); \
+		c3 = (uint32_t)(s_ >> 32); \
+		tp[(J) - 2] = (uint32_t)s_; \
+		pa = x_; \
+		pn = y_; \
+	} while (0)
+
+static uint32_t cios_2rows(uint32_t *t, uint32_t top, const uint32_t *a, uint32_t b0, uint32_t b1,
+                           const uint32_t *n, uint32_t n0inv, unsigned w)
+{
+	/* Limb 0: choose m0; limb 1: choose m1 (both leave a zero limb behind). */
+	uint64_t p = (uint64_t)a[0] * b0 + t[0];
+	const uint32_t m0 = (uint32_t)p * n0inv;
+	uint32_t c0 = (uint32_t)(p >> 32);
+	uint64_t q = (uint64_t)n[0] * m0 + (uint32_t)p;
+	uint32_t c2 = (uint32_t)(q >> 32);
+	p = (uint64_t)a[1] * b0 + t[1] + c0;
+	c0 = (uint32_t)(p >> 32);
+	q = (uint64_t)n[1] * m0 + (uint32_t)p + c2;
+	c2 = (uint32_t)(q >> 32);
+	uint64_t r = (uint64_t)a[0] * b1 + (uint32_t)q;
+	uint32_t c1 = (uint32_t)(r >> 32);
+	const uint32_t m1 = (uint32_t)r * n0inv;
+	uint64_t s = (uint64_t)n[0] * m1 + (uint32_t)r;
+	uint32_t c3 = (uint32_t)(s >> 32);
+	uint32_t pa = a[1], pn = n[1];
+	const uint32_t *ap = a + 2, *np = n + 2;
+	uint32_t *tp = t + 2;
+	unsigned len = w - 2;
+
+	for (; len >= 4; len -= 4, ap += 4, np += 4, tp += 4) {
+		CIOS2_STEP(0);
+		CIOS2_STEP(1);
+		CIOS2_STEP(2);
+		CIOS2_STEP(3);
+	}
+	for (; len > 0; len--, ap++, np++, tp++)
+		CIOS2_STEP(0);
+	/* Limb w (the old top) gets the last b1 and m1 products; limb w+1 the remaining carries. */
+	r = (uint64_t)pa * b1 + top + c1;
+	s = (uint64_t)pn * m1 + (uint32_t)r + c3;
+	uint64_t u = (uint64_t)(uint32_t)s + c0 + c2;
+	t[w - 2] = (uint32_t)u;
+	u = (r >> 32) + (s >> 32) + (u >> 32);
+	t[w - 1] = (uint32_t)u;
+	return (uint32_t)(u >> 32);
+}
+
 /*
  * Fused (coarsely integrated) Montgomery product: t[0..w-1] + top*R = a*b*R^-1 (mod n), < 2n when
- * a*b < n*R. t must hold w limbs and start at zero. Returns top (0 or 1).
+ * a*b < n*R. t must hold w limbs and start at zero. Returns top (0 or 1). Rows go in pairs.
  */
 static uint32_t cios(uint32_t *t, const uint32_t *a, const uint32_t *b,
                      const uint32_t *n, uint32_t n0inv, unsigned w)
 {
 	uint32_t top = 0;
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < w; i++) {
-		const uint32_t bi = b[i];
-		uint64_t p = (uint64_t)a[0] * bi + t[0];
-		uint32_t c1 = (uint32_t)(p >> 32);
-		const uint32_t m = (uint32_t)p * n0inv;
-		uint64_t q = (uint64_t)m * n[0] + (uint32_t)p;   /* low word is zero by choice of m */
-		uint32_t c2 = (uint32_t)(q >> 32);
-		unsigned j = 1;
-
-		for (; j + 4 <= w; j += 4) {
-			CIOS_STEP(j);
-			CIOS_STEP(j + 1);
-			CIOS_STEP(j + 2);
-			CIOS_STEP(j + 3);
-		}
-		for (; j < w; j++)
-			CIOS_STEP(j);
-		uint64_t s = (uint64_t)top + c1 + c2;
-		t[w - 1] = (uint32_t)s;
-		top = (uint32_t)(s >> 32);
-	}
+	if (w >= 2)
+		for (; i + 1 < w; i += 2)
+			top = cios_2rows(t, top, a, b[i], b[i + 1], n, n0inv, w);
+	for (; i < w; i++)
+		top = cios_row(t, top, a, b[i], n, n0inv, w);
 	return top;
 }
 
@@ -117,7 +193,7 @@ static void final_sub(uint32_t *r, const uint32_t *t, uint32_t top, const uint32
 		prev = x_; \
 	} while (0)
 
-static uint64_t mac2_row(uint32_t *t, const uint32_t *x, unsigned len,
+static ALWAYS_INLINE uint64_t mac2_row(uint32_t *t, const uint32_t *x, unsigned len,
                          uint32_t m0, uint32_t m1, uint32_t prev, uint32_t c0)
 {
 	uint32_t c1 = 0;
@@ -138,9 +214,70 @@ static uint64_t mac2_row(uint32_t *t, const uint32_t *x, unsigned len,
 }
 
 /*
+ * Four Montgomery reduction rows at once: t[0..w+2] += n * (m0 + m1*2^32 + m2*2^64 + m3*2^96), with
+ * the multipliers chosen so that t[0..3] become zero. One load of n and one load/store of t per four
+ * products. Returns the carry into t[w+3] (below 2^34). Needs w >= 4.
+ */
+#define MAC4_STEP(X) do { \
+		const uint32_t x_ = (X); \
+		uint64_t p_ = (uint64_t)x_ * m0 + tp[0] + c0; \
+		uint64_t q_ = (uint64_t)x1 * m1 + (uint32_t)p_ + c1; \
+		uint64_t r_ = (uint64_t)x2 * m2 + (uint32_t)q_ + c2; \
+		uint64_t s_ = (uint64_t)x3 * m3 + (uint32_t)r_ + c3; \
+		c0 = (uint32_t)(p_ >> 32); \
+		c1 = (uint32_t)(q_ >> 32); \
+		c2 = (uint32_t)(r_ >> 32); \
+		c3 = (uint32_t)(s_ >> 32); \
+		*tp++ = (uint32_t)s_; \
+		x3 = x2; \
+		x2 = x1; \
+		x1 = x_; \
+	} while (0)
+
+static uint64_t redc_4rows(uint32_t *t, const uint32_t *n, uint32_t n0inv, unsigned w)
+{
+	/* The multipliers, from the four low limbs as the single rows would update them. */
+	uint32_t u1 = t[1], u2 = t[2], u3 = t[3];
+	const uint32_t m0 = t[0] * n0inv;
+	uint64_t p = (uint64_t)m0 * n[0] + t[0];
+	p = (uint64_t)m0 * n[1] + u1 + (p >> 32);
+	u1 = (uint32_t)p;
+	p = (uint64_t)m0 * n[2] + u2 + (p >> 32);
+	u2 = (uint32_t)p;
+	u3 += m0 * n[3] + (uint32_t)(p >> 32);
+	const uint32_t m1 = u1 * n0inv;
+	p = (uint64_t)m1 * n[0] + u1;
+	p = (uint64_t)m1 * n[1] + u2 + (p >> 32);
+	u2 = (uint32_t)p;
+	u3 += m1 * n[2] + (uint32_t)(p >> 32);
+	const uint32_t m2 = u2 * n0inv;
+	p = (uint64_t)m2 * n[0] + u2;
+	u3 += m2 * n[1] + (uint32_t)(p >> 32);
+	const uint32_t m3 = u3 * n0inv;
+
+	uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, x1 = 0, x2 = 0, x3 = 0;
+	uint32_t *tp = t;
+	const uint32_t *np = n;
+	unsigned len = w;
+
+	for (; len >= 4; len -= 4, np += 4) {
+		MAC4_STEP(np[0]);
+		MAC4_STEP(np[1]);
+		MAC4_STEP(np[2]);
+		MAC4_STEP(np[3]);
+	}
+	for (; len > 0; len--, np++)
+		MAC4_STEP(np[0]);
+	MAC4_STEP(0);   /* limbs w .. w+2: the shifted rows' last products */
+	MAC4_STEP(0);
+	MAC4_STEP(0);
+	return (uint64_t)c0 + c1 + c2 + c3;
+}
+
+/*
  * Montgomery reduction of t[0..2w-1] (t < n*R): r = t*R^-1 mod n, fully reduced. Destroys t.
- * r must not alias t. Rows go in pairs (mac2_row); the second multiplier m1 is computed up front
- * from the two lowest limbs, so the pair leaves t[i] and t[i+1] zero.
+ * r must not alias t. Rows go in fours (redc_4rows), the last w % 4 in pairs (mac2_row) and singly;
+ * the multipliers of a group are computed up front from its low limbs.
  */
 static void redc(const mont_ctx *ctx, uint32_t *r, uint32_t *t)
 {
@@ -149,6 +286,19 @@ static void redc(const mont_ctx *ctx, uint32_t *r, uint32_t *t)
 	uint32_t top = 0;   /* pending carry into t[i + w] */
 	unsigned i = 0;
 
+	for (; i + 3 < w; i += 4) {
+		uint64_t s = (uint64_t)t[i + w] + top;
+		t[i + w] = (uint32_t)s;
+		s = (uint64_t)t[i + w + 1] + (uint32_t)(s >> 32);
+		t[i + w + 1] = (uint32_t)s;
+		s = (uint64_t)t[i + w + 2] + (uint32_t)(s >> 32);
+		t[i + w + 2] = (uint32_t)s;
+		uint32_t k = (uint32_t)(s >> 32);
+		uint64_t c = redc_4rows(t + i, n, n0inv, w);
+		s = (uint64_t)t[i + w + 3] + (uint32_t)c + k;
+		t[i + w + 3] = (uint32_t)s;
+		top = (uint32_t)(c >> 32) + (uint32_t)(s >> 32);
+	}
 	for (; i + 1 < w; i += 2) {
 		uint32_t m0 = t[i] * n0inv;
 		uint64_t p = (uint64_t)m0 * n[0] + t[i];
