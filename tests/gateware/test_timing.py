@@ -117,8 +117,14 @@ def test_delay_table_matches_yosys_cell_models():
 
 # --- paths through synthesised designs -----------------------------------------------------
 
-def test_register_lut_register(tmp_path_factory):
-    _, t = estimate(tmp_path_factory, "reg_lut_reg", REG_LUT_REG)
+@pytest.fixture(scope="module")
+def reg_lut_reg(tmp_path_factory):
+    result, _ = estimate(tmp_path_factory, "reg_lut_reg", REG_LUT_REG)
+    return result.netlist
+
+
+def test_register_lut_register(reg_lut_reg):
+    t = timing.analyze(reg_lut_reg, "top")
     types = [step.type for step in t.path]
     assert types[0] == "FDRE" and types[-1] == "FDRE" and len(types) == 3
     lut = t.path[1]
@@ -133,12 +139,9 @@ def test_register_lut_register(tmp_path_factory):
     assert t.end.endswith(".D (FDRE)")
 
 
-def test_route_allowance_is_a_parameter(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("route")
-    (workdir / "top.v").write_text(REG_LUT_REG)
-    result = synth.synthesize([workdir / "top.v"], "top", workdir)
-    base = timing.analyze(result.netlist, route_ps=500)
-    slower = timing.analyze(result.netlist, route_ps=800)
+def test_route_allowance_is_a_parameter(reg_lut_reg):
+    base = timing.analyze(reg_lut_reg, route_ps=500)
+    slower = timing.analyze(reg_lut_reg, route_ps=800)
     # two routed nets on the path: FF -> LUT -> FF
     assert slower.critical_path_ns - base.critical_path_ns == pytest.approx(0.6)
 
