@@ -1,0 +1,61 @@
+import shutil
+import subprocess
+
+import pytest
+from amaranth.lib import data
+
+from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd, c_header,
+                                 WORD_BITS, NUM_SLOTS, MAX_BITS_DEFAULT)
+
+
+def test_command_layout():
+    layout = data.Layout.cast(Command)
+    assert layout.size == 32
+    assert [(name, f.offset, f.width) for name, f in layout] == [
+        ("op", 0, 4), ("dst", 4, 5), ("a", 9, 5), ("b", 14, 5), ("arg", 19, 13)]
+    word = pack_cmd(Opcode.MUL, 3, 17, 31, 0x1fff)
+    assert word == 4 | 3 << 4 | 17 << 9 | 31 << 14 | 0x1fff << 19
+    with pytest.raises(ValueError):
+        pack_cmd(Opcode.MUL, 32)
+
+
+def test_status_layout():
+    layout = data.Layout.cast(Status)
+    assert layout.size == 32
+    fields = {name: (f.offset, f.width) for name, f in layout}
+    assert fields["busy"] == (0, 1) and fields["done"] == (1, 1) and fields["error"] == (8, 8)
+
+
+def test_codes():
+    assert [op.value for op in Opcode] == list(range(7))
+    assert ErrorCode.OVERFLOW.value == 9 and ErrorCode.ALIAS.value == 8
+    assert WORD_BITS in (16, 32, 64)
+    assert NUM_SLOTS >= 16
+    assert PeripheralConfig().max_bits == MAX_BITS_DEFAULT == 4096
+
+
+def test_config_validation():
+    with pytest.raises(ValueError):
+        PeripheralConfig(lanes=3)
+    with pytest.raises(ValueError):
+        PeripheralConfig(max_bits=100)
+
+
+def test_c_header_compiles(tmp_path):
+    header = c_header(PeripheralConfig())
+    assert "#define MONTMUL_OP_MUL 4" in header
+    assert "#define MONTMUL_WORD_BITS 16" in header
+    assert "#define MONTMUL_NUM_SLOTS 16" in header
+    assert "#define MONTMUL_MAX_BITS 4096" in header
+    assert "#define MONTMUL_ERR_OVERFLOW 9" in header
+    (tmp_path / "montmul.h").write_text(header)
+    (tmp_path / "main.c").write_text(
+        '#include <stdio.h>\n#include "montmul.h"\n'
+        'int main(void) { printf("%u\\n", (unsigned)montmul_cmd(MONTMUL_OP_MUL, 3, 17, 31, 0x1fff)); '
+        'return 0; }\n')
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "a host C compiler is needed"
+    subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(tmp_path / "main"), str(tmp_path / "main.c")],
+                   check=True)
+    out = subprocess.run([str(tmp_path / "main")], check=True, capture_output=True, text=True).stdout
+    assert int(out) == pack_cmd(Opcode.MUL, 3, 17, 31, 0x1fff)
