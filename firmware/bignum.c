@@ -1,11 +1,16 @@
 /*
  * Big-number and Montgomery arithmetic on 32-bit limbs (see bignum.h for the contract).
  *
- * The inner loops are written so that GCC for rv32im turns each 32x32+32+32 multiply-accumulate into
- * mul + mulhu + two add/sltu carry pairs, with the loop unrolled by 4 and the carries kept in
- * registers. No 64-bit division or variable 64-bit shift is used (they would need libgcc helpers),
- * and no compiler builtin that needs a library routine on rv32im (e.g. __builtin_clz). No libc header
- * either: the bare rv32 toolchain has none, so copies and clears are the small loops below.
+ * Where the time goes: every multiply-accumulate is a uint64_t expression that GCC for rv32im turns
+ * into mul + mulhu + add/sltu carry pairs, the carries stay in registers, and the loops are unrolled
+ * by 4. RV32 has no carry flag, so a 32x32+32+32 step costs about 8 instructions whatever the
+ * arrangement; what remains to save is loads, stores and loop overhead, by working on several rows at
+ * once: the product runs two CIOS rows per pass over a, n and t (four products per limb loaded), the
+ * reduction four rows per pass over n, the squaring's cross products two rows per pass.
+ *
+ * Portability: no 64-bit division or variable 64-bit shift (they would need libgcc helpers), no
+ * builtin that needs a library routine on rv32im (e.g. __builtin_clz), no libc header (the bare rv32
+ * toolchain has none, so copies and clears are the small loops below). 32-bit % only on lengths.
  */
 #include "bignum.h"
 
@@ -658,7 +663,8 @@ void mont_exp_window_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m,
 {
 	uint32_t acc[BN_MAX_WORDS];
 	const unsigned w = ctx->words;
-	const unsigned width = ebits > 240 ? 5 : ebits > 80 ? 4 : ebits > 24 ? 3 : ebits > 6 ? 2 : 1;
+	/* Widths by exponent length (table cost against saved products); e = 65537 is best plain. */
+	const unsigned width = ebits > 240 ? 5 : ebits > 80 ? 4 : ebits > 24 ? 3 : ebits > 17 ? 2 : 1;
 	const unsigned entries = 1u << (width - 1);   /* odd powers base^1, base^3, ... */
 	int started = 0;
 
