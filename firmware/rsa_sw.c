@@ -19,6 +19,30 @@ static int factor_ok(const uint32_t *f)
 	return (f[0] & 1) && bn_bits(f, HALF_WORDS) > 1;
 }
 
+/* The CRT half of rsa_ctx_init: Montgomery constants of p and q, and p*q == n. 0 or -1. */
+static int crt_ctx_init(rsa_ctx *c, const rsa_key *k)
+{
+	const unsigned nw = words_for(k->bits);
+
+	if (!factor_ok(k->p) || !factor_ok(k->q))
+		return -1;
+	const unsigned pw = words_for(bn_bits(k->p, HALF_WORDS));
+	const unsigned qw = words_for(bn_bits(k->q, HALF_WORDS));
+	const unsigned mw = pw > qw ? pw : qw;
+	if (mont_init(&c->p, k->p, pw) != 0 || mont_init(&c->q, k->q, qw) != 0)
+		return -1;
+	/* A wrong factor would make every CRT result fail the check anyway; say so now. */
+	bn_zero(crt_qpad, HALF_WORDS);
+	bn_zero(crt_hpad, HALF_WORDS);
+	bn_copy(crt_qpad, k->q, qw);
+	bn_copy(crt_hpad, k->p, pw);
+	bn_mul(crt_m, crt_qpad, crt_hpad, mw);
+	int same = 2 * mw >= nw && bn_cmp(crt_m, k->n, nw) == 0 && bn_bits(crt_m, 2 * mw) == k->bits;
+	bn_wipe(crt_m, sizeof(crt_m));
+	bn_wipe(crt_hpad, sizeof(crt_hpad));
+	return same ? 0 : -1;
+}
+
 int rsa_ctx_init(rsa_ctx *c, const rsa_key *k)
 {
 	bn_wipe(c, sizeof(*c));
@@ -29,31 +53,11 @@ int rsa_ctx_init(rsa_ctx *c, const rsa_key *k)
 		return RSA_ERR_KEY;
 	if (mont_init(&c->n, k->n, nw) != 0)
 		return RSA_ERR_KEY;
-	if (!k->has_crt)
-		return RSA_OK;
-
-	if (!factor_ok(k->p) || !factor_ok(k->q))
-		goto bad;
-	const unsigned pw = words_for(bn_bits(k->p, HALF_WORDS));
-	const unsigned qw = words_for(bn_bits(k->q, HALF_WORDS));
-	const unsigned mw = pw > qw ? pw : qw;
-	if (mont_init(&c->p, k->p, pw) != 0 || mont_init(&c->q, k->q, qw) != 0)
-		goto bad;
-	/* p*q must be n: a wrong factor would make every CRT result fail the check anyway. */
-	bn_zero(crt_qpad, sizeof(crt_qpad) / sizeof(uint32_t));
-	bn_zero(crt_hpad, sizeof(crt_hpad) / sizeof(uint32_t));
-	bn_copy(crt_qpad, k->q, qw);
-	bn_copy(crt_hpad, k->p, pw);
-	bn_mul(crt_m, crt_qpad, crt_hpad, mw);
-	int same = 2 * mw >= nw && bn_cmp(crt_m, k->n, nw) == 0
-	           && bn_bits(crt_m, 2 * mw) == k->bits;
-	bn_wipe(crt_m, sizeof(crt_m));
-	bn_wipe(crt_hpad, sizeof(crt_hpad));
-	if (same)
-		return RSA_OK;
-bad:
-	bn_wipe(c, sizeof(*c));
-	return RSA_ERR_KEY;
+	if (k->has_crt && crt_ctx_init(c, k) != 0) {
+		bn_wipe(c, sizeof(*c));
+		return RSA_ERR_KEY;
+	}
+	return RSA_OK;
 }
 
 /* The context must have been made for this key's modulus; in must be below n. */
@@ -131,12 +135,12 @@ int rsa_private_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uin
 	mont_sub(cp, crt_t, crt_m1, crt_xp);
 	mont_mul(cp, crt_t, crt_t, k->qinv);
 	/* m = m2 + q*h < q*p = n. */
-	bn_zero(crt_qpad, sizeof(crt_qpad) / sizeof(uint32_t));
-	bn_zero(crt_hpad, sizeof(crt_hpad) / sizeof(uint32_t));
+	bn_zero(crt_qpad, HALF_WORDS);
+	bn_zero(crt_hpad, HALF_WORDS);
 	bn_copy(crt_qpad, k->q, qw);
 	bn_copy(crt_hpad, crt_t, pw);
 	bn_mul(crt_m, crt_qpad, crt_hpad, mw);
-	bn_zero(crt_hpad, sizeof(crt_hpad) / sizeof(uint32_t));
+	bn_zero(crt_hpad, HALF_WORDS);
 	bn_copy(crt_hpad, crt_m2, qw);
 	uint32_t carry = bn_add(crt_m, crt_m, crt_hpad, mw);
 	for (unsigned j = mw; j < 2 * mw; j++) {   /* propagate into the upper half */
