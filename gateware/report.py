@@ -131,6 +131,7 @@ def build_report(config=None, *, workdir: Path = DEFAULT_BUILD, route_ps: int = 
             "route_ns_per_net": route_ps / 1000,
             "logic_levels": estimate.logic_levels,
             "path": [dataclasses.asdict(step) for step in estimate.path],
+            "clock_domains": estimate.clock_domains,
             "combinational_loops": len(estimate.loops),
             "unmodelled_cells": dict(estimate.unknown_cells),
         },

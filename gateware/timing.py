@@ -18,7 +18,8 @@ Model
 * Longest path by one pass of dynamic programming in topological order over net bits (nets are
   nodes, cell arcs are edges). Combinational loops are cut at DFS back edges and reported.
 
-One clock is assumed; every register-to-register path gets one full period. Clock skew, clock
+Paths are timed within each clock domain (cells sharing the net on their clock pin) and get one
+full period; paths between different clock nets are left out. Clock skew, clock
 uncertainty, fanout-dependent net delay, placement and the pin swapping Vivado does (moving a late
 signal to a fast LUT input) are not modelled: the worst LUT pin in Yosys' assignment is charged.
 """
@@ -157,7 +158,12 @@ _LUTRAM_MULTI = {"RAM32M", "RAM64M", "RAM32M16", "RAM64M8"}
 _SRL = {"SRL16", "SRL16E", "SRLC16", "SRLC16E", "SRLC32E"}
 _BRAM = {"RAMB18E1", "RAMB36E1"}
 _BUFFERS = {"IBUF", "IBUFG", "OBUF", "BUFG", "BUFH", "BUFHCE", "BUFGCTRL", "OBUFT", "IOBUF"}
-_IGNORED = {"VCC", "GND", "$scopeinfo", "PULLUP", "PULLDOWN", "KEEPER"}
+_BRAM_PORT_A = {"ADDRARDADDR", "WEA", "DIADI", "DIPADIP", "ENARDEN", "REGCEAREGCE", "RSTREGARSTREG",
+                "RSTRAMARSTRAM", "DOADO", "DOPADOP"}
+# No data arcs: constants, and clock generators (their outputs are clocks, not data).
+_IGNORED = {"VCC", "GND", "$scopeinfo", "PULLUP", "PULLDOWN", "KEEPER",
+            "PLLE2_ADV", "PLLE2_BASE", "MMCME2_ADV", "MMCME2_BASE", "BUFGCE", "BUFGMUX",
+            "BUFGMUX_CTRL", "BUFR", "BUFIO", "IDELAYCTRL", "STARTUPE2"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,13 +171,20 @@ _IGNORED = {"VCC", "GND", "$scopeinfo", "PULLUP", "PULLDOWN", "KEEPER"}
 # ---------------------------------------------------------------------------------------------
 
 class _Arcs:
-    """Timing view of one cell: sequential outputs, combinational arcs, setup checks."""
-    __slots__ = ("starts", "combs", "ends")
+    """Timing view of one cell: sequential outputs, combinational arcs, setup checks, and the
+    clock pin that launches/captures them (a pin name, or a dict from port name to clock pin)."""
+    __slots__ = ("starts", "combs", "ends", "clock")
 
-    def __init__(self):
+    def __init__(self, clock="C"):
         self.starts: list[tuple[str, int]] = []            # (output pin, clock-to-out ps)
         self.combs: list[tuple[str, str, int]] = []        # (input pin, output pin, ps)
         self.ends: list[tuple[str, int]] = []              # (input pin, setup ps)
+        self.clock = clock
+
+    def clock_pin(self, pin: str) -> str:
+        if isinstance(self.clock, dict):
+            return self.clock.get(pin.partition("[")[0], "")
+        return self.clock
 
 
 def _param(cell: dict, name: str, default=0):
@@ -221,7 +234,7 @@ def _ff_arcs(cell):
 
 def _lutram_arcs(cell, kind):
     table = DELAYS_PS["LUTRAM"]
-    arcs = _Arcs()
+    arcs = _Arcs("WCLK")
     conns = cell["connections"]
     addr = table["addr"]
     deep = kind.startswith(("RAM128", "RAM256", "RAM512"))
@@ -267,7 +280,7 @@ def _lutram_arcs(cell, kind):
 
 def _srl_arcs(cell):
     table = DELAYS_PS["SRL"]
-    arcs = _Arcs()
+    arcs = _Arcs("CLK")
     conns = cell["connections"]
     arcs.starts.append(("Q", table["clk_to_q"]))
     if "Q31" in conns:
@@ -286,8 +299,9 @@ def _srl_arcs(cell):
 
 def _bram_arcs(cell):
     table = DELAYS_PS["BRAM"]
-    arcs = _Arcs()
     conns = cell["connections"]
+    # Port A is clocked by CLKARDCLK, port B by CLKBWRCLK.
+    arcs = _Arcs({port: ("CLKARDCLK" if port in _BRAM_PORT_A else "CLKBWRCLK") for port in conns})
     for side, regparam in (("A", "DOA_REG"), ("B", "DOB_REG")):
         delay = table["clk_to_out_reg"] if _param(cell, regparam, 0) else table["clk_to_out"]
         for port in (f"DO{side}DO", f"DOP{side}DOP"):
@@ -328,7 +342,7 @@ def _dsp_arcs(cell):
     mode = "NOMULT" if not mult else ("DPORT" if use_dport else "MULT")
     AREG, BREG, CREG, DREG, ADREG, MREG, PREG = (p[k] for k in ("AREG", "BREG", "CREG", "DREG", "ADREG", "MREG", "PREG"))
     conns = cell["connections"]
-    arcs = _Arcs()
+    arcs = _Arcs("CLK")
 
     def pick(table, *keys):
         for key in keys:
@@ -532,6 +546,7 @@ class TimingResult:
     loops: list[list[str]] = field(default_factory=list)       # cells on cut combinational loops
     unknown_cells: Counter = field(default_factory=Counter)    # types with no model (paths cut there)
     top_endpoints: list[tuple[float, str]] = field(default_factory=list)  # worst few, by end point
+    clock_domains: dict[str, float] = field(default_factory=dict)  # clock net -> its worst path, ns
 
     def as_dict(self) -> dict:
         return {
@@ -544,6 +559,7 @@ class TimingResult:
             "path": [vars(step) for step in self.path],
             "loops": len(self.loops),
             "unknown_cells": dict(self.unknown_cells),
+            "clock_domains": self.clock_domains,
         }
 
 
@@ -618,8 +634,8 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
 
     # Net bit -> driver: (cell name or None for a port, cell type, pin)
     driver: dict[int, tuple[str | None, str, str]] = {}
-    start_at: dict[int, tuple[int, str, str, str]] = {}    # net -> (clock-to-out, cell, type, pin)
-    ends: list[tuple[int, int, int, str, str, str]] = []  # (net, setup, route, cell, type, pin)
+    start_at: dict[int, tuple] = {}     # net -> (clock-to-out, cell, type, pin, clock net)
+    ends: list[tuple] = []              # (net, setup, route, cell, type, pin, clock net)
     unknown = Counter()
     max_bit = 1
 
@@ -688,12 +704,13 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
             if bit is not None:
                 current = start_at.get(bit)
                 if current is None or delay > current[0]:
-                    start_at[bit] = (delay, name, kind, pin)
+                    start_at[bit] = (delay, name, kind, pin, bit_of(arcs.clock_pin(pin)))
         for pin, setup in arcs.ends:
             bit = bit_of(pin)
             if bit is not None:
                 base = pin.partition("[")[0]
-                ends.append((bit, setup, route_into(kind, base, bit), name, kind, pin))
+                ends.append((bit, setup, route_into(kind, base, bit), name, kind, pin,
+                             bit_of(arcs.clock_pin(pin))))
         for src_pin, dst_pin, delay in arcs.combs:
             src = bit_of(src_pin)
             dst = bit_of(dst_pin)
@@ -718,43 +735,55 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
                     continue
                 pin = port if len(bits) == 1 else f"{port}[{i}]"
                 if info["direction"] in ("input", "inout") and bit not in start_at:
-                    start_at[bit] = (0, pin, "port", pin)
+                    start_at[bit] = (0, pin, "port", pin, None)
                 if info["direction"] in ("output", "inout"):
-                    ends.append((bit, 0, route_ps, pin, "port", pin))
+                    ends.append((bit, 0, route_ps, pin, "port", pin, None))
 
     # Topological order (Kahn); nodes left over sit on or behind combinational loops.
     order, loops = _topological_order(succ, indegree, edge_info)
 
+    # One longest-path pass per clock domain (the net on the launching clock pin): paths between
+    # different clocks are not single-cycle paths and are left out. Ports (include_io) belong to
+    # every domain.
     NEG = -1 << 60
-    arrival = [NEG] * (max_bit + 1)
-    pred: list[tuple[int, int] | None] = [None] * (max_bit + 1)   # (src bit, edge info idx)
-    for bit, (delay, *_rest) in start_at.items():
-        arrival[bit] = delay
-    for src in order:
-        a = arrival[src]
-        if a == NEG:
-            continue
-        edges = succ[src]
-        if edges is None:
-            continue
-        for dst, delay, info_index in edges:
-            if info_index < 0:
-                continue     # cut loop edge
-            t = a + delay
-            if t > arrival[dst]:
-                arrival[dst] = t
-                pred[dst] = (src, info_index)
-
-    # Worst end point.
+    domains = sorted({entry[4] for entry in start_at.values() if entry[4] is not None}) or [None]
     names, hidden_nets = _net_names(module)
-    scored = []
-    for bit, setup, route, name, kind, pin in ends:
-        if arrival[bit] == NEG:
+    best = None
+    per_domain: dict[str, float] = {}
+    for domain in domains:
+        arrival = [NEG] * (max_bit + 1)
+        pred: list[tuple[int, int] | None] = [None] * (max_bit + 1)   # (src bit, edge info idx)
+        for bit, entry in start_at.items():
+            if entry[4] == domain or entry[4] is None or domain is None:
+                arrival[bit] = entry[0]
+        for src in order:
+            a = arrival[src]
+            if a == NEG:
+                continue
+            edges = succ[src]
+            if edges is None:
+                continue
+            for dst, delay, info_index in edges:
+                if info_index < 0:
+                    continue     # cut loop edge
+                t = a + delay
+                if t > arrival[dst]:
+                    arrival[dst] = t
+                    pred[dst] = (src, info_index)
+        scored = []
+        for bit, setup, route, name, kind, pin, clock in ends:
+            if arrival[bit] == NEG or not (clock == domain or clock is None or domain is None):
+                continue
+            scored.append((arrival[bit] + route + setup, bit, setup, route, name, kind, pin))
+        if not scored:
             continue
-        scored.append((arrival[bit] + route + setup, bit, setup, route, name, kind, pin))
-    if not scored:
+        scored.sort(key=lambda s: s[0], reverse=True)
+        per_domain[names.get(domain, str(domain)) if domain is not None else ""] = scored[0][0] / 1000
+        if best is None or scored[0][0] > best[0][0][0]:
+            best = (scored, arrival, pred)
+    if best is None:
         raise ValueError("no register-to-register path found (no start point reaches an end point)")
-    scored.sort(key=lambda s: s[0], reverse=True)
+    scored, arrival, pred = best
     total, end_bit, end_setup, end_route, end_name, end_kind, end_pin = scored[0]
 
     # Walk back.
@@ -766,7 +795,7 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
         bit = src
     chain.reverse()
     start_bit = bit
-    start_delay, start_name, start_kind, start_pin = start_at[start_bit]
+    start_delay, start_name, start_kind, start_pin, _clock = start_at[start_bit]
 
     def label(cell_name: str, kind: str, out_bit: int | None) -> str:
         if kind == "port":
@@ -829,6 +858,7 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
         loops=[[label(cells_, "", None) for cells_ in loop] for loop in loops],
         unknown_cells=unknown,
         top_endpoints=worst_by_end,
+        clock_domains=per_domain,
     )
 
 
@@ -925,6 +955,9 @@ def format_report(result: TimingResult, max_steps: int = 60) -> str:
             continue
         pins = f"{s.from_pin}->{s.to_pin}" if s.from_pin and s.to_pin else (s.to_pin or s.from_pin)
         lines.append(f"  {s.arrival_ns:8.3f} {s.cell_ns:6.3f} {s.route_ns:6.3f}  {s.type} {pins}  {s.cell}")
+    if len(result.clock_domains) > 1:
+        lines.append("  clock domains (worst path each, cross-domain paths left out): "
+                     + ", ".join(f"{clock} {ns:.3f} ns" for clock, ns in result.clock_domains.items()))
     if result.loops:
         lines.append(f"  warning: {len(result.loops)} combinational loop(s) cut, e.g. {result.loops[0][:4]}")
     if result.unknown_cells:

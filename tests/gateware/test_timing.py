@@ -226,10 +226,10 @@ def _lut(name, inputs, output, kind="LUT2"):
     return name, {"type": kind, "parameters": {}, "port_directions": dirs, "connections": conns}
 
 
-def _ff(name, d, q):
+def _ff(name, d, q, clock=2):
     return name, {"type": "FDRE", "parameters": {},
                   "port_directions": {"C": "input", "CE": "input", "D": "input", "R": "input", "Q": "output"},
-                  "connections": {"C": [2], "CE": ["1"], "R": ["0"], "D": [d], "Q": [q]}}
+                  "connections": {"C": [clock], "CE": ["1"], "R": ["0"], "D": [d], "Q": [q]}}
 
 
 def _netlist(cells, netnames=None):
@@ -246,6 +246,20 @@ def test_combinational_loop_is_cut_and_reported():
     assert len(t.loops) == 1
     assert set(t.loops[0]) == {"lut_a", "lut_b"}
     assert t.critical_path_ns > 0
+
+
+def test_paths_between_clock_domains_are_left_out():
+    # clk (net 2): ff_a -> one LUT -> ff_a2.  ff_a -> three LUTs -> ff_b on clk_b (net 5).
+    cells = [_ff("ff_a", 30, 10), _lut("l1", [10], 11, "LUT1"), _ff("ff_a2", 11, 31),
+             _lut("x1", [10], 12, "LUT1"), _lut("x2", [12], 13, "LUT1"), _lut("x3", [13], 14, "LUT1"),
+             _ff("ff_b", 14, 32, clock=5)]
+    netlist = _netlist(cells, {"clk": {"hide_name": 0, "bits": [2]}, "clk_b": {"hide_name": 0, "bits": [5]}})
+    t = timing.analyze_netlist(netlist)
+    assert [s.cell for s in t.path] == ["ff_a", "l1", "ff_a2"]
+    assert t.clock_domains == {"clk": pytest.approx(t.critical_path_ns)}
+    # The same cells on one clock: the long path counts.
+    netlist["modules"]["top"]["cells"]["ff_b"]["connections"]["C"] = [2]
+    assert [s.cell for s in timing.analyze_netlist(netlist).path] == ["ff_a", "x1", "x2", "x3", "ff_b"]
 
 
 def test_scales_to_large_netlists():
