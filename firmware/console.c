@@ -1,0 +1,108 @@
+/* A line-oriented console on the UART: echo, backspace, an `error=` line for anything it refuses. */
+#include <stdio.h>
+#include <string.h>
+
+#include <libbase/console.h>
+
+#include "console.h"
+
+#define PROMPT "rsa> "
+
+static char line[CONSOLE_LINE_MAX];
+
+/* Reads one line into `line`. Returns its length, or -1 when the line was longer than the buffer
+   (the rest of it has then been read and dropped, so the next line starts clean). */
+static int read_line(void)
+{
+	int len = 0;
+	int overflow = 0;
+
+	for (;;) {
+		char c = readchar();
+		switch (c) {
+		case '\r':
+		case '\n':
+			putsnonl("\n");
+			line[len] = 0;
+			return overflow ? -1 : len;
+		case 0x08:
+		case 0x7f:
+			if (len > 0 && !overflow) {
+				len--;
+				putsnonl("\x08 \x08");
+			}
+			break;
+		default:
+			if (c < 0x20 || c > 0x7e)
+				break;
+			if (len >= (int)sizeof(line) - 1) {
+				overflow = 1;
+				break;
+			}
+			if (!overflow) {
+				line[len++] = c;
+				putchar(c);
+			}
+			break;
+		}
+	}
+}
+
+static int split(char *s, char **argv)
+{
+	int argc = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return argc;
+		if (argc == CONSOLE_MAX_ARGS)
+			return -1;
+		argv[argc++] = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+}
+
+void console_print_help(void)
+{
+	const struct console_command *cmd;
+	for (cmd = console_commands; cmd->name; cmd++) {
+		char left[48];
+		snprintf(left, sizeof(left), "%s %s", cmd->name, cmd->usage);
+		printf("  %-30s %s\n", left, cmd->help);
+	}
+}
+
+void console_run(void)
+{
+	char *argv[CONSOLE_MAX_ARGS];
+	for (;;) {
+		const struct console_command *cmd;
+		int argc, len;
+
+		putsnonl(PROMPT);
+		len = read_line();
+		if (len < 0) {
+			printf("error=line_too_long max=%d\n", (int)sizeof(line) - 1);
+			continue;
+		}
+		argc = split(line, argv);
+		if (argc < 0) {
+			printf("error=too_many_arguments max=%d\n", CONSOLE_MAX_ARGS - 1);
+			continue;
+		}
+		if (argc == 0)
+			continue;
+		for (cmd = console_commands; cmd->name; cmd++)
+			if (strcmp(cmd->name, argv[0]) == 0)
+				break;
+		if (!cmd->name) {
+			printf("error=unknown_command command=%s (type 'help')\n", argv[0]);
+			continue;
+		}
+		cmd->run(argc, argv);
+	}
+}

@@ -1,0 +1,1 @@
+"""Runs the SoC and its firmware in a cycle-accurate Verilator simulation."""

@@ -1,0 +1,75 @@
+"""`python -m sim`: build what is stale and run the SoC with the firmware in Verilator.
+
+    python -m sim                       console attached to this terminal (Ctrl-C ends it)
+    python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+from soc import config
+
+
+def _parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--run", metavar="COMMANDS",
+                        help="console commands separated by ';', typed one after another")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="give up after this many wall-clock seconds (default: %(default)s)")
+    parser.add_argument("--cpu-variant", default=config.CPU_VARIANT,
+                        help="VexRiscv variant (default: %(default)s)")
+    parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
+    parser.add_argument("--quiet", action="store_true", help="print only the console output")
+    return parser.parse_args(argv)
+
+
+def _interactive(build):
+    import termios
+    saved = termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    try:
+        return subprocess.call([str(build.model)], cwd=build.gateware_dir)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if saved is not None:
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSAFLUSH, saved)
+
+
+def run_commands(build, commands, timeout, out=sys.stdout):
+    from sim.console import ConsoleError, SimConsole
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
+    try:
+        console.wait_prompt()
+        for command in commands:
+            out.write(f"{console.PROMPT if hasattr(console, 'PROMPT') else 'rsa> '}{command}\n")
+            out.write(console.command(command))
+            out.flush()
+        return 0
+    except ConsoleError as exc:
+        tail = console.output[-2000:]
+        sys.stderr.write(f"{tail}\nerror: {exc}\n")
+        return 1
+    finally:
+        console.close()
+
+
+def main(argv=None):
+    args = _parse_args(argv)
+    from sim import build as sim_build
+    log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    kwargs = {"cpu_variant": args.cpu_variant, "log": log}
+    if args.build_dir:
+        kwargs["build_dir"] = args.build_dir
+    build = sim_build.build(**kwargs)
+    if args.run is None:
+        return _interactive(build)
+    commands = [c.strip() for c in args.run.split(";") if c.strip()]
+    return run_commands(build, commands, args.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

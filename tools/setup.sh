@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what the project needs and is missing: Debian packages (apt-get) and the pinned Python
+# packages from pyproject.toml into ./.venv. Idempotent; fast when everything is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# tool -> Debian package
+declare -A TOOLS=(
+  [verilator]=verilator
+  [riscv64-unknown-elf-gcc]=gcc-riscv64-unknown-elf
+  [make]=make
+  [gcc]=gcc
+  [g++]=g++
+)
+# header -> Debian package (the Verilator harness links against these)
+declare -A HEADERS=(
+  [/usr/include/event2/event.h]=libevent-dev
+  [/usr/include/json-c/json.h]=libjson-c-dev
+  [/usr/include/zlib.h]=zlib1g-dev
+)
+
+missing=()
+for tool in "${!TOOLS[@]}"; do command -v "$tool" >/dev/null 2>&1 || missing+=("${TOOLS[$tool]}"); done
+for header in "${!HEADERS[@]}"; do [ -e "$header" ] || missing+=("${HEADERS[$header]}"); done
+python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: missing ${missing[*]} and no apt-get here: install those packages (Debian names) by hand." >&2
+    exit 1
+  fi
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "error: missing ${missing[*]}: run as root or install sudo." >&2; exit 1; }
+    SUDO=sudo
+  fi
+  echo "[setup] installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+command -v python3 >/dev/null 2>&1 || { echo "error: python3 not found: apt-get install python3 python3-venv" >&2; exit 1; }
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "error: Python >= 3.11 needed (found $(python3 --version))" >&2; exit 1; }
+
+# Python packages, pinned in pyproject.toml; reinstalled only when that file changes.
+stamp=.venv/.pyproject.installed
+if [ ! -x .venv/bin/python ] || [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
+  echo "[setup] installing Python packages into .venv"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python - > .venv/requirements.txt <<'PY'
+import tomllib
+print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))
+PY
+  .venv/bin/pip install -q --disable-pip-version-check -r .venv/requirements.txt
+  cp pyproject.toml "$stamp"
+fi
