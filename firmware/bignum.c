@@ -527,6 +527,12 @@ int bn_mod(uint32_t *r, unsigned rwords, const uint32_t *a, unsigned awords,
 
 void bn_wipe(void *p, size_t len)
 {
+	if ((uintptr_t)p % sizeof(uint32_t) == 0 && len % sizeof(uint32_t) == 0) {   /* limb arrays */
+		volatile uint32_t *w = (volatile uint32_t *)p;
+		for (len /= sizeof(uint32_t); len > 0; len--)
+			*w++ = 0;
+		return;
+	}
 	volatile uint8_t *v = (volatile uint8_t *)p;
 
 	while (len--)
@@ -594,6 +600,9 @@ void mont_to_wide(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, unsigned 
 {
 	uint32_t chunk[BN_MAX_WORDS];
 	const unsigned w = ctx->words;
+
+	if (w == 0)   /* a context mont_init refused */
+		return;
 	unsigned pos = awords - awords % w;
 
 	if (pos == awords && pos > 0)
