@@ -15,6 +15,9 @@ Model
   between are off (AREG/BREG/MREG/PREG...).
 * End points: flip-flop D/CE/R/S/CLR/PRE, block RAM address/data/write-enable/enable inputs, DSP48E1
   inputs that feed a register, LUTRAM/SRL write ports, and optionally the design's output ports.
+* Routing: ROUTE_PS on every net except dedicated ones: the carry chain, LUT -> CARRY4 S/DI,
+  LUT -> MUXF7 -> MUXF8, DSP cascades, and a LUT/mux/carry output whose only load is a
+  flip-flop's D input (packed into the same slice).
 * Longest path by one pass of dynamic programming in topological order over net bits (nets are
   nodes, cell arcs are edges). Combinational loops are cut at DFS back edges and reported.
 
@@ -497,6 +500,12 @@ def cell_arcs(cell: dict) -> _Arcs | None:
     return None
 
 
+# Slice-local flip-flop inputs: a LUT, mux or carry output whose only load is the D input of a
+# flip-flop is packed next to it in the same slice (Vivado's LUT/FF pairs) and reaches it without
+# general routing.
+_SLICE_LOCAL_TO_FF_D = {"LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "LUT6_2", "MUXF7", "MUXF8",
+                        "CARRY4"}
+
 # Dedicated connections: no general routing between driver and this input pin.
 # (sink type, sink port, required driver types)
 _DEDICATED = {
@@ -637,6 +646,7 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
     start_at: dict[int, tuple] = {}     # net -> (clock-to-out, cell, type, pin, clock net)
     ends: list[tuple] = []              # (net, setup, route, cell, type, pin, clock net)
     unknown = Counter()
+    fanout: dict[int, int] = {}         # net -> number of cell input pins it feeds
     max_bit = 1
 
     cell_list = list(cells.items())
@@ -652,6 +662,10 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
         arcs_of.append(arcs)
         directions = cell.get("port_directions", {})
         for port, bits in cell["connections"].items():
+            if directions.get(port) == "input":
+                for bit in bits:
+                    if isinstance(bit, int):
+                        fanout[bit] = fanout.get(bit, 0) + 1
             if directions.get(port) == "output" or (not directions and arcs and
                                                    any(p.split("[")[0] == port for p, _ in arcs.starts)):
                 for i, bit in enumerate(bits):
@@ -666,6 +680,8 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
         for i, bit in enumerate(info["bits"]):
             if isinstance(bit, int):
                 max_bit = max(max_bit, bit)
+                if info["direction"] in ("output", "inout"):
+                    fanout[bit] = fanout.get(bit, 0) + 1
                 if info["direction"] in ("input", "inout"):
                     driver.setdefault(bit, (None, "port", port if len(info["bits"]) == 1 else f"{port}[{i}]"))
 
@@ -674,6 +690,10 @@ def analyze_netlist(netlist: dict, top: str | None = None, *, route_ps: int = RO
         if dedicated is not None:
             drv = driver.get(bit)
             if drv is not None and drv[1] in dedicated:
+                return 0
+        if port == "D" and kind in _FLIP_FLOPS and fanout.get(bit) == 1:
+            drv = driver.get(bit)
+            if drv is not None and drv[1] in _SLICE_LOCAL_TO_FF_D:
                 return 0
         return route_ps
 

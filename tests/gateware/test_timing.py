@@ -130,8 +130,10 @@ def test_register_lut_register(reg_lut_reg):
     lut = t.path[1]
     assert lut.type.startswith("LUT")
     lut_ps = DELAYS_PS[lut.type][lut.from_pin]
-    assert lut_ps == max(DELAYS_PS[lut.type].values()) or lut.type == "LUT4"
-    expected = DELAYS_PS["FF"]["clk_to_q"] + ROUTE_PS + lut_ps + ROUTE_PS + DELAYS_PS["FF"]["setup"]["D"]
+    assert lut_ps == max(DELAYS_PS[lut.type].values())     # all inputs arrive together
+    # The LUT's only load is the flip-flop's D: packed in one slice, so one routed net.
+    assert lut.route_ns == ns(ROUTE_PS) and t.path[-1].route_ns == 0
+    expected = DELAYS_PS["FF"]["clk_to_q"] + ROUTE_PS + lut_ps + DELAYS_PS["FF"]["setup"]["D"]
     assert t.critical_path_ns == pytest.approx(ns(expected))
     assert t.fmax_mhz == pytest.approx(1e6 / expected)
     assert t.logic_levels == 1
@@ -142,8 +144,8 @@ def test_register_lut_register(reg_lut_reg):
 def test_route_allowance_is_a_parameter(reg_lut_reg):
     base = timing.analyze(reg_lut_reg, route_ps=500)
     slower = timing.analyze(reg_lut_reg, route_ps=800)
-    # two routed nets on the path: FF -> LUT -> FF
-    assert slower.critical_path_ns - base.critical_path_ns == pytest.approx(0.6)
+    # one routed net on the path: FF -> LUT (the LUT and the capturing FF share a slice)
+    assert slower.critical_path_ns - base.critical_path_ns == pytest.approx(0.3)
 
 
 def test_adder_carry_chain(tmp_path_factory):
@@ -246,6 +248,17 @@ def test_combinational_loop_is_cut_and_reported():
     assert len(t.loops) == 1
     assert set(t.loops[0]) == {"lut_a", "lut_b"}
     assert t.critical_path_ns > 0
+
+
+def test_lut_packed_with_its_only_flip_flop():
+    single = _netlist([_ff("src", 30, 10), _lut("l", [10], 11, "LUT1"), _ff("dst", 11, 31)])
+    double = _netlist([_ff("src", 30, 10), _lut("l", [10], 11, "LUT1"), _ff("dst", 11, 31),
+                       _ff("dst2", 11, 32)])
+    lut1 = DELAYS_PS["LUT1"]["I0"]
+    clk_q = DELAYS_PS["FF"]["clk_to_q"]
+    assert timing.analyze_netlist(single).critical_path_ns == pytest.approx(ns(clk_q + ROUTE_PS + lut1))
+    assert timing.analyze_netlist(double).critical_path_ns == pytest.approx(
+        ns(clk_q + ROUTE_PS + lut1 + ROUTE_PS))
 
 
 def test_paths_between_clock_domains_are_left_out():
