@@ -194,12 +194,13 @@ def _stage_init_files(verilog_files: list[Path], workdir: Path) -> None:
 def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra_args: str,
                defines: dict | None = None, sv: bool = False, iopad: bool = False,
                timeout: float | None = 1800) -> SynthResult:
-    """Synthesise ``verilog_files`` for xc7 with ``top`` as top module (``None``: the module no
-    other instantiates), flattened, with DSP48E1 and block RAM inference on. ``extra_args`` are appended to the ``synth_xilinx`` command
-    (e.g. ``"-nodsp"``, ``"-abc9"``). ``iopad=False`` (the default) is an out-of-context run
-    without I/O buffers, as for a block that sits inside a larger design; pass ``iopad=True`` for
-    a design whose top-level ports are package pins. Outputs go to ``workdir``: ``netlist.json``,
-    ``yosys.log``, ``synth.ys``."""
+    """Synthesise ``verilog_files`` for xc7, flattened, with DSP48E1 and block RAM inference on.
+
+    ``top`` names the top module (``None``: the one no other module instantiates).
+    ``extra_args`` are appended to the ``synth_xilinx`` command (e.g. ``"-nodsp"``, ``"-abc9"``).
+    ``iopad=False`` (the default) is an out-of-context run without I/O buffers, as for a block
+    that sits inside a larger design; pass ``iopad=True`` when the top-level ports are package
+    pins. Outputs go to ``workdir``: ``netlist.json``, ``yosys.log``, ``synth.ys``."""
     command = _yosys_command()
     workdir = Path(workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -212,13 +213,14 @@ def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra
     # yowasp's WASI sandbox maps the host /tmp elsewhere, so hand Yosys paths relative to its
     # working directory (those are always reachable) instead of absolute ones.
     def rel(p: Path) -> str:
-        return os.path.relpath(p, workdir)
+        path = os.path.relpath(p, workdir)
+        return f'"{path}"' if " " in path else path
 
-    define_args = " ".join(f"-D{k}={v}" if v is not None else f"-D{k}"
-                           for k, v in (defines or {}).items())
-    read = "read_verilog -sv" if sv else "read_verilog"
-    script = [f"{read} {define_args} -I{rel(f.parent)} {rel(f)}".replace("  ", " ") for f in verilog_files]
-    options = ["-family", "xc7", *(["-top", top] if top else []), "-flatten", *([] if iopad else ["-noiopad"]), *extra_args]
+    read = ["read_verilog", *(["-sv"] if sv else []),
+            *(f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items())]
+    script = [" ".join([*read, "-I", rel(f.parent), rel(f)]) for f in verilog_files]
+    options = ["-family", "xc7", *(["-top", top] if top else []), "-flatten",
+               *([] if iopad else ["-noiopad"]), *extra_args]
     script += [
         "synth_xilinx " + " ".join(options),
         "stat",
@@ -230,8 +232,13 @@ def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra
     if netlist.exists():
         netlist.unlink()
     started = time.monotonic()
-    proc = subprocess.run([*command, "-q", "-l", "yosys.log", "-s", "synth.ys"], cwd=workdir,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    try:
+        proc = subprocess.run([*command, "-q", "-l", "yosys.log", "-s", "synth.ys"], cwd=workdir,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SynthError(f"yosys did not finish synthesising {top or 'design'} in {timeout} s; "
+                         f"see {log}") from None
     seconds = time.monotonic() - started
     if proc.returncode != 0 or not netlist.exists():
         tail = log.read_text(errors="replace").splitlines()[-25:] if log.exists() else []
