@@ -12,7 +12,6 @@ a division +DIV_CYCLES.
 These follow VexRiscv's 5-stage pipeline with bypassing; caches are assumed to hit (integrated RAM).
 """
 import os
-import re
 import shutil
 import struct
 import subprocess

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from conftest import BN_MAX_BITS, BN_MAX_WORDS, limbs, mont_reference, value, words_for
+from bnlib import BN_MAX_BITS, BN_MAX_WORDS, limbs, mont_reference, value, words_for
 
 # Modulus sizes: tiny, word-aligned, just past a word, the odd PKCS#1 sizes, RSA sizes, the maximum.
 # Every limb count modulo 4 appears (the kernels work on 2 and 4 rows at a time).

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, FIRMWARE, SOURCES
+from bnlib import BUILD, FIRMWARE, SOURCES
 
 RV_GCC = "riscv64-unknown-elf-gcc"
 RV_FLAGS = ["-march=rv32im", "-mabi=ilp32", "-O2", "-ffreestanding", "-nostdlib", "-Wall", "-Wextra"]

@@ -7,9 +7,8 @@ import random
 
 import pytest
 
-from conftest import BN_MAX_BITS, BN_MAX_WORDS, RSA_ERR_FAULT, RSA_OK, mont_reference, words_for
-from rv32sim import RV32, build_image, mont_ctx, rsa_key_bytes, tool
-from test_rsa_sw import key_numbers
+from bnlib import BN_MAX_BITS, BN_MAX_WORDS, RSA_ERR_FAULT, RSA_OK, key_numbers, mont_reference, words_for
+from rv32sim import RV32, build_image, measure_products, mont_ctx, rsa_key_bytes, tool
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +112,6 @@ def test_rv32_rsa_512(sim):
 def test_rv32_cycle_estimate_beats_the_calibration_baseline():
     """The simulator's model reproduces the notes' calibration (plain CIOS, 1024 bits: ~33,100 cycles
     measured on the SoC) within 15%, and our products beat that baseline clearly."""
-    from rv32sim import measure_products
     ((bits, base, mul, sqr, _),) = measure_products(BN_MAX_BITS, sizes=(1024,))
     assert abs(base.cycles - 33100) < 0.15 * 33100, base
     assert mul.cycles < 0.85 * base.cycles, (mul, base)

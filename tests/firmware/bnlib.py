@@ -1,0 +1,266 @@
+"""ctypes view of the firmware's bignum/RSA C API (host build) with Python-int wrappers.
+
+The library is built by the `bn` fixture in conftest.py; the helpers live here, under a name of
+their own, so that test modules can import them whatever other conftest.py files the suite grows.
+"""
+import ctypes
+import random
+import subprocess
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRMWARE = ROOT / "firmware"
+BUILD = ROOT / "build" / "test-firmware"
+SOURCES = ["bignum.c", "rsa_sw.c"]
+
+BN_MAX_BITS = 4096
+BN_MAX_WORDS = BN_MAX_BITS // 32
+HALF = BN_MAX_WORDS // 2
+
+u32p = ctypes.POINTER(ctypes.c_uint32)
+Limbs = ctypes.c_uint32 * BN_MAX_WORDS
+HalfLimbs = ctypes.c_uint32 * HALF
+
+
+class MontCtx(ctypes.Structure):
+    _fields_ = [("n", Limbs), ("rr", Limbs), ("one", Limbs),
+                ("n0inv", ctypes.c_uint32), ("words", ctypes.c_uint)]
+
+
+class RsaKey(ctypes.Structure):
+    _fields_ = [("bits", ctypes.c_uint),
+                ("n", Limbs), ("e", Limbs), ("d", Limbs),
+                ("p", HalfLimbs), ("q", HalfLimbs), ("dp", HalfLimbs), ("dq", HalfLimbs),
+                ("qinv", HalfLimbs),
+                ("has_crt", ctypes.c_int)]
+
+
+class RsaCtx(ctypes.Structure):
+    _fields_ = [("n", MontCtx), ("p", MontCtx), ("q", MontCtx)]
+
+
+RSA_OK, RSA_ERR_RANGE, RSA_ERR_KEY, RSA_ERR_FAULT = 0, -1, -2, -3
+
+
+def words_for(bits):
+    return max(1, (bits + 31) // 32)
+
+
+def limbs(x, words):
+    """A ctypes uint32 array of `words` limbs holding x (little-endian limbs)."""
+    assert 0 <= x < 1 << (32 * words), "value does not fit"
+    return (ctypes.c_uint32 * words)(*[(x >> (32 * i)) & 0xFFFFFFFF for i in range(words)])
+
+
+def value(arr, words=None):
+    words = len(arr) if words is None else words
+    return sum(int(arr[i]) << (32 * i) for i in range(words))
+
+
+def set_limbs(field, x):
+    assert 0 <= x < 1 << (32 * len(field))
+    for i in range(len(field)):
+        field[i] = (x >> (32 * i)) & 0xFFFFFFFF
+
+
+def mont_reference(a, b, n, words):
+    """a*b*R^-1 mod n, R = 2^(32*words): the textbook definition."""
+    return a * b * pow(1 << (32 * words), -1, n) % n
+
+
+class BigNumLib:
+    """Python-int wrappers around the C API (one call each, no logic of their own)."""
+
+    def __init__(self, path):
+        self.lib = lib = ctypes.CDLL(str(path))
+        u = ctypes.c_uint
+        sig = {
+            "bn_from_hex": (ctypes.c_int, [u32p, u, ctypes.c_char_p, ctypes.c_size_t]),
+            "bn_to_hex": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, u32p, u]),
+            "bn_bits": (u, [u32p, u]),
+            "bn_cmp": (ctypes.c_int, [u32p, u32p, u]),
+            "bn_add": (ctypes.c_uint32, [u32p, u32p, u32p, u]),
+            "bn_sub": (ctypes.c_uint32, [u32p, u32p, u32p, u]),
+            "bn_mul": (None, [u32p, u32p, u32p, u]),
+            "bn_mod": (ctypes.c_int, [u32p, u, u32p, u, u32p, u]),
+            "mont_init": (ctypes.c_int, [ctypes.POINTER(MontCtx), u32p, u]),
+            "rsa_ctx_init": (ctypes.c_int, [ctypes.POINTER(RsaCtx), ctypes.POINTER(RsaKey)]),
+        }
+        for name in ["mont_mul"]:
+            sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u32p])
+        for name in ["mont_add", "mont_sub"]:
+            sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u32p])
+        for name in ["mont_sqr", "mont_to", "mont_from"]:
+            sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p])
+        sig["mont_to_wide"] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u])
+        for name in ["mont_exp_window", "mont_exp_ladder", "mont_exp_fixed"]:
+            sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u32p, u])
+        for name in ["rsa_public", "rsa_private", "rsa_private_crt"]:
+            sig[name] = (ctypes.c_int, [ctypes.POINTER(RsaKey), ctypes.POINTER(RsaCtx), u32p, u32p])
+        for name, (res, args) in sig.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = res, args
+
+    # -- plain numbers --
+    def from_hex(self, text, words):
+        r = (ctypes.c_uint32 * max(words, 1))()
+        raw = text.encode() if isinstance(text, str) else text
+        rc = self.lib.bn_from_hex(r, words, raw, len(raw))
+        return rc, value(r, words)
+
+    def to_hex(self, x, words, outlen=None):
+        outlen = 8 * words + 2 if outlen is None else outlen
+        out = ctypes.create_string_buffer(outlen + 1)
+        rc = self.lib.bn_to_hex(out, outlen, limbs(x, words), words)
+        return rc, out.value.decode()
+
+    def bits(self, x, words):
+        return self.lib.bn_bits(limbs(x, words), words)
+
+    def cmp(self, a, b, words):
+        return self.lib.bn_cmp(limbs(a, words), limbs(b, words), words)
+
+    def add(self, a, b, words):
+        r = (ctypes.c_uint32 * words)()
+        c = self.lib.bn_add(r, limbs(a, words), limbs(b, words), words)
+        return c, value(r)
+
+    def sub(self, a, b, words):
+        r = (ctypes.c_uint32 * words)()
+        c = self.lib.bn_sub(r, limbs(a, words), limbs(b, words), words)
+        return c, value(r)
+
+    def mul(self, a, b, words):
+        r = (ctypes.c_uint32 * (2 * words))()
+        self.lib.bn_mul(r, limbs(a, words), limbs(b, words), words)
+        return value(r)
+
+    def mod(self, a, awords, n, nwords, rwords=None):
+        rwords = nwords if rwords is None else rwords
+        r = (ctypes.c_uint32 * max(rwords, 1))()
+        rc = self.lib.bn_mod(r, rwords, limbs(a, awords), awords, limbs(n, nwords), nwords)
+        return rc, value(r, rwords)
+
+    # -- Montgomery --
+    def mont(self, n, words=None):
+        """A mont_ctx for n (asserts mont_init succeeds)."""
+        words = words_for(n.bit_length()) if words is None else words
+        ctx = MontCtx()
+        rc = self.lib.mont_init(ctypes.byref(ctx), limbs(n, words), words)
+        assert rc == 0
+        return ctx
+
+    def mont_init_rc(self, n, words):
+        ctx = MontCtx()
+        arr = limbs(n, words) if words else (ctypes.c_uint32 * 1)(n)
+        return self.lib.mont_init(ctypes.byref(ctx), arr, words)
+
+    def mont_binary(self, name, ctx, a, b):
+        w = ctx.words
+        r = (ctypes.c_uint32 * w)()
+        getattr(self.lib, name)(ctypes.byref(ctx), r, limbs(a, w), limbs(b, w))
+        return value(r)
+
+    def mont_unary(self, name, ctx, a):
+        w = ctx.words
+        r = (ctypes.c_uint32 * w)()
+        getattr(self.lib, name)(ctypes.byref(ctx), r, limbs(a, w))
+        return value(r)
+
+    def mont_to_wide(self, ctx, a, awords):
+        r = (ctypes.c_uint32 * ctx.words)()
+        self.lib.mont_to_wide(ctypes.byref(ctx), r, limbs(a, awords), awords)
+        return value(r)
+
+    def exp(self, name, ctx, base, e, ebits):
+        w = ctx.words
+        r = (ctypes.c_uint32 * w)()
+        ew = max(1, words_for(ebits))
+        getattr(self.lib, name)(ctypes.byref(ctx), r, limbs(base, w), limbs(e, ew), ebits)
+        return value(r)
+
+    # -- RSA --
+    @staticmethod
+    def rsa_key(n, e, d, p=None, q=None, dp=None, dq=None, qinv=None):
+        k = RsaKey()
+        k.bits = n.bit_length()
+        set_limbs(k.n, n)
+        set_limbs(k.e, e)
+        set_limbs(k.d, d)
+        if p is not None:
+            for field, x in (("p", p), ("q", q), ("dp", dp), ("dq", dq), ("qinv", qinv)):
+                set_limbs(getattr(k, field), x)
+            k.has_crt = 1
+        return k
+
+    def rsa_ctx(self, key):
+        ctx = RsaCtx()
+        rc = self.lib.rsa_ctx_init(ctypes.byref(ctx), ctypes.byref(key))
+        return rc, ctx
+
+    def rsa(self, name, key, ctx, x):
+        w = words_for(key.bits)
+        out = (ctypes.c_uint32 * w)(*([0xDEADBEEF] * w))
+        rc = getattr(self.lib, name)(ctypes.byref(key), ctypes.byref(ctx), out, limbs(x, w))
+        return rc, value(out)
+
+
+def compile_host(out, extra=()):
+    cmd = ["gcc", "-shared", "-fPIC", "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror",
+           f"-DBN_MAX_BITS={BN_MAX_BITS}", *extra, "-o", str(out)] + [str(FIRMWARE / s) for s in SOURCES]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+# ---- keys ----
+
+def is_probable_prime(x, rng):
+    if x < 2:
+        return False
+    for sp in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+        if x % sp == 0:
+            return x == sp
+    s, dd = 0, x - 1
+    while dd % 2 == 0:
+        s, dd = s + 1, dd // 2
+    for _ in range(20):
+        y = pow(rng.randrange(2, x - 1), dd, x)
+        if y in (1, x - 1):
+            continue
+        for _ in range(s - 1):
+            y = y * y % x
+            if y == x - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def random_prime(rng, bits):
+    while True:
+        x = rng.getrandbits(bits) | (1 << (bits - 1)) | 1
+        if is_probable_prime(x, rng):
+            return x
+
+
+def key_numbers(bits, seed=None):
+    """(n, e, d, p, q, dp, dq, qinv) of a fresh key generated by `cryptography`.
+
+    `cryptography` generates 1024 bits and up only; smaller keys are built from our own primes and
+    the CRT values computed and checked by `cryptography` (it loads such keys)."""
+    if bits >= 1024:
+        priv = rsa.generate_private_key(public_exponent=65537, key_size=bits).private_numbers()
+    else:
+        rng = random.Random(bits if seed is None else seed)
+        while True:
+            p, q = random_prime(rng, bits // 2), random_prime(rng, bits - bits // 2)
+            phi = (p - 1) * (q - 1)
+            if p != q and (p * q).bit_length() == bits and phi % 65537:
+                break
+        d = pow(65537, -1, phi)
+        priv = rsa.RSAPrivateNumbers(p, q, d, rsa.rsa_crt_dmp1(d, p), rsa.rsa_crt_dmq1(d, q),
+                                     rsa.rsa_crt_iqmp(p, q), rsa.RSAPublicNumbers(65537, p * q))
+        priv = priv.private_key().private_numbers()
+    pub = priv.public_numbers
+    return pub.n, pub.e, priv.d, priv.p, priv.q, priv.dmp1, priv.dmq1, priv.iqmp
