@@ -211,6 +211,10 @@ def run(args: argparse.Namespace, config_class=None) -> int:
                  if key.startswith("config_") and value is not None}
     try:
         config = config_class(**overrides)
+    except (TypeError, ValueError) as error:
+        print(f"error: invalid configuration: {error}", file=sys.stderr)
+        return 2
+    try:
         report = build_report(config, workdir=args.workdir, route_ps=round(args.route_ns * 1000),
                               progress=lambda message: print(message, file=sys.stderr, flush=True))
     except synth.YosysNotFound as error:

@@ -179,6 +179,19 @@ def test_missing_yosys_is_one_clean_line(calls, monkeypatch, capsys, tmp_path):
     assert not (tmp_path / "r.json").exists()
 
 
+def test_invalid_configuration_is_one_clean_line(calls, monkeypatch, capsys, tmp_path):
+    @dataclasses.dataclass(frozen=True)
+    class StrictConfig(StandInConfig):
+        def __post_init__(self):
+            if self.lanes % 2:
+                raise ValueError("lanes must be even")
+
+    monkeypatch.setattr(sys.modules["gateware.interface"], "PeripheralConfig", StrictConfig)
+    rc = report.main(["--report", "--lanes", "3", "--json", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err == "error: invalid configuration: lanes must be even\n"
+
+
 def test_config_options_come_from_the_dataclass(calls, capsys):
     with pytest.raises(SystemExit):
         report.main(["--help"])
