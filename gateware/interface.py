@@ -84,14 +84,15 @@ class PeripheralConfig:
     """Build-time parameters.  ``PeripheralConfig()`` is the PYNQ-Z2 (xc7z020, 100 MHz) configuration."""
     #: Largest operand size in bits (a multiple of 32).
     max_bits: int = MAX_BITS_DEFAULT
-    #: Parallel multiplier lanes; each lane does a_i*b_j and m_i*n_j every cycle (2 DSP48E1). Even.
+    #: Parallel multiplier lanes; each lane does a_i*b_j and m_i*n_j every cycle (2 DSP48E1).
+    #: A power of two (a register-file row is ``lanes`` words), at least 4.
     lanes: int = 64
 
     def __post_init__(self):
         if self.max_bits % BUS_BITS or self.max_bits <= 0:
             raise ValueError("max_bits must be a positive multiple of 32")
-        if self.lanes < 2 or self.lanes % 2:
-            raise ValueError("lanes must be even and >= 2")
+        if self.lanes < 4 or self.lanes & (self.lanes - 1):
+            raise ValueError("lanes must be a power of two, at least 4")
         if self.max_words < MIN_WORDS:
             raise ValueError("max_bits too small")
 

@@ -49,10 +49,23 @@ def _log2(n):
 class MontMulCore(Elaboratable):
     """One Montgomery product dst = a*b*R^-1 mod N over the shared register file.
 
-    The core owns the accumulator memories; the operand and modulus memories are owned by the
+    The core owns the accumulator and the copy of b; the operand and modulus memories are owned by the
     top level, which multiplexes their ports (``rd_*``, ``wr_*``, ``n_*``) to the core while it runs.
-    ``start`` latches the slot numbers; ``done`` pulses for one cycle when the result is written.
+    ``start`` latches the slot numbers; ``done`` pulses for one cycle in the cycle the last result row is
+    written.
+
+    Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 3) cycles per outer iteration):
+
+    * prologue: read the row of a holding a_0, copy the K rows of b into ``bmem`` (masked above the size),
+      and run the quotient head once to get m_0;
+    * iteration i (cycles tau_i .. tau_i + P - 1): rows k < K are issued at tau_i + k and flow through the
+      lanes (read b/n row -> DSP input registers -> products -> sum of the two products -> accumulator
+      update).  Meanwhile the head computes m_{i+1} from columns 0 and 1 in three cycles
+      (m_i*n_0 and m_i*n_1 | column sums -> z | z*n'), which is why P >= 3;
+    * drain, then two row passes: resolve the carries (and compare with N), write V or V - N.
     """
+
+    PROLOGUE_MIN = 5        # cycles before the first iteration (the head needs them for m_0)
 
     def __init__(self, config):
         self.config = config
@@ -84,108 +97,153 @@ class MontMulCore(Elaboratable):
         cfg = self.config
         L, W, KM = cfg.lanes, WORD_BITS, cfg.rows_per_slot
         LOG_L = _log2(L)
+        UW = 2 * W + 1          # width of a column sum u_j = a_i*b_j + m_i*n_j + c_j + t_j < 2^(2W+1)
+        CS = W + 1              # width of a stored carry c_j (high part of u_j)
+        CW = W + 2              # width of c_j + t_j
+        AW = W + CS             # accumulator entry: low word and carry of one column
 
-        m.submodules.acc_t = acc_t = Memory(shape=unsigned(L * W), depth=KM, init=[])
-        m.submodules.acc_c = acc_c = Memory(shape=unsigned(L * (W + 1)), depth=KM, init=[])
-        t_rd = acc_t.read_port()
-        c_rd = acc_c.read_port()
-        t_wr = acc_t.write_port()
-        c_wr = acc_c.write_port()
+        # Accumulator: per column j the low word of u_j (which becomes t_{j-1}) and its carry c_j.
+        m.submodules.acc = acc = Memory(shape=unsigned(L * AW), depth=KM, init=[])
+        acc_rd0 = acc.read_port(domain="comb")      # row k
+        acc_rd1 = acc.read_port(domain="comb")      # row k+1 (its lane 0 low word is t_{L-1} of row k)
+        acc_wr = acc.write_port()
+        # Copy of b, so that the operand memory's read port is free for a during the loop.
+        m.submodules.bmem = bmem = Memory(shape=unsigned(L * W), depth=KM, init=[])
+        b_rd = bmem.read_port()
+        b_wr = bmem.write_port()
+
+        def acc_lo(data, j):
+            return data.word_select(j, AW)[:W]
+
+        def acc_c(data, j):
+            return data.word_select(j, AW)[W:]
 
         sa = Signal(5)
         sb = Signal(5)
         sd = Signal(5)
-        i = Signal(13)                  # outer iteration (word of a)
-        first = Signal()                # iteration 0: accumulator reads as zero
-        arow = Signal(L * W)            # the row of a holding a_i
-        ai = Signal(W)
-        b0 = Signal(W)
-        x0 = Signal(W + 2)
-        ab0 = Signal(2 * W)
-        xq = Signal(W)
-        mq = Signal(W)                  # quotient digit m_i
-        k = Signal(range(KM + 1))       # row counter for issue
-        cnt = Signal(4)
+        rows = self.rows
+        period = Signal(range(max(KM, 3) + 1))
+        i = Signal(13)
+        ph = Signal(range(max(KM, 3) + 1))
+        cnt = Signal(range(max(KM, 8) + 8))
 
         def row_addr(slot, row):
             return slot * KM + row
 
-        # ---- lane pipeline -------------------------------------------------------------------
+        def mask_words(data, mask):
+            return data & Cat(mask[j].replicate(W) for j in range(L))
+
+        # ---- a operand ---------------------------------------------------------------------------
+        arow = Signal(L * W)        # row holding the next a word to select
+        a_head = Signal(W)          # a_{i+1} during iteration i (for the head)
+        a_cur = Signal(W)           # a_i
+        a_lane = Signal(W)          # a_i, as seen by the lane multipliers
+        m_lane = Signal(W)          # m_i, as seen by the lane multipliers
+
+        def a_word(index):
+            return arow.word_select(index[:LOG_L], W)
+
+        # ---- lane pipeline -------------------------------------------------------------------------
         issue = Signal()
         issue_k = Signal(range(KM))
-        p1_v = Signal()
-        p1_k = Signal(range(KM))
-        s1_v = Signal()
-        s1_k = Signal(range(KM))
-        s1_b = Signal(L * W)
-        s1_n = Signal(L * W)
-        s1_x = Signal(L * (W + 2))
-        s2_v = Signal()
-        s2_k = Signal(range(KM))
-        s2_ab = Signal(L * 2 * W)
-        s2_mn = Signal(L * 2 * W)
-        s2_x = Signal(L * (W + 2))
-        s3_v = Signal()
-        s3_k = Signal(range(KM))
-        s3_u = Signal(L * (2 * W + 1))
-        pend = Signal(L * W)
-        flush = Signal()
-        flush_k = Signal(range(KM))
+        first = Signal()            # iteration 0: the accumulator reads as zero
+        # stage registers: *_v valid, *_k row, *_f first iteration
+        p1_v, p1_k, p1_f = Signal(), Signal(range(KM)), Signal()
+        p2_v, p2_k, p2_f = Signal(), Signal(range(KM)), Signal()
+        p3_v, p3_k, p3_f = Signal(), Signal(range(KM)), Signal()
+        p4_v, p4_k = Signal(), Signal(range(KM))
+        l_b = Signal(L * W)
+        l_n = Signal(L * W)
+        l_ab = Signal(L * 2 * W)
+        l_mn = Signal(L * 2 * W)
+        l_s = Signal(L * (2 * W + 1))
+        l_y = Signal(L * CW)
 
-        m.d.sync += [p1_v.eq(issue), p1_k.eq(issue_k)]
-        p1_last = p1_k == self.rows - 1
-        for j in range(L):
-            bj = self.rd_data.word_select(j, W)
-            lane_on = ~p1_last | self.last_row_mask[j]
-            tj = t_rd.data.word_select(j, W)
-            cj = c_rd.data.word_select(j, W + 1)
-            m.d.sync += [
-                s1_b.word_select(j, W).eq(Mux(lane_on, bj, 0)),
-                s1_x.word_select(j, W + 2).eq(Mux(first, 0, tj + cj)),
-            ]
-        m.d.sync += [s1_v.eq(p1_v), s1_k.eq(p1_k), s1_n.eq(self.n_data)]
+        m.d.comb += [b_rd.addr.eq(issue_k), self.n_addr.eq(issue_k)]
+        m.d.sync += [p1_v.eq(issue), p1_k.eq(issue_k), p1_f.eq(first),
+                     p2_v.eq(p1_v), p2_k.eq(p1_k), p2_f.eq(p1_f),
+                     p3_v.eq(p2_v), p3_k.eq(p2_k), p3_f.eq(p2_f),
+                     p4_v.eq(p3_v), p4_k.eq(p3_k)]
+        # stage 1: DSP input registers
+        m.d.sync += [l_b.eq(b_rd.data), l_n.eq(self.n_data)]
+        # stage 2: products (DSP M/P registers)
         for j in range(L):
             m.d.sync += [
-                s2_ab.word_select(j, 2 * W).eq(ai * s1_b.word_select(j, W)),
-                s2_mn.word_select(j, 2 * W).eq(mq * s1_n.word_select(j, W)),
+                l_ab.word_select(j, 2 * W).eq(a_lane * l_b.word_select(j, W)),
+                l_mn.word_select(j, 2 * W).eq(m_lane * l_n.word_select(j, W)),
             ]
-        m.d.sync += [s2_v.eq(s1_v), s2_k.eq(s1_k), s2_x.eq(s1_x)]
+        # stage 3: sum of the two products; accumulator column value y_j = c_j + t_j read for the row
+        acc_addr0 = Signal(range(KM))
+        m.d.comb += [acc_rd0.addr.eq(acc_addr0),
+                     acc_rd1.addr.eq(Mux(acc_addr0 == KM - 1, 0, acc_addr0 + 1))]
+        p3_lastrow = p3_k == rows - 1
         for j in range(L):
-            m.d.sync += s3_u.word_select(j, 2 * W + 1).eq(
-                s2_ab.word_select(j, 2 * W) + s2_mn.word_select(j, 2 * W) + s2_x.word_select(j, W + 2))
-        m.d.sync += [s3_v.eq(s2_v), s3_k.eq(s2_k)]
+            m.d.sync += l_s.word_select(j, 2 * W + 1).eq(l_ab.word_select(j, 2 * W) + l_mn.word_select(j, 2 * W))
+        # the accumulator is read in the same cycle (row in stage 3), so that the loop through it is
+        # only the stage-4 adder: its row k was written >= P-3 cycles earlier, row k+1 >= P-2
+        y_last = p3_k == rows - 1
+        for j in range(L):
+            if j < L - 1:
+                t_next = acc_lo(acc_rd0.data, j + 1)
+            else:
+                t_next = Mux(y_last, 0, acc_lo(acc_rd1.data, 0))
+            m.d.sync += l_y.word_select(j, CW).eq(Mux(p3_f, 0, acc_c(acc_rd0.data, j) + t_next))
+        # stage 4: column sums u_j = s_j + y_j, written back as (low word, carry)
+        lane_u = [Signal(UW, name=f"u{j}") for j in range(L)]
+        for j in range(L):
+            m.d.comb += lane_u[j].eq(l_s.word_select(j, 2 * W + 1) + l_y.word_select(j, CW))
+        lane_wr_data = Cat(Cat(u[:W], u[W:W + CS]) for u in lane_u)
 
-        u_lo = Cat(s3_u.word_select(j, 2 * W + 1)[:W] for j in range(L))
-        u_hi = Cat(s3_u.word_select(j, 2 * W + 1)[W:] for j in range(L))
-        with m.If(s3_v):
-            m.d.sync += pend.eq(u_lo)
-        m.d.sync += [flush.eq(s3_v & (s3_k == self.rows - 1)), flush_k.eq(s3_k)]
+        # ---- quotient head -------------------------------------------------------------------------
+        b0 = Signal(W)
+        b1 = Signal(W)
+        h_m = Signal(W)             # m_i (head output register)
+        h_pm0 = Signal(2 * W)
+        h_pm1 = Signal(2 * W)
+        h_pab0 = Signal(2 * W)
+        h_pab1 = Signal(2 * W)
+        h_x = Signal(2 * W + 1)     # X_i = t_0 + c_0 + a_i*b_0
+        h_y = Signal(2 * W + 1)     # Y_i = t_1 + c_1 + a_i*b_1
+        h_z = Signal(W)
+        h_hu1 = Signal(W + 1)
+        h_ab1 = Signal(2 * W)
+        h1 = Signal()               # head stage strobes
+        h2 = Signal()
+        h3 = Signal()
+        h_prologue = Signal()       # the run that produces m_0 (no previous quotient)
 
-        # Accumulator writes (lane pipeline; the final passes below override when active).
-        lane_t_en = Signal()
-        lane_t_addr = Signal(range(KM))
-        lane_t_data = Signal(L * W)
-        with m.If(flush):
-            m.d.comb += [lane_t_en.eq(1), lane_t_addr.eq(flush_k),
-                         lane_t_data.eq(Cat(pend[W:], C(0, W)))]
-        with m.Elif(s3_v & (s3_k != 0)):
-            m.d.comb += [lane_t_en.eq(1), lane_t_addr.eq(s3_k - 1),
-                         lane_t_data.eq(Cat(pend[W:], u_lo[:W]))]
+        # the modulus' two low words, latched at start
+        n0r = Signal(W)
+        n1r = Signal(W)
+        with m.If(h1):
+            m.d.sync += [
+                h_pm0.eq(Mux(h_prologue, 0, h_m * n0r)),
+                h_pm1.eq(Mux(h_prologue, 0, h_m * n1r)),
+                h_pab0.eq(a_head * b0),
+                h_pab1.eq(a_head * b1),
+            ]
+        u0 = Signal(2 * W + 2)
+        u1 = Signal(2 * W + 2)
+        xn = Signal(2 * W + 1)
         m.d.comb += [
-            c_wr.addr.eq(s3_k), c_wr.data.eq(u_hi), c_wr.en.eq(s3_v),
+            u0.eq(h_pm0 + h_x),
+            u1.eq(h_pm1 + h_y),
+            xn.eq(u1[:W] + u0[W:] + h_pab0),
         ]
+        with m.If(h2):
+            m.d.sync += [h_z.eq(xn[:W]), h_x.eq(xn), h_hu1.eq(u1[W:]), h_ab1.eq(h_pab1)]
+        with m.If(h3):
+            m.d.sync += h_m.eq((h_z * self.n_inv)[:W])
+        # Y_{i+1} = t_1 + c_1 + a_{i+1} b_1, with t_1 = low word of u_2 (lane 2, row 0) of iteration i
+        with m.If(p4_v & (p4_k == 0)):
+            m.d.sync += h_y.eq(lane_u[2][:W] + h_hu1 + h_ab1)
 
-        # ---- final pass 1: resolve the redundant accumulator, compare with N -------------------
+        # ---- final pass 1: resolve the redundant accumulator, compare with N --------------------
         f_issue = Signal()
         f_issue_k = Signal(range(KM))
-        q1_v = Signal()
-        q1_k = Signal(range(KM))
-        f1_v = Signal()
-        f1_k = Signal(range(KM))
-        f1_y = Signal(L * (W + 2))
-        f1_n = Signal(L * W)
-        f2_v = Signal()
-        f2_k = Signal(range(KM))
+        f1_v, f1_k = Signal(), Signal(range(KM))
+        f1_y = Signal(L * CW)
+        f2_v, f2_k = Signal(), Signal(range(KM))
         f2_r = Signal(L * W)
         f2_g = Signal(L)
         f2_p = Signal(L)
@@ -201,14 +259,17 @@ class MontMulCore(Elaboratable):
         bin_ = Signal()
         sel = Signal()
 
-        m.d.sync += [q1_v.eq(f_issue), q1_k.eq(f_issue_k)]
+        f_last = f_issue_k == rows - 1
         for j in range(L):
-            m.d.sync += f1_y.word_select(j, W + 2).eq(
-                t_rd.data.word_select(j, W) + c_rd.data.word_select(j, W + 1))
-        m.d.sync += [f1_v.eq(q1_v), f1_k.eq(q1_k), f1_n.eq(self.n_data)]
+            if j < L - 1:
+                t_next = acc_lo(acc_rd0.data, j + 1)
+            else:
+                t_next = Mux(f_last, 0, acc_lo(acc_rd1.data, 0))
+            m.d.sync += f1_y.word_select(j, CW).eq(acc_c(acc_rd0.data, j) + t_next)
+        m.d.sync += [f1_v.eq(f_issue), f1_k.eq(f_issue_k)]
         for j in range(L):
-            y = f1_y.word_select(j, W + 2)
-            carry_in = hiprev if j == 0 else f1_y.word_select(j - 1, W + 2)[W:]
+            y = f1_y.word_select(j, CW)
+            carry_in = hiprev if j == 0 else f1_y.word_select(j - 1, CW)[W:]
             r = Signal(W + 1, name=f"f_r{j}")
             m.d.comb += r.eq(y[:W] + carry_in)
             m.d.sync += [
@@ -217,8 +278,8 @@ class MontMulCore(Elaboratable):
                 f2_p[j].eq(~r[W] & (r[:W] == (1 << W) - 1)),
             ]
         with m.If(f1_v):
-            m.d.sync += hiprev.eq(f1_y.word_select(L - 1, W + 2)[W:])
-        m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k), f2_n.eq(f1_n)]
+            m.d.sync += hiprev.eq(f1_y.word_select(L - 1, CW)[W:])
+        m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k), f2_n.eq(self.n_data)]
         csum = Signal(L + 1)
         m.d.comb += csum.eq((f2_g | f2_p) + f2_g + cin)
         carries = Signal(L)
@@ -237,24 +298,23 @@ class MontMulCore(Elaboratable):
         with m.If(f4_v):
             m.d.sync += bin_.eq(bsum[L])
 
-        # ---- final pass 2: write V - sel*N ---------------------------------------------------
+        # ---- final pass 2: write V - sel*N -----------------------------------------------------
         g_issue = Signal()
         g_issue_k = Signal(range(KM))
-        r1_v = Signal()
-        r1_k = Signal(range(KM))
-        g1_v = Signal()
-        g1_k = Signal(range(KM))
+        g0_v, g0_k = Signal(), Signal(range(KM))
+        g0_val = Signal(L * W)
+        g1_v, g1_k = Signal(), Signal(range(KM))
         g1_val = Signal(L * W)
         g1_n = Signal(L * W)
         g1_g = Signal(L)
         g1_p = Signal(L)
-        g2_v = Signal()
-        g2_k = Signal(range(KM))
+        g2_v, g2_k = Signal(), Signal(range(KM))
         g2_d = Signal(L * W)
         bin2 = Signal()
-        m.d.sync += [r1_v.eq(g_issue), r1_k.eq(g_issue_k)]
+        m.d.sync += [g0_v.eq(g_issue), g0_k.eq(g_issue_k),
+                     g0_val.eq(Cat(acc_c(acc_rd0.data, j)[:W] for j in range(L)))]
         for j in range(L):
-            vj = t_rd.data.word_select(j, W)
+            vj = g0_val.word_select(j, W)
             nj = Mux(sel, self.n_data.word_select(j, W), 0)
             m.d.sync += [
                 g1_val.word_select(j, W).eq(vj),
@@ -262,7 +322,7 @@ class MontMulCore(Elaboratable):
                 g1_g[j].eq(vj < nj),
                 g1_p[j].eq(vj == nj),
             ]
-        m.d.sync += [g1_v.eq(r1_v), g1_k.eq(r1_k)]
+        m.d.sync += [g1_v.eq(g0_v), g1_k.eq(g0_k)]
         gsum = Signal(L + 1)
         m.d.comb += gsum.eq((g1_g | g1_p) + g1_g + bin2)
         borrows = Signal(L)
@@ -279,99 +339,103 @@ class MontMulCore(Elaboratable):
             self.wr_en.eq(g2_v),
         ]
 
-        # accumulator t write port: pass 1 writes the resolved value, otherwise the lane pipeline
-        with m.If(f2_v):
-            m.d.comb += [t_wr.addr.eq(f2_k), t_wr.data.eq(value), t_wr.en.eq(1)]
-        with m.Else():
-            m.d.comb += [t_wr.addr.eq(lane_t_addr), t_wr.data.eq(lane_t_data), t_wr.en.eq(lane_t_en)]
-
-        # ---- read port addressing -------------------------------------------------------------
-        acc_addr = Signal(range(KM))
-        m.d.comb += [t_rd.addr.eq(acc_addr), c_rd.addr.eq(acc_addr)]
-        with m.If(issue):
-            m.d.comb += [acc_addr.eq(issue_k), self.n_addr.eq(issue_k),
-                         self.rd_addr.eq(row_addr(sb, issue_k))]
+        # ---- accumulator port usage --------------------------------------------------------------
         with m.If(f_issue):
-            m.d.comb += [acc_addr.eq(f_issue_k), self.n_addr.eq(f_issue_k)]
+            m.d.comb += acc_addr0.eq(f_issue_k)
+        with m.Elif(g_issue):
+            m.d.comb += acc_addr0.eq(g_issue_k)
+        with m.Else():
+            m.d.comb += acc_addr0.eq(p3_k)
+        with m.If(f2_v):
+            # resolved value goes to the carry field, low words cleared
+            m.d.comb += [acc_wr.addr.eq(f2_k), acc_wr.en.eq(1),
+                         acc_wr.data.eq(Cat(Cat(C(0, W), value.word_select(j, W), C(0, CS - W))
+                                            for j in range(L)))]
+        with m.Else():
+            m.d.comb += [acc_wr.addr.eq(p4_k), acc_wr.en.eq(p4_v), acc_wr.data.eq(lane_wr_data)]
+        with m.If(f_issue):
+            m.d.comb += self.n_addr.eq(f_issue_k)
         with m.If(g_issue):
-            m.d.comb += [acc_addr.eq(g_issue_k), self.n_addr.eq(g_issue_k)]
+            m.d.comb += self.n_addr.eq(g_issue_k)
 
-        # ---- control --------------------------------------------------------------------------
-        last_i = Signal()
-        m.d.comb += last_i.eq(i == self.size - 1)
+        # ---- control -------------------------------------------------------------------------------
+        b_copy_v = Signal()
+        b_copy_k = Signal(range(KM))
+        m.d.sync += b_copy_v.eq(0)
+        with m.If(b_copy_v):
+            m.d.comb += [b_wr.addr.eq(b_copy_k), b_wr.en.eq(1),
+                         b_wr.data.eq(Mux(b_copy_k == rows - 1,
+                                          mask_words(self.rd_data, self.last_row_mask), self.rd_data))]
+        m.d.sync += [h1.eq(0), h2.eq(h1), h3.eq(h2)]
+
         with m.FSM():
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [sa.eq(self.slot_a), sb.eq(self.slot_b), sd.eq(self.slot_dst),
-                                 i.eq(0), first.eq(1)]
-                    m.next = "B0"
-            with m.State("B0"):
-                m.d.comb += [self.busy.eq(1), self.rd_addr.eq(row_addr(sb, 0))]
-                m.next = "B0W"
-            with m.State("B0W"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += b0.eq(self.rd_data[:W])
-                m.next = "AROW"
-            with m.State("AROW"):
-                m.d.comb += [self.busy.eq(1), self.rd_addr.eq(row_addr(sa, i >> LOG_L))]
-                m.next = "AROWW"
-            with m.State("AROWW"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += arow.eq(self.rd_data)
-                m.next = "IT0"
-            with m.State("IT0"):
-                m.d.comb += [self.busy.eq(1), acc_addr.eq(0)]
-                m.d.sync += ai.eq(arow.word_select(i[:LOG_L] if LOG_L else C(0, 1), W))
-                m.next = "IT1"
-            with m.State("IT1"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += [
-                    x0.eq(Mux(first, 0, t_rd.data[:W] + c_rd.data[:W + 1])),
-                    ab0.eq(ai * b0),
-                ]
-                m.next = "IT2"
-            with m.State("IT2"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += xq.eq((x0 + ab0)[:W])
-                m.next = "IT3"
-            with m.State("IT3"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += [mq.eq((xq * self.n_inv)[:W]), k.eq(0)]
-                m.next = "ISSUE"
-            with m.State("ISSUE"):
-                m.d.comb += [self.busy.eq(1), issue.eq(1), issue_k.eq(k)]
-                m.d.sync += k.eq(k + 1)
-                with m.If(k == self.rows - 1):
-                    m.d.sync += cnt.eq(0)
-                    m.next = "DRAIN"
-            with m.State("DRAIN"):
+                                 i.eq(0), ph.eq(0), first.eq(1), cnt.eq(0),
+                                 period.eq(Mux(rows > 3, rows, 3))]
+                    m.next = "PRO"
+            with m.State("PRO"):
                 m.d.comb += self.busy.eq(1)
                 m.d.sync += cnt.eq(cnt + 1)
+                # c0: read a's row 0; c1..cK: read b's rows (written to bmem a cycle later)
+                with m.If(cnt == 0):
+                    m.d.comb += [self.rd_addr.eq(row_addr(sa, 0)), self.n_addr.eq(0)]
+                with m.Elif(cnt <= rows):
+                    m.d.comb += self.rd_addr.eq(row_addr(sb, cnt - 1))
+                    m.d.sync += [b_copy_v.eq(1), b_copy_k.eq(cnt - 1)]
+                with m.If(cnt == 1):
+                    m.d.sync += [arow.eq(self.rd_data), n0r.eq(self.n_data[:W]), n1r.eq(self.n_data[W:2 * W])]
+                with m.If(cnt == 2):
+                    m.d.sync += [b0.eq(self.rd_data[:W]), b1.eq(self.rd_data[W:2 * W]),
+                                 a_head.eq(arow[:W]), h1.eq(1), h_prologue.eq(1),
+                                 h_x.eq(0), h_y.eq(0)]
                 with m.If(cnt == 4):
-                    m.d.sync += [first.eq(0), i.eq(i + 1), k.eq(0)]
-                    with m.If(last_i):
-                        m.d.sync += [hiprev.eq(0), cin.eq(0), bin_.eq(0)]
-                        m.next = "FIN1"
-                    with m.Elif((i + 1)[:LOG_L] == 0 if LOG_L else 1):
-                        m.next = "AROW"
-                    with m.Else():
-                        m.next = "IT0"
+                    m.d.sync += h_prologue.eq(0)
+                with m.If(cnt == 5):
+                    m.d.sync += h_y.eq(h_ab1)
+                with m.If((cnt >= self.PROLOGUE_MIN) & (cnt > rows)):
+                    m.next = "LOOP"
+            with m.State("LOOP"):
+                m.d.comb += self.busy.eq(1)
+                with m.If(ph < rows):
+                    m.d.comb += [issue.eq(1), issue_k.eq(ph)]
+                with m.If(ph == 0):
+                    # a_i moves to the lanes, a_{i+1} to the head; fetch the row holding a_{i+2}
+                    m.d.sync += [a_cur.eq(a_head), a_head.eq(a_word(i + 1))]
+                    m.d.comb += self.rd_addr.eq(row_addr(sa, (i + 2) >> LOG_L))
+                    m.d.sync += h1.eq(1)
+                with m.If(ph == 1):
+                    m.d.sync += [arow.eq(self.rd_data), a_lane.eq(a_cur), m_lane.eq(h_m)]
+                m.d.sync += ph.eq(ph + 1)
+                with m.If(ph == period - 1):
+                    m.d.sync += [ph.eq(0), i.eq(i + 1), first.eq(0)]
+                    with m.If(i == self.size - 1):
+                        m.d.sync += cnt.eq(0)
+                        m.next = "DRAIN"
+            with m.State("DRAIN"):
+                # the last row's update is written at tau + K + 3; pass 1 may read it from tau + K + 4
+                m.d.comb += self.busy.eq(1)
+                m.d.sync += cnt.eq(cnt + 1)
+                with m.If(cnt + period == rows + 3):
+                    m.d.sync += [hiprev.eq(0), cin.eq(0), bin_.eq(0), ph.eq(0)]
+                    m.next = "FIN1"
             with m.State("FIN1"):
-                m.d.comb += [self.busy.eq(1), f_issue.eq(1), f_issue_k.eq(k)]
-                m.d.sync += k.eq(k + 1)
-                with m.If(k == self.rows - 1):
+                m.d.comb += [self.busy.eq(1), f_issue.eq(1), f_issue_k.eq(ph)]
+                m.d.sync += ph.eq(ph + 1)
+                with m.If(ph == rows - 1):
                     m.d.sync += cnt.eq(0)
                     m.next = "FIN1W"
             with m.State("FIN1W"):
                 m.d.comb += self.busy.eq(1)
                 m.d.sync += cnt.eq(cnt + 1)
-                with m.If(cnt == 5):
-                    m.d.sync += [sel.eq((hiprev != 0) | cin | ~bin_), k.eq(0), bin2.eq(0)]
+                with m.If(cnt == 4):
+                    m.d.sync += [sel.eq((hiprev != 0) | cin | ~bin_), ph.eq(0), bin2.eq(0)]
                     m.next = "FIN2"
             with m.State("FIN2"):
-                m.d.comb += [self.busy.eq(1), g_issue.eq(1), g_issue_k.eq(k)]
-                m.d.sync += k.eq(k + 1)
-                with m.If(k == self.rows - 1):
+                m.d.comb += [self.busy.eq(1), g_issue.eq(1), g_issue_k.eq(ph)]
+                m.d.sync += ph.eq(ph + 1)
+                with m.If(ph == rows - 1):
                     m.d.sync += cnt.eq(0)
                     m.next = "FIN2W"
             with m.State("FIN2W"):

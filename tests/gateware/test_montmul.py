@@ -8,7 +8,7 @@ from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, Opcode, ErrorCo
 from montmul_harness import simulate, mont_ref, mont_textbook, mont_exp_ref
 
 SMALL = PeripheralConfig(max_bits=256, lanes=4)       # 16 words, 4 rows per slot
-TINY = PeripheralConfig(max_bits=128, lanes=2)        # 8 words, 4 rows per slot
+TINY = PeripheralConfig(max_bits=128, lanes=4)        # 8 words, 2 rows per slot
 ODD = PeripheralConfig(max_bits=1056, lanes=16)       # room for 1025..1030-bit moduli (65 words)
 
 E = ErrorCode
@@ -51,7 +51,7 @@ async def check_mul(d, n, size, a, b, dst=3, sa=1, sb=2):
     return cycles
 
 
-@pytest.mark.parametrize("config", [SMALL, TINY], ids=["L4", "L2"])
+@pytest.mark.parametrize("config", [SMALL, TINY], ids=["256b-L4", "128b-L4"])
 def test_mul_random_all_sizes(config):
     rng = random.Random(config.lanes)
 
