@@ -11,7 +11,7 @@ import sys
 import types
 
 import pytest
-from amaranth import Elaboratable, Module, Signal
+from amaranth import Module, Signal
 from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
