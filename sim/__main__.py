@@ -40,12 +40,12 @@ def _interactive(build):
 
 
 def run_commands(build, commands, timeout, out=sys.stdout):
-    from sim.console import ConsoleError, SimConsole
+    from sim.console import PROMPT, ConsoleError, SimConsole
     console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
     try:
         console.wait_prompt()
         for command in commands:
-            out.write(f"{console.PROMPT if hasattr(console, 'PROMPT') else 'rsa> '}{command}\n")
+            out.write(f"{PROMPT}{command}\n")
             out.write(console.command(command))
             out.flush()
         return 0

@@ -52,12 +52,12 @@ def _model_inputs_hash(gateware_dir):
     for path in sorted(gateware_dir.iterdir()):
         if path.is_file() and path.suffix not in (".init", ".sh") and not path.name.startswith("."):
             digest.update(path.name.encode())
-            # LiteX stamps the generation date into its output: not an input of the model.
-            digest.update(_DATE_LINE.sub(b"", path.read_bytes()))
+            # LiteX stamps the date and a git revision into comment lines: not inputs of the model.
+            digest.update(_COMMENT_LINE.sub(b"", path.read_bytes()))
     return digest.hexdigest()
 
 
-_DATE_LINE = re.compile(rb"^.*\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}.*$", re.M)
+_COMMENT_LINE = re.compile(rb"^\s*//.*$", re.M)
 
 
 def generate_soc(build_dir, cpu_variant, with_montmul, montmul_config, quiet=True):

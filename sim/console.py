@@ -11,7 +11,7 @@ import subprocess
 import time
 
 PROMPT = "rsa> "
-CHUNK = 256
+CHUNK = 64   # below the firmware UART driver's 128-byte receive ring
 
 
 class ConsoleError(Exception):
@@ -57,16 +57,19 @@ class SimConsole:
         self._pos = idx + len(text)
         return before
 
-    def send(self, text):
-        """Types `text`; waits for each chunk's echo (flow control) when the console echoes."""
+    def send(self, text, echo=True):
+        """Types `text` in chunks. With `echo`, each chunk waits for the console's echo of the one
+        before (flow control); without (text the console will not echo), chunks are paced."""
         for i in range(0, len(text), CHUNK):
             chunk = text[i:i + CHUNK]
+            mark = len(self.output)
             self.proc.stdin.write(chunk.encode("ascii"))
             self.proc.stdin.flush()
             printable = chunk.rstrip("\n")
-            if printable and "\x08" not in printable and "\x7f" not in printable:
-                mark = len(self.output)
-                self._read(lambda: printable in self.output[max(mark - len(printable), self._pos):])
+            if not echo or "\x08" in printable or "\x7f" in printable:
+                time.sleep(0.1)
+            elif printable:
+                self._read(lambda: printable in self.output[mark:])
 
     def wait_prompt(self):
         return self.expect(PROMPT)
@@ -84,6 +87,8 @@ class SimConsole:
             self.proc.kill()
         self.proc.wait()
         self._sel.close()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
 
 
 def error_lines(text):
