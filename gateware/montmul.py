@@ -3,26 +3,34 @@
 Architecture
 ------------
 * Word-level Montgomery (CIOS ordering) on W = 16-bit words.  W = 16 makes every word product a single
-  DSP48E1 multiply (17x17 unsigned inside the 25x18 signed multiplier) with its input, M and P registers,
-  so no product needs tiling and no adder in the datapath is wider than 33 bits.
-* ``lanes`` parallel lanes; lane j owns column j of a row of ``lanes`` words and computes
-  ``u_j = t_j + c_j + a_i*b_j + m_i*n_j`` each cycle.  The accumulator is redundant: every column keeps a
-  W-bit word t_j and a (W+1)-bit carry c_j.  After an iteration the low half of u_j becomes t_{j-1} (the
-  division by 2^W is a renaming) and the high half stays as c_j, so no carry ever ripples across the operand.
-* The quotient digit m_i = (t_0 + c_0 + a_i*b_0) * n' mod 2^W comes from a short dedicated pipeline;
-  n' = -N^-1 mod 2^W is computed at SETMOD by a W-step shift-and-add (no multiplier needed).
+  DSP48E1 multiply (16x16 unsigned fits its 25x18 signed multiplier) with registered inputs and output, so no
+  product is tiled and no adder in the datapath is wider than 34 bits.  W = 32/64 would need 4/16 DSPs and
+  an adder tree per product, and a longer quotient loop per word.
+* ``lanes`` parallel lanes (default 64, 2 DSP48E1 each).  Lane j owns column j of a row of ``lanes`` words
+  and computes ``u_j = a_i*b_j + m_i*n_j + c_j + t_j``; rows are issued one per cycle.  The accumulator
+  is redundant: every column keeps the low word of u_j (which becomes t_{j-1}: the division by 2^W is a
+  renaming) and its carry c_j (the high part of u_j, kept in the column).  No carry crosses a column
+  within a product, so the only adders are 33-bit (two products) and 34-bit (plus c_j + t_j).
+* The quotient digit m_i = (t_0 + c_0 + a_i*b_0) * n' mod 2^W comes from a dedicated head (5 DSPs) that
+  tracks columns 0 and 1 itself and takes t_1 from lane 2: m_i*n_0 and m_i*n_1 | column sums | z*n',
+  three registered steps, so an outer iteration takes P = max(rows, 3) cycles (rows = ceil(size/lanes)).
+  n' = -N^-1 mod 2^W is computed at SETMOD by a W-step shift-and-add (no multiplier).
 * The end of a product resolves the redundant form a row at a time (one-bit generate/propagate carries
-  across the ``lanes`` words of a row, a ``lanes``-bit carry chain) while computing the borrow of V - N,
-  then a second row pass writes V or V - N (fully reduced, < N) into the destination slot.
-* Operands live in one BRAM register file, a row of ``lanes`` words per address, slots of
-  ``rows_per_slot`` rows; SETMOD copies N (the words below the size; words above it are ignored) into a
-  separate modulus memory, so the slot that held N may be reused afterwards.
-* EXP_WINDOW (fixed 4-bit window, table of a^2..a^15 in hidden slots) and EXP_LADDER (Montgomery ladder,
-  second ladder register in a hidden slot) are sequenced by the top-level FSM on top of the MUL core.
+  across the ``lanes`` words of a row on the carry chain) while computing the borrow of V - N, then a
+  second row pass writes V or V - N (< N) into the destination slot; both passes are value-independent.
+* Register file: one BRAM memory, a row of ``lanes`` words per address, ``rows_per_slot`` rows per slot,
+  16 user slots and 16 hidden ones.  SETMOD copies N (the words below the size; words above it are
+  ignored) into a separate modulus memory, so N's slot may be reused afterwards.  A MUL copies b into a
+  row buffer first, so the register file's read port is free to fetch rows of a during the loop.
+* EXP_WINDOW (fixed 4-bit window, table a^2..a^15 in hidden slots 16..29; squarings before the first
+  nonzero digit and products by zero digits are skipped) and EXP_LADDER (Montgomery ladder, R1 in hidden
+  slot 31; two products per exponent bit whatever its value) are sequenced by the top-level FSM.
+
+Cycles of one product: about P*size + 20 (size in W-bit words); see ``gateware.measure``.
 
 Operand contract: a, b < N; the words of an operand slot above the current size are ignored.
-A MUL/EXP result is written over whole rows: the words of dst above the size up to the end of the last
-row are zeroed, the rows above are left as they were.
+A MUL/EXP result is written over whole rows: the words of dst above the size up to the end of its last
+row are zeroed, rows above are left as they were.  ``rdata`` is only meaningful while not busy.
 """
 
 import os
@@ -205,7 +213,7 @@ class MontMulCore(Elaboratable):
         h_x = Signal(2 * W + 1)     # X_i = t_0 + c_0 + a_i*b_0
         h_y = Signal(2 * W + 1)     # Y_i = t_1 + c_1 + a_i*b_1
         h_z = Signal(W)
-        h_hu1 = Signal(W + 1)
+        h_hu1 = Signal(W + 2)
         h_ab1 = Signal(2 * W)
         h1 = Signal()               # head stage strobes
         h2 = Signal()
@@ -224,19 +232,26 @@ class MontMulCore(Elaboratable):
             ]
         u0 = Signal(2 * W + 2)
         u1 = Signal(2 * W + 2)
-        xn = Signal(2 * W + 1)
-        m.d.comb += [
-            u0.eq(h_pm0 + h_x),
-            u1.eq(h_pm1 + h_y),
-            xn.eq(u1[:W] + u0[W:] + h_pab0),
-        ]
+        m.d.comb += [u0.eq(h_pm0 + h_x), u1.eq(h_pm1 + h_y)]
+        # z = lo(X_{i+1}) = lo(lo(U1) + hi(U0) + a_{i+1} b_0) from 16-bit operands only: the low word of
+        # U0 = X_i + m_i n_0 is zero by the choice of m_i, so its carry out is (lo(X_i) != 0).
+        z = Signal(W)
+        m.d.comb += z.eq(((h_pm1[:W] + h_y[:W])[:W] + (h_pm0[W:2 * W] + h_x[W:2 * W])[:W]
+                          + (h_pab0[:W] + (h_x[:W] != 0))[:W])[:W])
+        h_xl = Signal(W)
+        h_xh = Signal(W + 2)
+        h_xa = Signal(2 * W)
+        h_hab = Signal(2 * W + 1)
         with m.If(h2):
-            m.d.sync += [h_z.eq(xn[:W]), h_x.eq(xn), h_hu1.eq(u1[W:]), h_ab1.eq(h_pab1)]
+            m.d.sync += [h_z.eq(z), h_xl.eq(u1[:W]), h_xh.eq(u0[W:]), h_xa.eq(h_pab0),
+                         h_hu1.eq(u1[W:]), h_ab1.eq(h_pab1)]
         with m.If(h3):
-            m.d.sync += h_m.eq((h_z * self.n_inv)[:W])
+            m.d.sync += [h_m.eq((h_z * self.n_inv)[:W]),
+                         h_x.eq(h_xl + h_xh + h_xa),        # X_{i+1}, needed from tau_{i+1} + 2
+                         h_hab.eq(h_hu1 + h_ab1)]           # c_1 + a_{i+1} b_1 of Y_{i+1}
         # Y_{i+1} = t_1 + c_1 + a_{i+1} b_1, with t_1 = low word of u_2 (lane 2, row 0) of iteration i
         with m.If(p4_v & (p4_k == 0)):
-            m.d.sync += h_y.eq(lane_u[2][:W] + h_hu1 + h_ab1)
+            m.d.sync += h_y.eq(lane_u[2][:W] + h_hab)
 
         # ---- final pass 1: resolve the redundant accumulator, compare with N --------------------
         f_issue = Signal()
