@@ -17,6 +17,7 @@ from pathlib import Path
 
 from soc import config
 from soc import firmware
+from gateware.interface import PeripheralConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_DIR = ROOT / "build" / "sim"
@@ -114,7 +115,7 @@ def _sources_hash(*parts):
     return digest.hexdigest()
 
 
-def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_montmul=None,
+def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_montmul=True,
           montmul_config=None, log=print):
     require_tools()
     build_dir = Path(build_dir).resolve()
@@ -147,7 +148,7 @@ def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_mont
         log("[sim] Verilator model is up to date")
 
     log("[sim] building the firmware")
-    firmware_bin = firmware.build(build_dir, max_bits=4096, extra_headers=firmware_headers(with_montmul, montmul_config))
+    firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits, extra_headers=firmware.soc_headers(montmul_config))
     rom_inits = list(gateware_dir.glob("*_rom.init"))
     if len(rom_inits) != 1:
         raise SystemExit(f"error: expected one ROM init file in {gateware_dir}, found {rom_inits}")
@@ -155,8 +156,3 @@ def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_mont
 
     info = {"cpu": config.CPU_TYPE, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ}
     return SimBuild(build_dir, gateware_dir, firmware_bin, model, rebuilt, info)
-
-
-def firmware_headers(with_montmul, montmul_config):
-    """Build-time headers that depend on the SoC's configuration."""
-    return {}

@@ -34,6 +34,12 @@ def generated_headers(max_bits):
     return headers
 
 
+def soc_headers(montmul_config=None):
+    """Headers that follow the SoC's configuration: the peripheral's command encoding."""
+    from gateware.interface import PeripheralConfig, c_header
+    return {"montmul.h": c_header(montmul_config or PeripheralConfig())}
+
+
 def build(build_dir, max_bits=4096, extra_headers=None, jobs=2):
     """Builds `<build_dir>/software/firmware/firmware.bin`; returns its path."""
     build_dir = Path(build_dir).resolve()

@@ -1,0 +1,81 @@
+"""LiteX wrapper of the Amaranth Montgomery peripheral: its plain ports become CSRs.
+
+The peripheral is converted to Verilog when the SoC is built (`gateware.montmul.generate_verilog`)
+and instantiated as a black box. Register map (generated into `csr.h`, never copied by hand):
+
+- `cmd`    write: a command word (layout in `gateware/interface.py`); the write issues it.
+- `wdata`  write: the next 32-bit word of the operand selected by a WRITE command.
+- `rdata`  read: the current 32-bit word of the operand selected by a READ command; reading it
+           moves on to the next word.
+- `status` read: busy, done, error code of the last command.
+- `ev_*`   the `done` interrupt: a command finished or was refused.
+"""
+
+from pathlib import Path
+
+from migen import Instance, ClockSignal, ResetSignal, Signal
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
+from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourcePulse
+
+from gateware.interface import ErrorCode, PeripheralConfig
+
+
+class MontgomeryCSR(LiteXModule):
+    def __init__(self, platform, config=None, name="montmul"):
+        self.config = config = config or PeripheralConfig()
+        self.cmd = CSRStorage(32, description="Command word; writing it issues the command "
+                                              "(op [3:0], dst [8:4], a [13:9], b [18:14], arg [31:19]).")
+        self.wdata = CSRStorage(32, description="Operand data in: the next 32-bit word of the slot "
+                                                "selected by the last WRITE command (least significant first).")
+        self.rdata = CSRStatus(32, description="Operand data out: the current 32-bit word of the slot "
+                                               "selected by the last READ command; reading advances to the next.")
+        errors = ", ".join(f"{e.value} {e.name}" for e in ErrorCode)
+        self.status = CSRStatus(fields=[
+            CSRField("busy", size=1, description="A command is running."),
+            CSRField("done", size=1, description="The last command completed successfully."),
+            CSRField("reserved", size=6),
+            CSRField("error", size=8, description=f"Why the last command or data access was refused: {errors}."),
+        ], description="Peripheral status.")
+        self.ev = EventManager()
+        self.ev.done = EventSourcePulse(description="A command finished or was refused.")
+        self.ev.finalize()
+
+        # # #
+
+        irq = Signal()
+        status = Signal(32)
+        self.specials += Instance(name,
+            i_clk       = ClockSignal("sys"),
+            i_rst       = ResetSignal("sys"),
+            i_cmd       = self.cmd.storage,
+            i_cmd_stb   = self.cmd.re,
+            i_wdata     = self.wdata.storage,
+            i_wdata_stb = self.wdata.re,
+            o_rdata     = self.rdata.status,
+            i_rdata_stb = self.rdata.we,       # the CSR bank's read strobe
+            o_status    = status,
+            o_irq       = irq,
+        )
+        self.comb += [
+            self.status.fields.busy.eq(status[0]),
+            self.status.fields.done.eq(status[1]),
+            self.status.fields.error.eq(status[8:16]),
+            self.ev.done.trigger.eq(irq),
+        ]
+        self.busy = Signal()
+        self.comb += self.busy.eq(status[0])
+        self._platform, self._name = platform, name
+
+    def do_finalize(self):
+        # The builder has chosen the output directory by now: convert the peripheral there.
+        from gateware.montmul import generate_verilog
+        platform, name = self._platform, self._name
+        out_dir = Path(getattr(platform, "output_dir", None) or "build") / "gateware"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / f"{name}.v"
+        text = generate_verilog(self.config, name=name)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        platform.add_source(str(path.resolve()))
