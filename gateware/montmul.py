@@ -263,16 +263,17 @@ class MontMulCore(Elaboratable):
         f2_g = Signal(L)
         f2_p = Signal(L)
         f2_n = Signal(L * W)
-        f3_v = Signal()
+        f3_v, f3_k = Signal(), Signal(range(KM))
         f3_val = Signal(L * W)
         f3_n = Signal(L * W)
-        f4_v = Signal()
+        f4_v, f4_k = Signal(), Signal(range(KM))
         f4_g = Signal(L)
         f4_p = Signal(L)
+        f4_val = Signal(L * W)
+        f4_n = Signal(L * W)
         hiprev = Signal(2)
         cin = Signal()
         bin_ = Signal()
-        sel = Signal()
 
         f_last = f_issue_k == rows - 1
         for j in range(L):
@@ -302,56 +303,31 @@ class MontMulCore(Elaboratable):
         value = Cat((f2_r.word_select(j, W) + carries[j])[:W] for j in range(L))
         with m.If(f2_v):
             m.d.sync += cin.eq(csum[L])
-        m.d.sync += [f3_v.eq(f2_v), f3_val.eq(value), f3_n.eq(f2_n)]
+        m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k), f3_val.eq(value), f3_n.eq(f2_n)]
         for j in range(L):
             vj = f3_val.word_select(j, W)
             nj = f3_n.word_select(j, W)
             m.d.sync += [f4_g[j].eq(vj < nj), f4_p[j].eq(vj == nj)]
-        m.d.sync += f4_v.eq(f3_v)
+        m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k), f4_val.eq(f3_val), f4_n.eq(f3_n)]
         bsum = Signal(L + 1)
         m.d.comb += bsum.eq((f4_g | f4_p) + f4_g + bin_)
+        borrows = Signal(L)
+        m.d.comb += borrows.eq(bsum[:L] ^ (f4_g | f4_p) ^ f4_g)
+        diff = Cat((f4_val.word_select(j, W) - f4_n.word_select(j, W) - borrows[j])[:W] for j in range(L))
         with m.If(f4_v):
             m.d.sync += bin_.eq(bsum[L])
+        # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
+        sel = Signal()
+        m.d.comb += sel.eq((hiprev != 0) | cin | ~bin_)
 
-        # ---- final pass 2: write V - sel*N -----------------------------------------------------
+        # ---- final pass 2: write V - N or V ----------------------------------------------------
         g_issue = Signal()
         g_issue_k = Signal(range(KM))
-        g0_v, g0_k = Signal(), Signal(range(KM))
-        g0_val = Signal(L * W)
-        g1_v, g1_k = Signal(), Signal(range(KM))
-        g1_val = Signal(L * W)
-        g1_n = Signal(L * W)
-        g1_g = Signal(L)
-        g1_p = Signal(L)
-        g2_v, g2_k = Signal(), Signal(range(KM))
-        g2_d = Signal(L * W)
-        bin2 = Signal()
-        m.d.sync += [g0_v.eq(g_issue), g0_k.eq(g_issue_k),
-                     g0_val.eq(Cat(acc_c(acc_rd0.data, j)[:W] for j in range(L)))]
-        for j in range(L):
-            vj = g0_val.word_select(j, W)
-            nj = Mux(sel, self.n_data.word_select(j, W), 0)
-            m.d.sync += [
-                g1_val.word_select(j, W).eq(vj),
-                g1_n.word_select(j, W).eq(nj),
-                g1_g[j].eq(vj < nj),
-                g1_p[j].eq(vj == nj),
-            ]
-        m.d.sync += [g1_v.eq(g0_v), g1_k.eq(g0_k)]
-        gsum = Signal(L + 1)
-        m.d.comb += gsum.eq((g1_g | g1_p) + g1_g + bin2)
-        borrows = Signal(L)
-        m.d.comb += borrows.eq(gsum[:L] ^ (g1_g | g1_p) ^ g1_g)
-        for j in range(L):
-            m.d.sync += g2_d.word_select(j, W).eq(
-                g1_val.word_select(j, W) - g1_n.word_select(j, W) - borrows[j])
-        with m.If(g1_v):
-            m.d.sync += bin2.eq(gsum[L])
-        m.d.sync += [g2_v.eq(g1_v), g2_k.eq(g1_k)]
         m.d.comb += [
-            self.wr_addr.eq(row_addr(sd, g2_k)),
-            self.wr_data.eq(g2_d),
-            self.wr_en.eq(g2_v),
+            self.wr_addr.eq(row_addr(sd, g_issue_k)),
+            self.wr_data.eq(Cat(Mux(sel, acc_lo(acc_rd0.data, j), acc_c(acc_rd0.data, j)[:W])
+                                for j in range(L))),
+            self.wr_en.eq(g_issue),
         ]
 
         # ---- accumulator port usage --------------------------------------------------------------
@@ -361,17 +337,15 @@ class MontMulCore(Elaboratable):
             m.d.comb += acc_addr0.eq(g_issue_k)
         with m.Else():
             m.d.comb += acc_addr0.eq(p3_k)
-        with m.If(f2_v):
-            # resolved value goes to the carry field, low words cleared
-            m.d.comb += [acc_wr.addr.eq(f2_k), acc_wr.en.eq(1),
-                         acc_wr.data.eq(Cat(Cat(C(0, W), value.word_select(j, W), C(0, CS - W))
+        with m.If(f4_v):
+            # pass 1 leaves V - N in the low-word field and V in the carry field
+            m.d.comb += [acc_wr.addr.eq(f4_k), acc_wr.en.eq(1),
+                         acc_wr.data.eq(Cat(Cat(diff.word_select(j, W), f4_val.word_select(j, W), C(0, CS - W))
                                             for j in range(L)))]
         with m.Else():
             m.d.comb += [acc_wr.addr.eq(p4_k), acc_wr.en.eq(p4_v), acc_wr.data.eq(lane_wr_data)]
         with m.If(f_issue):
             m.d.comb += self.n_addr.eq(f_issue_k)
-        with m.If(g_issue):
-            m.d.comb += self.n_addr.eq(g_issue_k)
 
         # ---- control -------------------------------------------------------------------------------
         b_copy_v = Signal()
@@ -407,9 +381,9 @@ class MontMulCore(Elaboratable):
                                  h_x.eq(0), h_y.eq(0)]
                 with m.If(cnt == 4):
                     m.d.sync += h_prologue.eq(0)
-                with m.If(cnt == 5):
-                    m.d.sync += h_y.eq(h_ab1)
-                with m.If((cnt >= self.PROLOGUE_MIN) & (cnt > rows)):
+                with m.If(cnt == 4):
+                    m.d.sync += h_y.eq(h_pab1)      # Y_0 = a_0 b_1 (read as 0 by this cycle's H2)
+                with m.If((cnt >= self.PROLOGUE_MIN - 1) & (cnt >= rows)):
                     m.next = "LOOP"
             with m.State("LOOP"):
                 m.d.comb += self.busy.eq(1)
@@ -444,19 +418,14 @@ class MontMulCore(Elaboratable):
             with m.State("FIN1W"):
                 m.d.comb += self.busy.eq(1)
                 m.d.sync += cnt.eq(cnt + 1)
-                with m.If(cnt == 4):
-                    m.d.sync += [sel.eq((hiprev != 0) | cin | ~bin_), ph.eq(0), bin2.eq(0)]
+                with m.If(cnt == 3):
+                    # the last row's V - N is written and the final borrow registered in this cycle
+                    m.d.sync += ph.eq(0)
                     m.next = "FIN2"
             with m.State("FIN2"):
                 m.d.comb += [self.busy.eq(1), g_issue.eq(1), g_issue_k.eq(ph)]
                 m.d.sync += ph.eq(ph + 1)
                 with m.If(ph == rows - 1):
-                    m.d.sync += cnt.eq(0)
-                    m.next = "FIN2W"
-            with m.State("FIN2W"):
-                m.d.comb += self.busy.eq(1)
-                m.d.sync += cnt.eq(cnt + 1)
-                with m.If(cnt == 2):
                     m.d.comb += self.done.eq(1)
                     m.next = "IDLE"
         return m
