@@ -99,15 +99,15 @@ def exp_schedule_cycles(mul, exponent, exponent_bits, mode, window_bits=WINDOW_B
     mode = _mode(mode)
     exponent &= (1 << exponent_bits) - 1
     if mode is Opcode.EXP_LADDER:
-        # accept; R1 = a*R0; per bit: read the bit (2 cycles), two products
-        return 1 + mul + exponent_bits * (2 + 2 * mul)
+        # accept; R1 = a*R0; per bit: read the bit (3 cycles), two products
+        return 1 + mul + exponent_bits * (3 + 2 * mul)
     k = window_bits
     cycles = 1 + (2 ** k - 2) * mul                 # accept; table a^2 .. a^(2^k-1)
     digits = -(-exponent_bits // k)
     started = False
     for pos in reversed(range(digits)):
         digit = (exponent >> (k * pos)) & (2 ** k - 1)
-        cycles += 2 * k                             # read k bits
+        cycles += 3 * k                             # read k bits, 3 cycles each
         cycles += (k * mul if started else 0) + 1   # k squarings once a nonzero digit has been seen
         if digit:
             cycles += mul + 1

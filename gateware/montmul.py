@@ -560,8 +560,15 @@ class MontgomeryPeripheral(wiring.Component):
         def exp_bit_read():
             m.d.comb += rp.addr.eq(row_addr(e_b, e_idx >> ROW_BITS_LOG))
 
+        # exponent bits: the W-bit word holding bit e_idx is registered first (short path from the
+        # block RAM), the bit is selected from it a cycle later
+        e_word = Signal(W)
+
+        def exp_word_latch():
+            m.d.sync += e_word.eq(rp.data.word_select(e_idx[_log2(W):ROW_BITS_LOG], W))
+
         def exp_bit_value():
-            return rp.data.bit_select(e_idx[:ROW_BITS_LOG], 1) & (e_idx < e_bits)
+            return e_word.bit_select(e_idx[:_log2(W)], 1) & (e_idx < e_bits)
 
         m.d.comb += rp.addr.eq(bus_rd_addr)
 
@@ -739,6 +746,9 @@ class MontgomeryPeripheral(wiring.Component):
                 exp_bit_read()
                 m.next = "EW_DIGW"
             with m.State("EW_DIGW"):
+                exp_word_latch()
+                m.next = "EW_DIGS"
+            with m.State("EW_DIGS"):
                 m.d.sync += [digit.eq(Cat(exp_bit_value(), digit[:K - 1])),
                              e_idx.eq(e_idx - 1), bcnt.eq(bcnt + 1)]
                 with m.If(bcnt == K - 1):
@@ -770,6 +780,9 @@ class MontgomeryPeripheral(wiring.Component):
                 exp_bit_read()
                 m.next = "EL_BITW"
             with m.State("EL_BITW"):
+                exp_word_latch()
+                m.next = "EL_BITS"
+            with m.State("EL_BITS"):
                 m.d.sync += bit.eq(exp_bit_value())
                 m.next = "EL_M1"
             with m.State("EL_M1"):
