@@ -550,8 +550,10 @@ class MontgomeryPeripheral(wiring.Component):
         cp_k = Signal(range(KM))
 
         def call(dst, a, b, ret_to):
-            m.d.sync += [c_d.eq(dst), c_a.eq(a), c_b.eq(b), ret.eq(ret_to)]
-            m.next = "CALL"
+            # the core latches the slots in this cycle and starts
+            m.d.comb += [c_d.eq(dst), c_a.eq(a), c_b.eq(b), core.start.eq(1)]
+            m.d.sync += ret.eq(ret_to)
+            m.next = "WAIT"
 
         def finish_ok():
             m.d.sync += [done.eq(1), irq.eq(1)]
@@ -668,9 +670,6 @@ class MontgomeryPeripheral(wiring.Component):
                             refuse(ErrorCode.BAD_OPCODE)
 
             # ---- calls of the MUL core ----
-            with m.State("CALL"):
-                m.d.comb += core.start.eq(1)
-                m.next = "WAIT"
             with m.State("WAIT"):
                 m.d.comb += [rp.addr.eq(core.rd_addr),
                              wp.addr.eq(core.wr_addr), wp.data.eq(core.wr_data),
