@@ -73,7 +73,6 @@ class MontMulCore(Elaboratable):
     * drain, then two row passes: resolve the carries (and compare with N), write V or V - N.
     """
 
-    PROLOGUE_MIN = 5        # cycles before the first iteration (the head needs them for m_0)
 
     def __init__(self, config):
         self.config = config
@@ -89,6 +88,7 @@ class MontMulCore(Elaboratable):
         self.size = Signal(13)
         self.rows = Signal(range(KM + 1))
         self.n_inv = Signal(W)
+        self.q = Signal(W)              # 1 + bits[W:2W) of n' * (n_0 + 2^W n_1) mod 2^2W
         self.last_row_mask = Signal(L)
         # Operand memory access.
         self.rd_addr = Signal(range(depth))
@@ -130,10 +130,8 @@ class MontMulCore(Elaboratable):
         sb = Signal(5)
         sd = Signal(5)
         rows = self.rows
-        period = Signal(range(max(KM, 3) + 1))
-        i = Signal(13)
-        ph = Signal(range(max(KM, 3) + 1))
-        cnt = Signal(range(max(KM, 8) + 8))
+        period = Signal(range(max(KM, 2) + 1))
+        cnt = Signal(range(KM + 9))
 
         def row_addr(slot, row):
             return slot * KM + row
@@ -141,117 +139,128 @@ class MontMulCore(Elaboratable):
         def mask_words(data, mask):
             return data & Cat(mask[j].replicate(W) for j in range(L))
 
+        # ---- schedule ----------------------------------------------------------------------------
+        # Iteration i owns the cycles mu_i .. mu_i + P - 1 (mu_i = mu_0 + i*P): the quotient m_i sits in
+        # the head's register h_m for exactly those cycles, and row k of the lanes multiplies by it at
+        # mu_i + k.  Rows are therefore issued 3 cycles ahead of the head's phase: two counter pairs.
+        issue_on = Signal()
+        ii = Signal(13)                 # iteration being issued
+        iph = Signal(range(max(KM, 2) + 1))
+        head_on = Signal()
+        hi = Signal(13)                 # iteration the head is in
+        hph = Signal(range(max(KM, 2) + 1))
+
         # ---- a operand ---------------------------------------------------------------------------
-        arow = Signal(L * W)        # row holding the next a word to select
-        a_head = Signal(W)          # a_{i+1} during iteration i (for the head)
-        a_cur = Signal(W)           # a_i
-        a_lane = Signal(W)          # a_i, as seen by the lane multipliers
-        m_lane = Signal(W)          # m_i, as seen by the lane multipliers
+        arow = Signal(L * W)            # the register-file row holding a_{hi+3}
+        a_lane = Signal(W)              # a_i for the lanes' a*b products (valid mu_i - 1 .. mu_i + K - 2)
+        a_q1 = Signal(W)                # a_{i+1}
+        a_q2 = Signal(W)                # a_{i+2}: the head's a*b_0, a*b_1 products use it
 
         def a_word(index):
             return arow.word_select(index[:LOG_L], W)
 
         # ---- lane pipeline -------------------------------------------------------------------------
+        # s0 issue (b, n row read) | s1 DSP input regs | s2 a_i*b_j | s3 m_i*n_j, z = a_i*b_j + c_j + t_j
+        # | s4 u_j = m_i*n_j + z, written back (lane L-1 adds its t here: row k+1 may be 1 cycle old)
         issue = Signal()
         issue_k = Signal(range(KM))
-        first = Signal()            # iteration 0: the accumulator reads as zero
-        # stage registers: *_v valid, *_k row, *_f first iteration
-        p1_v, p1_k, p1_f = Signal(), Signal(range(KM)), Signal()
-        p2_v, p2_k, p2_f = Signal(), Signal(range(KM)), Signal()
-        p3_v, p3_k, p3_f = Signal(), Signal(range(KM)), Signal()
-        p4_v, p4_k = Signal(), Signal(range(KM))
+        q1_v, q1_k, q1_f = Signal(), Signal(range(KM)), Signal()
+        q2_v, q2_k, q2_f = Signal(), Signal(range(KM)), Signal()
+        q3_v, q3_k, q3_f = Signal(), Signal(range(KM)), Signal()
+        q4_v, q4_k, q4_f = Signal(), Signal(range(KM)), Signal()
         l_b = Signal(L * W)
+        l_n1 = Signal(L * W)
         l_n = Signal(L * W)
         l_ab = Signal(L * 2 * W)
         l_mn = Signal(L * 2 * W)
-        l_s = Signal(L * (2 * W + 1))
-        l_y = Signal(L * CW)
+        l_z = Signal(L * (2 * W + 1))
+        h_m = Signal(W)                 # m_i (head output register, read by every lane)
 
         m.d.comb += [b_rd.addr.eq(issue_k), self.n_addr.eq(issue_k)]
-        m.d.sync += [p1_v.eq(issue), p1_k.eq(issue_k), p1_f.eq(first),
-                     p2_v.eq(p1_v), p2_k.eq(p1_k), p2_f.eq(p1_f),
-                     p3_v.eq(p2_v), p3_k.eq(p2_k), p3_f.eq(p2_f),
-                     p4_v.eq(p3_v), p4_k.eq(p3_k)]
-        # stage 1: DSP input registers
-        m.d.sync += [l_b.eq(b_rd.data), l_n.eq(self.n_data)]
-        # stage 2: products (DSP M/P registers)
+        m.d.sync += [q1_v.eq(issue), q1_k.eq(issue_k), q1_f.eq(ii == 0),
+                     q2_v.eq(q1_v), q2_k.eq(q1_k), q2_f.eq(q1_f),
+                     q3_v.eq(q2_v), q3_k.eq(q2_k), q3_f.eq(q2_f),
+                     q4_v.eq(q3_v), q4_k.eq(q3_k), q4_f.eq(q3_f)]
+        m.d.sync += [l_b.eq(b_rd.data), l_n1.eq(self.n_data), l_n.eq(l_n1)]
         for j in range(L):
             m.d.sync += [
                 l_ab.word_select(j, 2 * W).eq(a_lane * l_b.word_select(j, W)),
-                l_mn.word_select(j, 2 * W).eq(m_lane * l_n.word_select(j, W)),
+                l_mn.word_select(j, 2 * W).eq(h_m * l_n.word_select(j, W)),
             ]
-        # stage 3: sum of the two products; accumulator column value y_j = c_j + t_j read for the row
         acc_addr0 = Signal(range(KM))
+        acc_addr1 = Signal(range(KM))
         m.d.comb += [acc_rd0.addr.eq(acc_addr0),
-                     acc_rd1.addr.eq(Mux(acc_addr0 == KM - 1, 0, acc_addr0 + 1))]
-        p3_lastrow = p3_k == rows - 1
+                     acc_rd1.addr.eq(Mux(acc_addr1 == KM - 1, 0, acc_addr1 + 1))]
         for j in range(L):
-            m.d.sync += l_s.word_select(j, 2 * W + 1).eq(l_ab.word_select(j, 2 * W) + l_mn.word_select(j, 2 * W))
-        # the accumulator is read in the same cycle (row in stage 3), so that the loop through it is
-        # only the stage-4 adder: its row k was written >= P-3 cycles earlier, row k+1 >= P-2
-        y_last = p3_k == rows - 1
-        for j in range(L):
-            if j < L - 1:
-                t_next = acc_lo(acc_rd0.data, j + 1)
-            else:
-                t_next = Mux(y_last, 0, acc_lo(acc_rd1.data, 0))
-            m.d.sync += l_y.word_select(j, CW).eq(Mux(p3_f, 0, acc_c(acc_rd0.data, j) + t_next))
-        # stage 4: column sums u_j = s_j + y_j, written back as (low word, carry)
+            t_next = acc_lo(acc_rd0.data, j + 1) if j < L - 1 else 0
+            m.d.sync += l_z.word_select(j, 2 * W + 1).eq(
+                l_ab.word_select(j, 2 * W) + Mux(q3_f, 0, acc_c(acc_rd0.data, j) + t_next))
         lane_u = [Signal(UW, name=f"u{j}") for j in range(L)]
         for j in range(L):
-            m.d.comb += lane_u[j].eq(l_s.word_select(j, 2 * W + 1) + l_y.word_select(j, CW))
+            if j < L - 1:
+                m.d.comb += lane_u[j].eq(l_mn.word_select(j, 2 * W) + l_z.word_select(j, 2 * W + 1))
+            else:
+                t_last = Mux(q4_f | (q4_k == rows - 1), 0, acc_lo(acc_rd1.data, 0))
+                m.d.comb += lane_u[j].eq(l_mn.word_select(j, 2 * W) + l_z.word_select(j, 2 * W + 1) + t_last)
         lane_wr_data = Cat(Cat(u[:W], u[W:W + CS]) for u in lane_u)
 
         # ---- quotient head -------------------------------------------------------------------------
+        # With V_i = X_i + 2^W Y_i the two low columns (X, Y: column sums incl. carries), n' = -N^-1 and
+        # Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) mod 2^2W (from SETMOD):
+        #   m_{i+1} = (m_i*Q + bits[W:2W) of (n'*V_i mod 2^2W) + n'*a_{i+1}*b_0) mod 2^W
+        #   V_{i+1} = (V_i + m_i*(n_0 + 2^W n_1)) / 2^W + a_{i+1}*b_0 + 2^W*(a_{i+1}*b_1 + t_1)
+        # where t_1 = low word of u_2 (lane 2, row 0) of iteration i.  The head keeps V' = V without
+        # that lane term (it arrives a cycle later) and adds n'*t_1 separately, so the loop from m_i to
+        # m_{i+1} is one multiply-add: one iteration every 2 cycles.
         b0 = Signal(W)
         b1 = Signal(W)
-        h_m = Signal(W)             # m_i (head output register)
-        h_pm0 = Signal(2 * W)
-        h_pm1 = Signal(2 * W)
-        h_pab0 = Signal(2 * W)
-        h_pab1 = Signal(2 * W)
-        h_x = Signal(2 * W + 1)     # X_i = t_0 + c_0 + a_i*b_0
-        h_y = Signal(2 * W + 1)     # Y_i = t_1 + c_1 + a_i*b_1
-        h_z = Signal(W)
-        h_hu1 = Signal(W + 2)
-        h_ab1 = Signal(2 * W)
-        h1 = Signal()               # head stage strobes
-        h2 = Signal()
-        h3 = Signal()
-        h_prologue = Signal()       # the run that produces m_0 (no previous quotient)
-
-        # the modulus' two low words, latched at start
         n0r = Signal(W)
         n1r = Signal(W)
-        with m.If(h1):
-            m.d.sync += [
-                h_pm0.eq(Mux(h_prologue, 0, h_m * n0r)),
-                h_pm1.eq(Mux(h_prologue, 0, h_m * n1r)),
-                h_pab0.eq(a_head * b0),
-                h_pab1.eq(a_head * b1),
-            ]
-        u0 = Signal(2 * W + 2)
-        u1 = Signal(2 * W + 2)
-        m.d.comb += [u0.eq(h_pm0 + h_x), u1.eq(h_pm1 + h_y)]
-        # z = lo(X_{i+1}) = lo(lo(U1) + hi(U0) + a_{i+1} b_0) from 16-bit operands only: the low word of
-        # U0 = X_i + m_i n_0 is zero by the choice of m_i, so its carry out is (lo(X_i) != 0).
-        z = Signal(W)
-        m.d.comb += z.eq(((h_pm1[:W] + h_y[:W])[:W] + (h_pm0[W:2 * W] + h_x[W:2 * W])[:W]
-                          + (h_pab0[:W] + (h_x[:W] != 0))[:W])[:W])
-        h_xl = Signal(W)
-        h_xh = Signal(W + 2)
-        h_xa = Signal(2 * W)
-        h_hab = Signal(2 * W + 1)
-        with m.If(h2):
-            m.d.sync += [h_z.eq(z), h_xl.eq(u1[:W]), h_xh.eq(u0[W:]), h_xa.eq(h_pab0),
-                         h_hu1.eq(u1[W:]), h_ab1.eq(h_pab1)]
-        with m.If(h3):
-            m.d.sync += [h_m.eq((h_z * self.n_inv)[:W]),
-                         h_x.eq(h_xl + h_xh + h_xa),        # X_{i+1}, needed from tau_{i+1} + 2
-                         h_hab.eq(h_hu1 + h_ab1)]           # c_1 + a_{i+1} b_1 of Y_{i+1}
-        # Y_{i+1} = t_1 + c_1 + a_{i+1} b_1, with t_1 = low word of u_2 (lane 2, row 0) of iteration i
-        with m.If(p4_v & (p4_k == 0)):
-            m.d.sync += h_y.eq(lane_u[2][:W] + h_hab)
+        u2lo = Signal(W)                # t_1 contribution of the last iteration (lane 2, row 0)
+        h_M0 = Signal(2 * W)
+        h_M1 = Signal(2 * W)
+        h_W1 = Signal(4 * W)
+        h_V = Signal(4 * W)             # V'_i
+        h_p1 = Signal(2 * W)
+        h_p2 = Signal(W)
+        h_p3 = Signal(W)
+        h_ab0 = Signal(2 * W)
+        h_ab1 = Signal(2 * W)
+        h_E = Signal(3 * W + 1)         # a_{i+1} b_0 + 2^W a_{i+1} b_1
+        h_gab = Signal(W)               # n' * a_{i+1} b_0 mod 2^W
+
+        with m.If(q4_v & (q4_k == 0)):
+            m.d.sync += u2lo.eq(lane_u[2][:W])
+
+        def head_a_products():
+            m.d.sync += [h_ab0.eq(a_q2 * b0), h_ab1.eq(a_q2 * b1)]
+
+        def head_a_sums():
+            m.d.sync += [h_E.eq(h_ab0 + (h_ab1 << W)), h_gab.eq((h_ab0[:W] * self.n_inv)[:W])]
+
+        P = period
+        with m.If(head_on):
+            with m.If(hph == 0):
+                m.d.sync += [
+                    h_M0.eq(h_m * n0r),
+                    h_M1.eq(h_m * n1r),
+                    h_W1.eq((h_V >> W) + u2lo + h_E + (h_V[:W] != 0)),
+                    h_p1.eq(h_V[:W] * self.n_inv),
+                    h_p2.eq((h_V[W:2 * W] * self.n_inv)[:W]),
+                    h_p3.eq((u2lo * self.n_inv)[:W]),
+                ]
+            with m.If(hph == 1):
+                m.d.sync += h_V.eq(h_W1 + (h_M0 >> W) + h_M1)
+            with m.If(hph == P - 1):
+                g = Signal(W)
+                m.d.comb += g.eq(((h_p1[W:] + h_p2)[:W] + (h_p3 + h_gab)[:W])[:W])
+                m.d.sync += h_m.eq((h_m * self.q + g)[:W])
+                head_a_sums()
+                m.d.sync += arow.eq(self.rd_data)
+            with m.If(hph == P - 2):
+                head_a_products()
+                m.d.sync += [a_lane.eq(a_q1), a_q1.eq(a_q2), a_q2.eq(a_word(hi + 3))]
+                m.d.comb += self.rd_addr.eq(row_addr(sa, (hi + 4) >> LOG_L))
 
         # ---- final pass 1: resolve the redundant accumulator, compare with N --------------------
         f_issue = Signal()
@@ -332,18 +341,18 @@ class MontMulCore(Elaboratable):
 
         # ---- accumulator port usage --------------------------------------------------------------
         with m.If(f_issue):
-            m.d.comb += acc_addr0.eq(f_issue_k)
+            m.d.comb += [acc_addr0.eq(f_issue_k), acc_addr1.eq(f_issue_k)]
         with m.Elif(g_issue):
             m.d.comb += acc_addr0.eq(g_issue_k)
         with m.Else():
-            m.d.comb += acc_addr0.eq(p3_k)
+            m.d.comb += [acc_addr0.eq(q3_k), acc_addr1.eq(q4_k)]
         with m.If(f4_v):
             # pass 1 leaves V - N in the low-word field and V in the carry field
             m.d.comb += [acc_wr.addr.eq(f4_k), acc_wr.en.eq(1),
                          acc_wr.data.eq(Cat(Cat(diff.word_select(j, W), f4_val.word_select(j, W), C(0, CS - W))
                                             for j in range(L)))]
         with m.Else():
-            m.d.comb += [acc_wr.addr.eq(p4_k), acc_wr.en.eq(p4_v), acc_wr.data.eq(lane_wr_data)]
+            m.d.comb += [acc_wr.addr.eq(q4_k), acc_wr.en.eq(q4_v), acc_wr.data.eq(lane_wr_data)]
         with m.If(f_issue):
             m.d.comb += self.n_addr.eq(f_issue_k)
 
@@ -355,19 +364,22 @@ class MontMulCore(Elaboratable):
             m.d.comb += [b_wr.addr.eq(b_copy_k), b_wr.en.eq(1),
                          b_wr.data.eq(Mux(b_copy_k == rows - 1,
                                           mask_words(self.rd_data, self.last_row_mask), self.rd_data))]
-        m.d.sync += [h1.eq(0), h2.eq(h1), h3.eq(h2)]
+        ph = Signal(range(KM + 1))      # row counter of the final passes
 
         with m.FSM():
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [sa.eq(self.slot_a), sb.eq(self.slot_b), sd.eq(self.slot_dst),
-                                 i.eq(0), ph.eq(0), first.eq(1), cnt.eq(0),
-                                 period.eq(Mux(rows > 3, rows, 3))]
-                    m.next = "PRO"
-            with m.State("PRO"):
+                                 cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0),
+                                 issue_on.eq(0), head_on.eq(0),
+                                 period.eq(Mux(rows > 2, rows, 2))]
+                    m.next = "RUN"
+            with m.State("RUN"):
                 m.d.comb += self.busy.eq(1)
-                m.d.sync += cnt.eq(cnt + 1)
-                # c0: read a's row 0; c1..cK: read b's rows (written to bmem a cycle later)
+                with m.If(cnt != KM + 8):
+                    m.d.sync += cnt.eq(cnt + 1)
+                # prologue: c0 read a's row 0 (and N's row 0); c1..cK copy b's rows into bmem;
+                # c2..c5 the head's products for a_0 and a_1 give V'_0, m_0, E_1, n'*a_1*b_0
                 with m.If(cnt == 0):
                     m.d.comb += [self.rd_addr.eq(row_addr(sa, 0)), self.n_addr.eq(0)]
                 with m.Elif(cnt <= rows):
@@ -377,38 +389,40 @@ class MontMulCore(Elaboratable):
                     m.d.sync += [arow.eq(self.rd_data), n0r.eq(self.n_data[:W]), n1r.eq(self.n_data[W:2 * W])]
                 with m.If(cnt == 2):
                     m.d.sync += [b0.eq(self.rd_data[:W]), b1.eq(self.rd_data[W:2 * W]),
-                                 a_head.eq(arow[:W]), h1.eq(1), h_prologue.eq(1),
-                                 h_x.eq(0), h_y.eq(0)]
+                                 a_q2.eq(arow.word_select(0, W)), a_lane.eq(arow.word_select(0, W)),
+                                 u2lo.eq(0), issue_on.eq(1)]
+                with m.If(cnt == 3):
+                    head_a_products()
+                    m.d.sync += a_q2.eq(arow.word_select(1, W))
                 with m.If(cnt == 4):
-                    m.d.sync += h_prologue.eq(0)
-                with m.If(cnt == 4):
-                    m.d.sync += h_y.eq(h_pab1)      # Y_0 = a_0 b_1 (read as 0 by this cycle's H2)
-                with m.If((cnt >= self.PROLOGUE_MIN - 1) & (cnt >= rows)):
-                    m.next = "LOOP"
-            with m.State("LOOP"):
-                m.d.comb += self.busy.eq(1)
-                with m.If(ph < rows):
-                    m.d.comb += [issue.eq(1), issue_k.eq(ph)]
-                with m.If(ph == 0):
-                    # a_i moves to the lanes, a_{i+1} to the head; fetch the row holding a_{i+2}
-                    m.d.sync += [a_cur.eq(a_head), a_head.eq(a_word(i + 1))]
-                    m.d.comb += self.rd_addr.eq(row_addr(sa, (i + 2) >> LOG_L))
-                    m.d.sync += h1.eq(1)
-                with m.If(ph == 1):
-                    m.d.sync += [arow.eq(self.rd_data), a_lane.eq(a_cur), m_lane.eq(h_m)]
-                m.d.sync += ph.eq(ph + 1)
-                with m.If(ph == period - 1):
-                    m.d.sync += [ph.eq(0), i.eq(i + 1), first.eq(0)]
-                    with m.If(i == self.size - 1):
-                        m.d.sync += cnt.eq(0)
-                        m.next = "DRAIN"
+                    head_a_sums()
+                    head_a_products()
+                    m.d.sync += [a_q2.eq(arow.word_select(2, W)), a_q1.eq(arow.word_select(1, W))]
+                with m.If(cnt == 5):
+                    head_a_sums()
+                    m.d.sync += [h_V.eq(h_E), h_m.eq(h_gab), head_on.eq(1)]
+
+                # lanes: rows of iteration ii, issued 3 cycles ahead of the head
+                with m.If(issue_on):
+                    with m.If(iph < rows):
+                        m.d.comb += [issue.eq(1), issue_k.eq(iph)]
+                    m.d.sync += iph.eq(iph + 1)
+                    with m.If(iph == period - 1):
+                        m.d.sync += [iph.eq(0), ii.eq(ii + 1)]
+                        with m.If(ii == self.size - 1):
+                            m.d.sync += issue_on.eq(0)
+                with m.If(head_on):
+                    m.d.sync += hph.eq(hph + 1)
+                    with m.If(hph == period - 1):
+                        m.d.sync += [hph.eq(0), hi.eq(hi + 1)]
+                        with m.If(hi == self.size - 1):
+                            # the last row's update lands by mu_{s-1} + K <= mu_s
+                            m.d.sync += head_on.eq(0)
+                            m.next = "DRAIN"
             with m.State("DRAIN"):
-                # the last row's update is written at tau + K + 3; pass 1 may read it from tau + K + 4
                 m.d.comb += self.busy.eq(1)
-                m.d.sync += cnt.eq(cnt + 1)
-                with m.If(cnt + period == rows + 3):
-                    m.d.sync += [hiprev.eq(0), cin.eq(0), bin_.eq(0), ph.eq(0)]
-                    m.next = "FIN1"
+                m.d.sync += [hiprev.eq(0), cin.eq(0), bin_.eq(0), ph.eq(0)]
+                m.next = "FIN1"
             with m.State("FIN1"):
                 m.d.comb += [self.busy.eq(1), f_issue.eq(1), f_issue_k.eq(ph)]
                 m.d.sync += ph.eq(ph + 1)
@@ -488,7 +502,8 @@ class MontgomeryPeripheral(wiring.Component):
         n_inv = Signal(W)
         mask = Signal(L)
         has_mod = Signal()
-        m.d.comb += [core.size.eq(size), core.rows.eq(rows), core.n_inv.eq(n_inv),
+        q_mod = Signal(W)
+        m.d.comb += [core.size.eq(size), core.rows.eq(rows), core.n_inv.eq(n_inv), core.q.eq(q_mod),
                      core.last_row_mask.eq(mask),
                      core.rd_data.eq(rp.data), core.n_data.eq(nrp.data), nrp.addr.eq(core.n_addr)]
 
@@ -544,6 +559,10 @@ class MontgomeryPeripheral(wiring.Component):
         new_mask = Signal(L)
         inv_t = Signal(W + 1)
         inv_n = Signal(W)
+        inv_n1 = Signal(W)
+        q_lo = Signal(2 * W)
+        q_hi = Signal(W)
+        q = Signal(W)
         inv_x = Signal(W)
         cnt = Signal(range(max(W, KM) + 2))
         cp_v = Signal()
@@ -715,7 +734,8 @@ class MontgomeryPeripheral(wiring.Component):
                     m.d.sync += [error.eq(ErrorCode.EVEN_MODULUS), irq.eq(1)]
                     m.next = "IDLE"
                 with m.Else():
-                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), cnt.eq(0)]
+                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), inv_n1.eq(rp.data[W:2 * W]),
+                                 cnt.eq(0)]
                     m.next = "SM_INV"
             with m.State("SM_INV"):
                 # invariant: 1 + n*x = t * 2^cnt; after W steps x = -n^-1 mod 2^W
@@ -726,7 +746,14 @@ class MontgomeryPeripheral(wiring.Component):
                 m.d.sync += cnt.eq(cnt + 1)
                 with m.If(cnt == W - 1):
                     m.d.sync += cnt.eq(0)
-                    m.next = "SM_COPY"
+                    m.next = "SM_Q1"
+            with m.State("SM_Q1"):
+                # the head's constant: Q = 1 + bits[W:2W) of n' * (n_0 + 2^W n_1) mod 2^2W
+                m.d.sync += [q_lo.eq(inv_x * inv_n), q_hi.eq((inv_x * inv_n1)[:W])]
+                m.next = "SM_Q2"
+            with m.State("SM_Q2"):
+                m.d.sync += q.eq((q_lo[W:] + q_hi + 1)[:W])
+                m.next = "SM_COPY"
             with m.State("SM_COPY"):
                 m.d.comb += rp.addr.eq(row_addr(e_a, cnt))
                 m.d.sync += [cp_v.eq(1), cp_k.eq(cnt), cnt.eq(cnt + 1)]
@@ -735,7 +762,7 @@ class MontgomeryPeripheral(wiring.Component):
             with m.State("SM_FIN"):
                 # the last copy write happens in this cycle
                 m.d.sync += [size.eq(new_size), rows.eq(new_rows), mask.eq(new_mask),
-                             n_inv.eq(inv_x), has_mod.eq(1)]
+                             n_inv.eq(inv_x), q_mod.eq(q), has_mod.eq(1)]
                 finish_ok()
 
             # ---- EXP_WINDOW: fixed K-bit window, left to right ----
