@@ -68,12 +68,25 @@ static int split(char *s, char **argv)
 
 void console_print_help(void)
 {
+	const struct console_command *const *table;
 	const struct console_command *cmd;
-	for (cmd = console_commands; cmd->name; cmd++) {
-		char left[48];
-		snprintf(left, sizeof(left), "%s %s", cmd->name, cmd->usage);
-		printf("  %-30s %s\n", left, cmd->help);
-	}
+	for (table = console_tables; *table; table++)
+		for (cmd = *table; cmd->name; cmd++) {
+			char left[48];
+			snprintf(left, sizeof(left), "%s %s", cmd->name, cmd->usage);
+			printf("  %-30s %s\n", left, cmd->help);
+		}
+}
+
+static const struct console_command *find_command(const char *name)
+{
+	const struct console_command *const *table;
+	const struct console_command *cmd;
+	for (table = console_tables; *table; table++)
+		for (cmd = *table; cmd->name; cmd++)
+			if (strcmp(cmd->name, name) == 0)
+				return cmd;
+	return NULL;
 }
 
 void console_run(void)
@@ -96,10 +109,8 @@ void console_run(void)
 		}
 		if (argc == 0)
 			continue;
-		for (cmd = console_commands; cmd->name; cmd++)
-			if (strcmp(cmd->name, argv[0]) == 0)
-				break;
-		if (!cmd->name) {
+		cmd = find_command(argv[0]);
+		if (!cmd) {
 			printf("error=unknown_command command=%s (type 'help')\n", argv[0]);
 			continue;
 		}

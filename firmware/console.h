@@ -11,8 +11,8 @@ struct console_command {
 	void (*run)(int argc, char **argv);
 };
 
-/* The table lives in main.c; a NULL name ends it. */
-extern const struct console_command console_commands[];
+/* Command tables, each ended by a NULL name; the list of tables (in main.c) ends with NULL. */
+extern const struct console_command *const console_tables[];
 
 void console_run(void) __attribute__((noreturn));
 void console_print_help(void);

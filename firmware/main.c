@@ -10,6 +10,7 @@
 
 #include "console.h"
 #include "cycles.h"
+#include "rsa_cmds.h"
 
 static void cmd_help(int argc, char **argv)
 {
@@ -38,11 +39,13 @@ static void cmd_info(int argc, char **argv)
 	       (unsigned long)t1, (unsigned long)(t1 - t0));
 }
 
-const struct console_command console_commands[] = {
+static const struct console_command base_commands[] = {
 	{ "help", "", "list the commands", cmd_help },
 	{ "info", "", "CPU, clock, memory sizes, cycle counter check", cmd_info },
 	{ NULL, NULL, NULL, NULL },
 };
+
+const struct console_command *const console_tables[] = { base_commands, rsa_commands, NULL };
 
 int main(void)
 {

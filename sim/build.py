@@ -148,7 +148,7 @@ def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_mont
         log("[sim] Verilator model is up to date")
 
     log("[sim] building the firmware")
-    firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits, extra_headers=firmware.soc_headers(montmul_config))
+    firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits, extra_headers=firmware.soc_headers(montmul_config, keys_cache=build_dir.parent / "keys"))
     rom_inits = list(gateware_dir.glob("*_rom.init"))
     if len(rom_inits) != 1:
         raise SystemExit(f"error: expected one ROM init file in {gateware_dir}, found {rom_inits}")

@@ -12,3 +12,10 @@ SRAM_SIZE = 0x10000
 
 # Console line buffer: long enough for `modexp` with three 4096-bit hex operands.
 CONSOLE_LINE_MAX = 4096
+
+# Benchmark keys built into the firmware, and the sizes `make bench` runs by default.
+KEY_SIZES = (512, 1024, 1536, 2048, 3072, 4096)
+BENCH_SIZES = (512, 1024, 2048)
+PUBLIC_EXPONENT = 65537
+# Seed of the benchmark key generator: the same keys (and so the same cycle counts) on every machine.
+KEY_SEED = 20261122

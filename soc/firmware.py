@@ -34,10 +34,14 @@ def generated_headers(max_bits):
     return headers
 
 
-def soc_headers(montmul_config=None):
-    """Headers that follow the SoC's configuration: the peripheral's command encoding."""
+def soc_headers(montmul_config=None, keys_cache=None):
+    """Headers that follow the SoC's configuration: the peripheral's command encoding, and the
+    benchmark keys and test vectors up to the peripheral's maximum size."""
     from gateware.interface import PeripheralConfig, c_header
-    return {"montmul.h": c_header(montmul_config or PeripheralConfig())}
+    from soc.keys import keys_header
+    montmul_config = montmul_config or PeripheralConfig()
+    return {"montmul.h": c_header(montmul_config),
+            "keys.h": keys_header(montmul_config.max_bits, cache_dir=keys_cache)}
 
 
 def build(build_dir, max_bits=4096, extra_headers=None, jobs=2):

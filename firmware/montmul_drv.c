@@ -1,0 +1,33 @@
+#include "montmul_drv.h"
+
+unsigned mm_load(unsigned slot, const uint32_t *a, unsigned limbs, unsigned total)
+{
+	unsigned i, err = mm_run(montmul_cmd(MONTMUL_OP_WRITE, slot, 0, 0, 0));
+	if (err)
+		return err;
+	for (i = 0; i < limbs; i++)
+		montmul_wdata_write(a[i]);
+	for (; i < total; i++)
+		montmul_wdata_write(0);
+	return mm_wait();
+}
+
+unsigned mm_store(unsigned slot, uint32_t *r, unsigned limbs)
+{
+	unsigned i, err = mm_run(montmul_cmd(MONTMUL_OP_READ, 0, slot, 0, 0));
+	if (err)
+		return err;
+	for (i = 0; i < limbs; i++)
+		r[i] = montmul_rdata_read();
+	return mm_wait();
+}
+
+unsigned mm_setmod(unsigned slot, unsigned limbs)
+{
+	return mm_run(montmul_cmd(MONTMUL_OP_SETMOD, 0, slot, 0, MM_SIZE_WORDS(limbs)));
+}
+
+unsigned mm_exp(unsigned dst, unsigned base, unsigned e, unsigned ebits, int ladder)
+{
+	return mm_run(montmul_cmd(ladder ? MONTMUL_OP_EXP_LADDER : MONTMUL_OP_EXP_WINDOW, dst, base, e, ebits));
+}

@@ -1,0 +1,186 @@
+"""Build-time key material for the firmware: benchmark keys and the PKCS#1 v2.1 test vectors.
+
+Benchmark keys: primes from a seeded generator, so every build (and every user) gets the same keys
+and the same cycle counts; the key is then assembled and checked by the `cryptography` package
+(`RSAPrivateNumbers.private_key()` runs OpenSSL's consistency checks), which also supplies the CRT
+values. Vectors: keys and ciphertexts from `cryptography_vectors` (oaep-vect.txt); the expected raw
+results come from Python's `pow()` and are checked to be valid OAEP encodings of the vector's message.
+"""
+
+import functools
+import json
+import random
+from pathlib import Path
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from soc import config
+
+_SMALL_PRIMES = [p for p in range(3, 2000) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
+
+
+def _is_probable_prime(x, rng, rounds=32):
+    for sp in _SMALL_PRIMES:
+        if x % sp == 0:
+            return x == sp
+    s, d = 0, x - 1
+    while d % 2 == 0:
+        s, d = s + 1, d // 2
+    for _ in range(rounds):
+        y = pow(rng.randrange(2, x - 1), d, x)
+        if y in (1, x - 1):
+            continue
+        for _ in range(s - 1):
+            y = y * y % x
+            if y == x - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _prime(rng, bits, e):
+    while True:
+        x = rng.getrandbits(bits) | (3 << (bits - 2)) | 1   # top two bits set: p*q has 2*bits bits
+        if x % e != 1 and _is_probable_prime(x, rng):
+            return x
+
+
+def generate_key(bits, seed=config.KEY_SEED, e=config.PUBLIC_EXPONENT):
+    """A reproducible RSA key of exactly `bits` bits, as a dict of integers."""
+    rng = random.Random(f"{seed}-{bits}")
+    while True:
+        p, q = _prime(rng, bits // 2, e), _prime(rng, bits - bits // 2, e)
+        if p != q and (p * q).bit_length() == bits:
+            break
+    if p < q:
+        p, q = q, p                                      # the PKCS#1 convention: p > q
+    d = pow(e, -1, (p - 1) * (q - 1))
+    numbers = rsa.RSAPrivateNumbers(p, q, d, rsa.rsa_crt_dmp1(d, p), rsa.rsa_crt_dmq1(d, q),
+                                    rsa.rsa_crt_iqmp(p, q), rsa.RSAPublicNumbers(e, p * q))
+    numbers = numbers.private_key().private_numbers()      # cryptography validates the key
+    return {"bits": bits, "n": numbers.public_numbers.n, "e": e, "d": numbers.d, "p": numbers.p,
+            "q": numbers.q, "dp": numbers.dmp1, "dq": numbers.dmq1, "qinv": numbers.iqmp}
+
+
+def bench_keys(sizes=config.KEY_SIZES, cache_dir=None):
+    """Keys for `sizes`, cached as JSON in `cache_dir` (generating a 4096-bit key takes seconds)."""
+    cache = Path(cache_dir) / f"keys-{config.KEY_SEED}.json" if cache_dir else None
+    stored = json.loads(cache.read_text()) if cache and cache.exists() else {}
+    keys = []
+    for bits in sizes:
+        if str(bits) not in stored:
+            stored[str(bits)] = {k: hex(v) for k, v in generate_key(bits).items()}
+        keys.append({k: int(v, 16) for k, v in stored[str(bits)].items()})
+    if cache:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(stored, indent=1))
+    return keys
+
+
+@functools.cache
+def oaep_vectors():
+    """[(key dict, [(ciphertext, message), ...])] from the PKCS#1 v2.1 OAEP vectors."""
+    import cryptography_vectors
+    path = "asymmetric/RSA/pkcs-1v2-1d2-vec/oaep-vect.txt"
+    with cryptography_vectors.open_vector_file(path, "r") as f:
+        text = f.read()
+    # "Exponent" is e in the public-key block and d in the private-key block.
+    names = {"Modulus": "n", "Public exponent": "e", "Exponent": "exponent", "Prime 1": "p",
+             "Prime 2": "q", "Prime exponent 1": "dp", "Prime exponent 2": "dq", "Coefficient": "qinv",
+             "Message": "message", "Encryption": "ciphertext"}
+    keys, field, digits = [], None, []
+
+    def flush():
+        if field is None or not digits or not keys:
+            return
+        value = "".join(digits)
+        key, examples = keys[-1]
+        if field in ("message", "ciphertext"):
+            if field == "message":
+                examples.append({"message": bytes.fromhex(value)})
+            else:
+                examples[-1]["ciphertext"] = int(value, 16)
+        elif field == "exponent":
+            key["d" if "e" in key else "e"] = int(value, 16)
+        elif field not in key:
+            key[field] = int(value, 16)
+
+    for line in text.splitlines():
+        if line.startswith("# Example") and "RSA key pair" in line:
+            flush()
+            field, digits = None, []
+            keys.append(({}, []))
+        elif line.startswith("# ") and line.rstrip().endswith(":"):
+            flush()
+            field, digits = names.get(line[2:].rstrip()[:-1].strip()), []
+        elif field and line.strip() and not line.startswith(("#", "=")):
+            digits.append(line.replace(" ", "").strip())
+        else:
+            flush()
+            field, digits = None, []
+    flush()
+
+    vectors = []
+    for key, examples in keys:
+        key["bits"] = key["n"].bit_length()
+        assert key["n"] == key["p"] * key["q"]
+        private = rsa.RSAPrivateNumbers(key["p"], key["q"], key["d"], key["dp"], key["dq"], key["qinv"],
+                                        rsa.RSAPublicNumbers(key["e"], key["n"])).private_key()
+        cases = []
+        for ex in examples:
+            c = ex["ciphertext"]
+            # The vector is what it claims: OAEP-SHA1 decryption recovers its message.
+            plain = private.decrypt(c.to_bytes((key["bits"] + 7) // 8, "big"),
+                                    padding.OAEP(padding.MGF1(hashes.SHA1()), hashes.SHA1(), None))
+            assert plain == ex["message"]
+            cases.append((c, pow(c, key["d"], key["n"])))
+        vectors.append((key, cases))
+    return vectors
+
+
+def _limbs(x, words):
+    assert x < 1 << (32 * words)
+    return "{" + ", ".join(f"0x{(x >> (32 * i)) & 0xffffffff:08x}u" for i in range(words)) + "}"
+
+
+def _key_initializer(key):
+    nw = -(-key["bits"] // 32)
+    pw = -(-key["p"].bit_length() // 32)
+    qw = -(-key["q"].bit_length() // 32)
+    return ("{ .bits = %d, .n = %s, .e = %s, .d = %s,\n      .p = %s, .q = %s, .dp = %s, .dq = %s,"
+            " .qinv = %s, .has_crt = 1 }" % (
+                key["bits"], _limbs(key["n"], nw), _limbs(key["e"], 1), _limbs(key["d"], nw),
+                _limbs(key["p"], pw), _limbs(key["q"], qw), _limbs(key["dp"], pw), _limbs(key["dq"], qw),
+                _limbs(key["qinv"], pw)))
+
+
+def keys_header(max_bits, cache_dir=None, vectors_per_key=1):
+    """`keys.h`: the benchmark keys up to `max_bits` and the PKCS#1 vectors, as C initialisers."""
+    keys = [k for k in bench_keys(cache_dir=cache_dir) if k["bits"] <= max_bits]
+    lines = ["/* Generated by soc/keys.py: do not edit. */", "#ifndef KEYS_H", "#define KEYS_H", "",
+             '#include "rsa_sw.h"', "",
+             f"#define BENCH_KEY_COUNT {len(keys)}",
+             "static const unsigned bench_default_sizes[] = {%s};" % ", ".join(
+                 str(b) for b in config.BENCH_SIZES if b <= max_bits),
+             "static const rsa_key bench_keys[BENCH_KEY_COUNT] = {"]
+    lines += ["    " + _key_initializer(k) + "," for k in keys]
+    lines += ["};", ""]
+    vec_keys, cases = [], []
+    for index, (key, examples) in enumerate(oaep_vectors()):
+        if key["bits"] > max_bits:
+            continue
+        vec_keys.append(key)
+        nw = -(-key["bits"] // 32)
+        for c, m in examples[:vectors_per_key]:
+            cases.append("    { %d, %s, %s }," % (len(vec_keys) - 1, _limbs(c, nw), _limbs(m, nw)))
+    lines += [f"#define VECTOR_KEY_COUNT {len(vec_keys)}",
+              "/* PKCS#1 v2.1 OAEP vector keys (cryptography_vectors, oaep-vect.txt). */",
+              "static const rsa_key vector_keys[VECTOR_KEY_COUNT] = {"]
+    lines += ["    " + _key_initializer(k) + "," for k in vec_keys]
+    lines += ["};", "", "/* Raw RSA: ciphertext^d mod n == em (the OAEP-encoded message). */",
+              "struct rsa_vector { unsigned key; uint32_t c[BN_MAX_WORDS]; uint32_t em[BN_MAX_WORDS]; };",
+              f"#define VECTOR_COUNT {len(cases)}",
+              "static const struct rsa_vector vectors[VECTOR_COUNT] = {"] + cases + ["};", "", "#endif", ""]
+    return "\n".join(lines)
