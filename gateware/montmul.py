@@ -247,13 +247,13 @@ class MontMulCore(Elaboratable):
                     h_W1.eq((h_V >> W) + u2lo + h_E + (h_V[:W] != 0)),
                     h_p1.eq(h_V[:W] * self.n_inv),
                     h_p2.eq((h_V[W:2 * W] * self.n_inv)[:W]),
-                    h_p3.eq((u2lo * self.n_inv)[:W]),
+                    h_p3.eq((u2lo * self.n_inv + h_gab)[:W]),     # n' t_1 + n' a_{i+1} b_0
                 ]
             with m.If(hph == 1):
                 m.d.sync += h_V.eq(h_W1 + (h_M0 >> W) + h_M1)
             with m.If(hph == P - 1):
                 g = Signal(W)
-                m.d.comb += g.eq(((h_p1[W:] + h_p2)[:W] + (h_p3 + h_gab)[:W])[:W])
+                m.d.comb += g.eq((h_p1[W:] + h_p2 + h_p3)[:W])
                 m.d.sync += h_m.eq((h_m * self.q + g)[:W])
                 head_a_sums()
                 m.d.sync += arow.eq(self.rd_data)
