@@ -16,7 +16,7 @@ from amaranth.sim import Simulator
 from .interface import WORD_BITS, BUS_BITS, WINDOW_BITS, Opcode, PeripheralConfig, pack_cmd, bus_words
 from .montmul import MontgomeryPeripheral
 
-__all__ = ["mul_cycles", "exp_cycles", "simulate_command", "exp_schedule_cycles"]
+__all__ = ["mul_cycles", "exp_cycles", "simulate_command", "mul_schedule_cycles", "exp_schedule_cycles"]
 
 
 def _size_words(bits):
@@ -83,6 +83,15 @@ def mul_cycles(config=PeripheralConfig(), bits=1024):
     r = 1 << (WORD_BITS * inp["size"])
     assert result == inp["a"] * inp["b"] * pow(r, -1, inp["n"]) % inp["n"]
     return cycles
+
+
+def mul_schedule_cycles(config, bits):
+    """Cycles of one MUL from the core's schedule (``tests/gateware/test_measure.py`` checks it against
+    the simulator): accept 1, prologue 6, size iterations of P = max(rows, 2) cycles, 1, then the two
+    row passes (rows + 4 and rows)."""
+    size = _size_words(bits)
+    rows = -(-size // config.lanes)
+    return 1 + 6 + size * max(rows, 2) + 1 + rows + 4 + rows
 
 
 def _mode(mode):

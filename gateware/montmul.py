@@ -11,10 +11,15 @@ Architecture
   is redundant: every column keeps the low word of u_j (which becomes t_{j-1}: the division by 2^W is a
   renaming) and its carry c_j (the high part of u_j, kept in the column).  No carry crosses a column
   within a product, so the only adders are 33-bit (two products) and 34-bit (plus c_j + t_j).
-* The quotient digit m_i = (t_0 + c_0 + a_i*b_0) * n' mod 2^W comes from a dedicated head (5 DSPs) that
-  tracks columns 0 and 1 itself and takes t_1 from lane 2: m_i*n_0 and m_i*n_1 | column sums | z*n',
-  three registered steps, so an outer iteration takes P = max(rows, 3) cycles (rows = ceil(size/lanes)).
-  n' = -N^-1 mod 2^W is computed at SETMOD by a W-step shift-and-add (no multiplier).
+* The quotient digit m_i = (t_0 + c_0 + a_i*b_0) * n' mod 2^W is the serial dependency.  A dedicated
+  head (9 DSPs) tracks the two low columns V_i = X_i + 2^W Y_i exactly and uses the identity
+      m_{i+1} = m_i*Q + bits[W:2W) of (n'*V_i mod 2^2W) + n'*a_{i+1}*b_0   (mod 2^W),
+  Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) (a constant from SETMOD; it holds because n'*V_i = m_i mod
+  2^W and n'*n_0 = -1 mod 2^W).  So m_{i+1} is one multiply-add away from m_i; the rest, which depends on
+  m_{i-1} and on lane 2's low word of the previous iteration, has a cycle more.  An outer iteration
+  takes P = max(rows, 2) cycles (rows = ceil(size/lanes)); the lanes multiply by the head's m_i
+  register directly in the P cycles it holds m_i.  n' = -N^-1 mod 2^W is computed at SETMOD by a W-step
+  shift-and-add.
 * The end of a product resolves the redundant form a row at a time (one-bit generate/propagate carries
   across the ``lanes`` words of a row on the carry chain) while computing the borrow of V - N, then a
   second row pass writes V or V - N (< N) into the destination slot; both passes are value-independent.
@@ -26,7 +31,8 @@ Architecture
   nonzero digit and products by zero digits are skipped) and EXP_LADDER (Montgomery ladder, R1 in hidden
   slot 31; two products per exponent bit whatever its value) are sequenced by the top-level FSM.
 
-Cycles of one product: about P*size + 20 (size in W-bit words); see ``gateware.measure``.
+Cycles of one MUL command: P*size + 2*rows + 12 (size in W-bit words, P as above); see
+``gateware.measure``.
 
 Operand contract: a, b < N; the words of an operand slot above the current size are ignored.
 A MUL/EXP result is written over whole rows: the words of dst above the size up to the end of its last
@@ -62,15 +68,17 @@ class MontMulCore(Elaboratable):
     ``start`` latches the slot numbers; ``done`` pulses for one cycle in the cycle the last result row is
     written.
 
-    Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 3) cycles per outer iteration):
+    Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 2) cycles per outer iteration):
 
-    * prologue: read the row of a holding a_0, copy the K rows of b into ``bmem`` (masked above the size),
-      and run the quotient head once to get m_0;
-    * iteration i (cycles tau_i .. tau_i + P - 1): rows k < K are issued at tau_i + k and flow through the
-      lanes (read b/n row -> DSP input registers -> products -> sum of the two products -> accumulator
-      update).  Meanwhile the head computes m_{i+1} from columns 0 and 1 in three cycles
-      (m_i*n_0 and m_i*n_1 | column sums -> z | z*n'), which is why P >= 3;
-    * drain, then two row passes: resolve the carries (and compare with N), write V or V - N.
+    * prologue (6 cycles): read the row of a holding a_0..a_3, copy the K rows of b into ``bmem`` (masked
+      above the size), and run the head's a-products for a_0 and a_1, which give m_0 and V_0;
+    * iteration i owns cycles mu_i .. mu_i + P - 1, while the head's register holds m_i.  Row k is
+      issued at mu_i + k - 3: b/n row read | DSP input registers | a_i*b_j | m_i*n_j and
+      z_j = a_i*b_j + c_j + t_j | u_j = m_i*n_j + z_j written back.  The head: at mu_i the products
+      m_i*n_0, m_i*n_1, n'*V'_i and n'*t_1 (+ n'*a_{i+1}*b_0); at mu_i + 1 the next window V'_{i+1};
+      at mu_i + P - 1 m_{i+1} = m_i*Q + G_i;
+    * one cycle, then two row passes: resolve the carries while computing V - N (both kept), write
+      V - N or V.
     """
 
 
