@@ -18,8 +18,13 @@ def _parse_args(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", metavar="COMMANDS",
                         help="console commands separated by ';', typed one after another")
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="give up after this many wall-clock seconds (default: %(default)s)")
+    parser.add_argument("--bench", action="store_true",
+                        help="run the benchmark and write build/bench/results.{json,md,png}")
+    parser.add_argument("--sizes", default=",".join(str(s) for s in config.BENCH_SIZES),
+                        help="key sizes for --bench, comma-separated (default: %(default)s; "
+                             f"available: {','.join(str(s) for s in config.KEY_SIZES)})")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="give up after this many wall-clock seconds (default: 600, 7200 with --bench)")
     parser.add_argument("--cpu-variant", default=config.CPU_VARIANT,
                         help="VexRiscv variant (default: %(default)s)")
     parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
@@ -59,16 +64,41 @@ def run_commands(build, commands, timeout, out=sys.stdout):
 
 def main(argv=None):
     args = _parse_args(argv)
+    sizes = []
+    if args.bench:
+        try:
+            sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        except ValueError:
+            sizes = None
+        if not sizes or any(s not in config.KEY_SIZES for s in sizes):
+            print(f"error: --sizes takes key sizes from {','.join(str(s) for s in config.KEY_SIZES)}, "
+                  f"comma-separated (got {args.sizes!r})", file=sys.stderr)
+            return 2
     from sim import build as sim_build
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     kwargs = {"cpu_variant": args.cpu_variant, "log": log}
     if args.build_dir:
         kwargs["build_dir"] = args.build_dir
     build = sim_build.build(**kwargs)
+    if args.bench:
+        from sim import bench
+        from sim.console import ConsoleError
+        try:
+            data = bench.run(build, sizes, args.timeout or 7200, sim_build.ROOT / "build" / "bench")
+        except ConsoleError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(bench.markdown(data))
+        print(f"results: {sim_build.ROOT / 'build' / 'bench'}/results.{{json,md,png}}")
+        bad = [r for r in data["results"] if not r["ok"]]
+        if bad:
+            print(f"error: {len(bad)} results disagree: {bad}", file=sys.stderr)
+            return 1
+        return 0
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]
-    return run_commands(build, commands, args.timeout)
+    return run_commands(build, commands, args.timeout or 600)
 
 
 if __name__ == "__main__":

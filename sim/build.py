@@ -7,6 +7,7 @@ change costs a firmware build and no Verilator run.
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -91,8 +92,7 @@ def _output_to(log_file):
     with open(log_file, "w") as log:
         os.dup2(log.fileno(), 1); os.dup2(log.fileno(), 2)
         try:
-            with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-                yield
+            yield
         except BaseException:
             sys.stdout.flush(); sys.stderr.flush()
             os.dup2(saved[0], 1); os.dup2(saved[1], 2)
@@ -102,6 +102,7 @@ def _output_to(log_file):
             sys.stdout.flush(); sys.stderr.flush()
             os.dup2(saved[0], 1); os.dup2(saved[1], 2)
             os.close(saved[0]); os.close(saved[1])
+            logging.getLogger().setLevel(logging.WARNING)   # LiteX leaves the root logger at INFO
 
 
 def _sources_hash(*parts):

@@ -82,6 +82,20 @@ class SimConsole:
         first_nl = out.find("\n")
         return out[first_nl + 1:] if first_nl >= 0 else ""
 
+    def command_lines(self, line):
+        """Runs one console command and yields its output lines as they arrive."""
+        self.send(line + "\n")
+        self.expect("\n")                       # the echoed command line
+        while True:
+            self._read(lambda: "\n" in self.output[self._pos:] or self.output.endswith(PROMPT))
+            nl = self.output.find("\n", self._pos)
+            if nl < 0:                           # only the prompt is left
+                self.expect(PROMPT)
+                return
+            text = self.output[self._pos:nl]
+            self._pos = nl + 1
+            yield text
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.kill()
