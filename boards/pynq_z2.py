@@ -53,6 +53,8 @@ OPEN_TOOLS = {
 class Platform(Xilinx7SeriesPlatform):
     default_clk_name   = "clk125"
     default_clk_period = 1e9 / CLK125_FREQ
+    # The toolchains this target drives (f4pga has no Zynq-7000 support).
+    _supported_toolchains = {"7series": ["vivado", *OPEN_TOOLS]}
 
     def __init__(self, toolchain="vivado"):
         Xilinx7SeriesPlatform.__init__(self, DEVICE, _stock._io, _stock._connectors,
@@ -61,6 +63,7 @@ class Platform(Xilinx7SeriesPlatform):
         self.toolchain_name = toolchain
         if toolchain in OPEN_TOOLS:
             self.toolchain = _OpenXilinxToolchain(toolchain)
+            self.toolchain.platform = self      # known before a build: missing_tools() asks it
 
     def do_finalize(self, fragment):
         Xilinx7SeriesPlatform.do_finalize(self, fragment)
@@ -241,12 +244,12 @@ def argument_parser(prog=None):
     parser = LiteXArgumentParser(platform=Platform, prog=prog,
                                  description="RSA benchmark SoC on the TUL PYNQ-Z2.")
     parser.add_target_argument("--sys-clk-freq", default=config.SYS_CLK_FREQ, type=float,
-                               help="System clock frequency (default: soc/config.py).")
+                               help="System clock frequency.")
     parser.add_target_argument("--uart", default=DEFAULT_UART, choices=list(UARTS),
                                help="Console: Pmod USBUART on JB, USB-serial adapter on AR0/AR1, "
-                                    "or JTAG-UART (default: %(default)s).")
+                                    "or JTAG-UART.")
     parser.add_target_argument("--programmer", default="auto", choices=("auto", "vivado", "openfpgaloader"),
-                               help="Tool for --load (default: vivado if installed, else openFPGALoader).")
+                               help="Tool for --load (auto: vivado if installed, else openFPGALoader).")
     parser.add_target_argument("--report", action="store_true",
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
     parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=config.CPU_VARIANT,

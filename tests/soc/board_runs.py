@@ -1,0 +1,47 @@
+"""Helpers for the `python -m soc --board pynq_z2` tests, which run it as a user does.
+
+None of the FPGA toolchains is installed here, so every `--build` ends at the missing-toolchain
+message; that is part of what the tests check.
+"""
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: name -> command-line options (besides --output-dir).
+CONFIGURATIONS = {
+    "vivado":  ["--build"],                                                    # LiteX's default
+    "openxc7": ["--toolchain", "openxc7", "--uart", "jtag", "--build"],
+    "arduino": ["--toolchain", "yosys+nextpnr", "--uart", "arduino", "--build"],
+}
+
+
+@dataclass
+class Run:
+    args: list
+    build_dir: Path
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def gateware(self):
+        return self.build_dir / "gateware"
+
+    def text(self, name):
+        return (self.gateware / name).read_text()
+
+
+def toolchain_free_env():
+    """This interpreter's environment without any FPGA toolchain settings."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CHIPDB", "PRJXRAY_DB_DIR", "LITEX_ENV_VIVADO", "PYTEST_ADDOPTS")}
+    env["PYTHONWARNINGS"] = "default"
+    return env
+
+
+def soc_command(*args):
+    return [sys.executable, "-m", "soc", "--board", "pynq_z2", *args]

@@ -1,0 +1,29 @@
+"""One run of `python -m soc --board pynq_z2` per configuration, shared by the session.
+
+The configurations (board_runs.CONFIGURATIONS) are generated side by side: each is a LiteX
+generation, a firmware build and a second generation (~30 s alone).
+"""
+
+import shutil
+import subprocess
+
+import pytest
+
+from board_runs import CONFIGURATIONS, ROOT, Run, soc_command, toolchain_free_env
+
+
+@pytest.fixture(scope="session")
+def pynq_z2_runs(tmp_path_factory):
+    if shutil.which("riscv64-unknown-elf-gcc") is None:
+        pytest.skip("riscv64-unknown-elf-gcc is not installed (make setup)")
+    base = tmp_path_factory.mktemp("pynq_z2")
+    started = {}
+    for name, options in CONFIGURATIONS.items():
+        args = soc_command(*options, "--output-dir", str(base / name))
+        started[name] = (args, subprocess.Popen(args, cwd=ROOT, env=toolchain_free_env(), text=True,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    runs = {}
+    for name, (args, process) in started.items():
+        stdout, stderr = process.communicate(timeout=600)
+        runs[name] = Run(args, base / name, process.returncode, stdout, stderr)
+    return runs

@@ -1,0 +1,114 @@
+"""The PYNQ-Z2 target without any FPGA toolchain: what it generates, and how it stops."""
+
+import re
+import subprocess
+
+import pytest
+
+from soc import config
+from soc.firmware import rom_words
+
+from board_runs import ROOT, soc_command, toolchain_free_env
+
+BUILD_NAME = "pynq_z2"
+
+
+def xdc_pins(run):
+    """{port: LOC} from the generated constraints."""
+    return dict((port, pin) for pin, port in
+                re.findall(r"set_property LOC (\w+) \[get_ports \{?(\w+)\}?\]", run.text(f"{BUILD_NAME}.xdc")))
+
+
+def test_generates_gateware_constraints_and_firmware(pynq_z2_runs):
+    run = pynq_z2_runs["vivado"]
+    for name in (f"{BUILD_NAME}.v", "montmul.v", f"{BUILD_NAME}.xdc", f"build_{BUILD_NAME}.sh",
+                 f"{BUILD_NAME}.tcl", f"{BUILD_NAME}_rom.init"):
+        assert (run.gateware / name).stat().st_size > 0, name
+    top = run.text(f"{BUILD_NAME}.v")
+    assert "montmul montmul(" in top or re.search(r"\bmontmul\s+\w+\s*\(", top)
+    assert "VexRiscv" in top
+    tcl = run.text(f"{BUILD_NAME}.tcl")
+    assert "xc7z020clg400-1" in tcl
+    assert "VexRiscv_Full.v" in tcl and "montmul.v" in tcl
+    # The 125 MHz input, the PLL, the status LEDs.
+    pins = xdc_pins(run)
+    assert pins["clk125"] == "H16"
+    assert "create_clock -name clk125 -period 8.0" in run.text(f"{BUILD_NAME}.xdc")
+    assert "PLLE2_ADV" in top
+    assert (pins["user_led0"], pins["user_led1"]) == ("R14", "P14")
+
+
+def test_rom_carries_the_firmware(pynq_z2_runs):
+    run = pynq_z2_runs["vivado"]
+    firmware_bin = run.build_dir / "software" / "firmware" / "firmware.bin"
+    assert firmware_bin.stat().st_size > 1024
+    rom = [int(line, 16) for line in run.text(f"{BUILD_NAME}_rom.init").split()]
+    assert rom == rom_words(firmware_bin)
+    assert len(rom) * 4 == config.ROM_SIZE
+
+
+@pytest.mark.parametrize("name, tool", [("vivado", "vivado"), ("openxc7", "nextpnr-xilinx"),
+                                        ("arduino", "nextpnr-xilinx")])
+def test_missing_toolchain_stops_with_a_message(pynq_z2_runs, name, tool):
+    run = pynq_z2_runs[name]
+    assert run.returncode == 1
+    output = run.stdout + run.stderr
+    assert "Traceback" not in output
+    message = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert len(message) == 1 and tool in message[0]
+    assert str(run.build_dir.name) in run.stderr          # where the generated files are
+    assert not (run.gateware / f"{BUILD_NAME}.bit").exists()
+    # Everything before the toolchain is there.
+    for file in (f"{BUILD_NAME}.v", f"{BUILD_NAME}.xdc", f"build_{BUILD_NAME}.sh"):
+        assert (run.gateware / file).exists()
+    assert (run.build_dir / "software" / "firmware" / "firmware.bin").exists()
+
+
+def test_open_flow_script(pynq_z2_runs):
+    run = pynq_z2_runs["openxc7"]
+    script = run.text(f"build_{BUILD_NAME}.sh")
+    for step in ("yosys", "nextpnr-xilinx", "fasm2frames", "xc7frames2bit"):
+        assert step in script
+    assert "--xdc pynq_z2.xdc" in script and "--output_file pynq_z2.bit" in script
+    assert "chip database" in run.stderr and "prjxray-db" in run.stderr
+
+
+# Console pins: Pmod USBUART on JB pins 2/3 (litex-boards' usb_uart), USB-serial adapter on
+# AR0/AR1, or no pins at all (JTAG-UART through the board's USB/JTAG).
+UART_PINS = {
+    "vivado":  {"usb_uart_tx": "Y14", "usb_uart_rx": "T11"},
+    "arduino": {"serial_tx": "T14", "serial_rx": "U12"},
+    "openxc7": {},
+}
+
+
+@pytest.mark.parametrize("name", list(UART_PINS))
+def test_uart_pins(pynq_z2_runs, name):
+    run = pynq_z2_runs[name]
+    pins = xdc_pins(run)
+    uart_pins = {port: pin for port, pin in pins.items() if port.endswith(("_tx", "_rx"))}
+    assert uart_pins == UART_PINS[name]
+    jtag_uart = "BSCANE2" in run.text(f"{BUILD_NAME}.v")
+    assert jtag_uart == (name == "openxc7")
+    if jtag_uart:
+        assert "zynq_7000" in (run.build_dir / "openocd_pynq_z2.cfg").read_text()
+
+
+def run_soc(*args, tmp_path):
+    return subprocess.run(soc_command(*args, "--output-dir", str(tmp_path)), cwd=ROOT,
+                          env=toolchain_free_env(), capture_output=True, text=True, timeout=300)
+
+
+def test_help_lists_the_board_options(tmp_path):
+    result = run_soc("--help", tmp_path=tmp_path)
+    assert result.returncode == 0
+    for option in ("--uart", "{usb-pmod,arduino,jtag}", "--toolchain", "--sys-clk-freq", "--report", "--load"):
+        assert option in result.stdout
+    assert "f4pga" not in result.stdout
+
+
+def test_load_without_bitstream(tmp_path):
+    result = run_soc("--load", tmp_path=tmp_path)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "no bitstream" in result.stderr

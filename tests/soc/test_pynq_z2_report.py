@@ -1,0 +1,40 @@
+"""`python -m soc --board pynq_z2 --report`: the whole SoC through Yosys for xc7z020."""
+
+import json
+import subprocess
+
+import pytest
+
+from soc.soc_report import DEVICE_RESOURCES, MARGINS
+
+from board_runs import ROOT, soc_command, toolchain_free_env
+
+
+@pytest.mark.slow
+def test_report(pynq_z2_runs):
+    build_dir = pynq_z2_runs["vivado"].build_dir        # regenerated in place, then synthesised
+    result = subprocess.run(soc_command("--report", "--output-dir", str(build_dir)), cwd=ROOT,
+                            env=toolchain_free_env(), capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stdout + result.stderr
+    report = json.loads((build_dir / "report.json").read_text())
+
+    assert report["device"] == "xc7z020clg400-1"
+    for key, total in DEVICE_RESOURCES.items():
+        assert 0 < report["peripheral"][key] <= report[key] <= total, key
+    # The CPU, its caches and the firmware ROM (128 KiB = 32 BRAM36) come on top of the peripheral.
+    assert report["bram36"] >= report["peripheral"]["bram36"] + 32
+    assert report["lut"] > report["peripheral"]["lut"] + 1000
+    for timing in (report["timing"], report["peripheral"]["timing"]):
+        assert 1.0 < timing["critical_path_ns"] < 50.0
+        assert timing["fmax_mhz"] == pytest.approx(1000 / timing["critical_path_ns"], rel=0.01)
+        assert timing["start"] and timing["end"]
+
+    checks = report["checks"]
+    assert checks["fmax"]["status"] == ("MET" if report["timing"]["fmax_mhz"] >= 100 else "SHORT")
+    for key, share in MARGINS.items():
+        assert checks[key]["status"] == ("MET" if report[key] <= share * DEVICE_RESOURCES[key] else "SHORT")
+    # The printed report says the same.
+    assert f"{report['lut']:,}" in result.stdout and f"{100 * report['lut'] / 53200:.1f}%" in result.stdout
+    assert f"system clock 100 MHz: {checks['fmax']['status']}" in result.stdout
+    assert f"fits with margin (LUT, DSP <= 75%, BRAM36 <= 60%): {checks['fit']['status']}" in result.stdout
