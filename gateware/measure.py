@@ -87,11 +87,11 @@ def mul_cycles(config=PeripheralConfig(), bits=1024):
 
 def mul_schedule_cycles(config, bits):
     """Cycles of one MUL from the core's schedule (``tests/gateware/test_measure.py`` checks it against
-    the simulator): accept 1, prologue 6, size iterations of P = max(rows, 2) cycles, 1, then the two
+    the simulator): accept 1, prologue 7, size iterations of P = max(rows, 2) cycles, 1, then the two
     row passes (rows + 4 and rows)."""
     size = _size_words(bits)
     rows = -(-size // config.lanes)
-    return 1 + 6 + size * max(rows, 2) + 1 + rows + 4 + rows
+    return 1 + 7 + size * max(rows, 2) + 1 + rows + 4 + rows
 
 
 def _mode(mode):

@@ -31,7 +31,7 @@ Architecture
   nonzero digit and products by zero digits are skipped) and EXP_LADDER (Montgomery ladder, R1 in hidden
   slot 31; two products per exponent bit whatever its value) are sequenced by the top-level FSM.
 
-Cycles of one MUL command: P*size + 2*rows + 12 (size in W-bit words, P as above); see
+Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
 ``gateware.measure``.
 
 Operand contract: a, b < N; the words of an operand slot above the current size are ignored.
@@ -70,7 +70,7 @@ class MontMulCore(Elaboratable):
 
     Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 2) cycles per outer iteration):
 
-    * prologue (6 cycles): read the row of a holding a_0..a_3, copy the K rows of b into ``bmem`` (masked
+    * prologue (7 cycles): read the row of a holding a_0..a_3, copy the K rows of b into ``bmem`` (masked
       above the size), and run the head's a-products for a_0 and a_1, which give m_0 and V_0;
     * iteration i owns cycles mu_i .. mu_i + P - 1, while the head's register holds m_i.  Row k is
       issued at mu_i + k - 3: b/n row read | DSP input registers | a_i*b_j | m_i*n_j and
@@ -247,9 +247,12 @@ class MontMulCore(Elaboratable):
             m.d.sync += [h_E.eq(h_ab0 + (h_ab1 << W)), h_gab.eq((h_ab0[:W] * self.n_inv)[:W])]
 
         P = period
-        with m.If(head_on):
-            with m.If(hph == 0):
-                m.d.sync += [
+        # the prologue runs the p-products (cnt 5) and the m update (cnt 6) once with h_m = h_V = 0,
+        # u2lo = 0 and h_gab = n'*a_0*b_0: that gives m_0 through the same datapath (no extra mux)
+        pro_p = Signal()
+        pro_m = Signal()
+        with m.If((head_on & (hph == 0)) | pro_p):
+            m.d.sync += [
                     h_M0.eq(h_m * n0r),
                     h_M1.eq(h_m * n1r),
                     h_W1.eq((h_V >> W) + u2lo + h_E + (h_V[:W] != 0)),
@@ -257,12 +260,14 @@ class MontMulCore(Elaboratable):
                     h_p2.eq((h_V[W:2 * W] * self.n_inv)[:W]),
                     h_p3.eq((u2lo * self.n_inv + h_gab)[:W]),     # n' t_1 + n' a_{i+1} b_0
                 ]
+        with m.If((head_on & (hph == P - 1)) | pro_m):
+            g = Signal(W)
+            m.d.comb += g.eq((h_p1[W:] + h_p2 + h_p3)[:W])
+            m.d.sync += h_m.eq((h_m * self.q + g)[:W])
+        with m.If(head_on):
             with m.If(hph == 1):
                 m.d.sync += h_V.eq(h_W1 + (h_M0 >> W) + h_M1)
             with m.If(hph == P - 1):
-                g = Signal(W)
-                m.d.comb += g.eq((h_p1[W:] + h_p2 + h_p3)[:W])
-                m.d.sync += h_m.eq((h_m * self.q + g)[:W])
                 head_a_sums()
                 m.d.sync += arow.eq(self.rd_data)
             with m.If(hph == P - 2):
@@ -378,7 +383,7 @@ class MontMulCore(Elaboratable):
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [sa.eq(self.slot_a), sb.eq(self.slot_b), sd.eq(self.slot_dst),
-                                 cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0),
+                                 cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0), h_m.eq(0), h_V.eq(0),
                                  issue_on.eq(0), head_on.eq(0),
                                  period.eq(Mux(rows > 2, rows, 2))]
                     m.next = "RUN"
@@ -387,7 +392,7 @@ class MontMulCore(Elaboratable):
                 with m.If(cnt != KM + 8):
                     m.d.sync += cnt.eq(cnt + 1)
                 # prologue: c0 read a's row 0 (and N's row 0); c1..cK copy b's rows into bmem;
-                # c2..c5 the head's products for a_0 and a_1 give V'_0, m_0, E_1, n'*a_1*b_0
+                # c2..c6 the head's products for a_0 and a_1 give V'_0, m_0, E_1, n'*a_1*b_0
                 with m.If(cnt == 0):
                     m.d.comb += [self.rd_addr.eq(row_addr(sa, 0)), self.n_addr.eq(0)]
                 with m.Elif(cnt <= rows):
@@ -398,17 +403,21 @@ class MontMulCore(Elaboratable):
                 with m.If(cnt == 2):
                     m.d.sync += [b0.eq(self.rd_data[:W]), b1.eq(self.rd_data[W:2 * W]),
                                  a_q2.eq(arow.word_select(0, W)), a_lane.eq(arow.word_select(0, W)),
-                                 u2lo.eq(0), issue_on.eq(1)]
+                                 u2lo.eq(0)]
                 with m.If(cnt == 3):
                     head_a_products()
-                    m.d.sync += a_q2.eq(arow.word_select(1, W))
+                    m.d.sync += [a_q2.eq(arow.word_select(1, W)), issue_on.eq(1)]
                 with m.If(cnt == 4):
                     head_a_sums()
                     head_a_products()
                     m.d.sync += [a_q2.eq(arow.word_select(2, W)), a_q1.eq(arow.word_select(1, W))]
                 with m.If(cnt == 5):
                     head_a_sums()
-                    m.d.sync += [h_V.eq(h_E), h_m.eq(h_gab), head_on.eq(1)]
+                    m.d.comb += pro_p.eq(1)
+                    m.d.sync += h_V.eq(h_E)
+                with m.If(cnt == 6):
+                    m.d.comb += pro_m.eq(1)
+                    m.d.sync += head_on.eq(1)
 
                 # lanes: rows of iteration ii, issued 3 cycles ahead of the head
                 with m.If(issue_on):
