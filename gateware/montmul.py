@@ -247,7 +247,7 @@ class MontMulCore(Elaboratable):
             m.d.sync += [h_E.eq(h_ab0 + (h_ab1 << W)), h_gab.eq((h_ab0[:W] * self.n_inv)[:W])]
 
         P = period
-        # the prologue runs the p-products (cnt 5) and the m update (cnt 6) once with h_m = h_V = 0,
+        # the prologue runs the p-products (cnt 5) and the m update (cnt 6) once with Q = h_V = 0,
         # u2lo = 0 and h_gab = n'*a_0*b_0: that gives m_0 through the same datapath (no extra mux)
         pro_p = Signal()
         pro_m = Signal()
@@ -263,7 +263,7 @@ class MontMulCore(Elaboratable):
         with m.If((head_on & (hph == P - 1)) | pro_m):
             g = Signal(W)
             m.d.comb += g.eq((h_p1[W:] + h_p2 + h_p3)[:W])
-            m.d.sync += h_m.eq((h_m * self.q + g)[:W])
+            m.d.sync += h_m.eq((h_m * Mux(pro_m, 0, self.q) + g)[:W])
         with m.If(head_on):
             with m.If(hph == 1):
                 m.d.sync += h_V.eq(h_W1 + (h_M0 >> W) + h_M1)
@@ -383,7 +383,7 @@ class MontMulCore(Elaboratable):
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [sa.eq(self.slot_a), sb.eq(self.slot_b), sd.eq(self.slot_dst),
-                                 cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0), h_m.eq(0), h_V.eq(0),
+                                 cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0), h_V.eq(0),
                                  issue_on.eq(0), head_on.eq(0),
                                  period.eq(Mux(rows > 2, rows, 2))]
                     m.next = "RUN"
