@@ -12,7 +12,7 @@ Architecture
   renaming) and its carry c_j (the high part of u_j, kept in the column).  No carry crosses a column
   within a product, so the only adders are 33-bit (two products) and 34-bit (plus c_j + t_j).
 * The quotient digit m_i = (t_0 + c_0 + a_i*b_0) * n' mod 2^W is the serial dependency.  A dedicated
-  head (9 DSPs) tracks the two low columns V_i = X_i + 2^W Y_i exactly and uses the identity
+  head (9 DSP48E1; SETMOD uses 2 more once) tracks the two low columns V_i = X_i + 2^W Y_i exactly and uses the identity
       m_{i+1} = m_i*Q + bits[W:2W) of (n'*V_i mod 2^2W) + n'*a_{i+1}*b_0   (mod 2^W),
   Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) (a constant from SETMOD; it holds because n'*V_i = m_i mod
   2^W and n'*n_0 = -1 mod 2^W).  So m_{i+1} is one multiply-add away from m_i; the rest, which depends on
