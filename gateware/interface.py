@@ -11,7 +11,8 @@ from amaranth.lib import data, enum
 
 __all__ = [
     "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "SLOT_FIELD_BITS", "MAX_BITS_DEFAULT",
-    "MIN_WORDS", "Opcode", "ErrorCode", "Command", "Status", "PeripheralConfig", "pack_cmd", "c_header",
+    "MIN_WORDS", "WINDOW_BITS", "SHORT_EXPONENT_BITS", "Opcode", "ErrorCode", "Command", "Status",
+    "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
 ]
 
 #: Internal word width W (bits).  One W x W unsigned product fits a single DSP48E1 (17x17 unsigned inside
@@ -31,6 +32,8 @@ MAX_BITS_DEFAULT = 4096
 MIN_WORDS = 2
 #: Exponent window width of EXP_WINDOW (fixed window, table of 2**k - 2 hidden slots).
 WINDOW_BITS = 4
+#: EXP_WINDOW with at most this many exponent bits uses 1-bit windows and builds no table (e = 65537).
+SHORT_EXPONENT_BITS = 24
 
 
 class Opcode(enum.Enum, shape=4):
@@ -158,6 +161,7 @@ def c_header(config=PeripheralConfig()):
         f"#define MONTMUL_BUS_WORDS_PER_SLOT {config.bus_words_per_slot}",
         f"#define MONTMUL_LANES {config.lanes}",
         f"#define MONTMUL_WINDOW_BITS {WINDOW_BITS}",
+        f"#define MONTMUL_SHORT_EXPONENT_BITS {SHORT_EXPONENT_BITS}",
         "",
         "/* Command word fields */",
     ]

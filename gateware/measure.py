@@ -16,7 +16,8 @@ import random
 
 from amaranth.sim import Simulator
 
-from .interface import WORD_BITS, BUS_BITS, WINDOW_BITS, Opcode, PeripheralConfig, pack_cmd, bus_words
+from .interface import (WORD_BITS, BUS_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS, Opcode, PeripheralConfig,
+                        pack_cmd, bus_words)
 from .montmul import MontgomeryPeripheral
 
 __all__ = ["mul_cycles", "exp_cycles", "simulate_command", "mul_schedule_cycles", "exp_schedule_cycles"]
@@ -113,7 +114,7 @@ def exp_schedule_cycles(mul, exponent, exponent_bits, mode, window_bits=WINDOW_B
     if mode is Opcode.EXP_LADDER:
         # accept; R1 = a*R0; per bit: read the bit (3 cycles), two products
         return 1 + mul + exponent_bits * (3 + 2 * mul)
-    k = window_bits
+    k = 1 if exponent_bits <= SHORT_EXPONENT_BITS else window_bits
     cycles = 1 + (2 ** k - 2) * mul                 # accept; table a^2 .. a^(2^k-1)
     digits = -(-exponent_bits // k)
     started = False

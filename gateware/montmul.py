@@ -28,7 +28,8 @@ Architecture
   ignored) into a separate modulus memory, so N's slot may be reused afterwards.  A MUL copies b into a
   row buffer first, so the register file's read port is free to fetch rows of a during the loop.
 * EXP_WINDOW (fixed 4-bit window, table a^2..a^15 in hidden slots 16..29; squarings before the first
-  nonzero digit and products by zero digits are skipped) and EXP_LADDER (Montgomery ladder, R1 in hidden
+  nonzero digit and products by zero digits are skipped; exponents of at most SHORT_EXPONENT_BITS = 24
+  bits, e.g. e = 65537, use 1-bit windows and no table) and EXP_LADDER (Montgomery ladder, R1 in hidden
   slot 31; two products per exponent bit whatever its value) are sequenced by the top-level FSM.
 
 Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
@@ -49,8 +50,8 @@ from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
 from amaranth.back import verilog
 
-from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, Opcode, ErrorCode,
-                        Command, Status, PeripheralConfig)
+from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS, Opcode,
+                        ErrorCode, Command, Status, PeripheralConfig)
 
 __all__ = ["MontMulCore", "MontgomeryPeripheral", "generate_verilog"]
 
@@ -558,6 +559,7 @@ class MontgomeryPeripheral(wiring.Component):
         e_bits = Signal(13)
         e_idx = Signal(14)
         digit = Signal(K)
+        kw = Signal(range(K + 1))       # window width of the running EXP_WINDOW: K, or 1 for short exponents
         dleft = Signal(13)
         bcnt = Signal(range(K + 1))
         sqcnt = Signal(range(K + 1))
@@ -697,8 +699,13 @@ class MontgomeryPeripheral(wiring.Component):
                                 accept(False)
                                 m.d.sync += [e_a.eq(cmd.a), e_b.eq(cmd.b), e_d.eq(cmd.dst),
                                              e_bits.eq(arg)]
-                                with m.If(op == Opcode.EXP_WINDOW):
-                                    m.d.sync += tcnt.eq(2)
+                                with m.If((op == Opcode.EXP_WINDOW) & (arg <= SHORT_EXPONENT_BITS)):
+                                    # short exponents (e = 65537): 1-bit windows, no table
+                                    m.d.sync += [kw.eq(1), e_idx.eq(arg - 1), dleft.eq(arg),
+                                                 started.eq(0), digit.eq(0), bcnt.eq(0)]
+                                    m.next = "EW_DIG"
+                                with m.Elif(op == Opcode.EXP_WINDOW):
+                                    m.d.sync += [kw.eq(K), tcnt.eq(2)]
                                     m.next = "EW_TAB"
                                 with m.Else():
                                     m.next = "EL_INIT"
@@ -794,13 +801,13 @@ class MontgomeryPeripheral(wiring.Component):
             with m.State("EW_DIGS"):
                 m.d.sync += [digit.eq(Cat(exp_bit_value(), digit[:K - 1])),
                              e_idx.eq(e_idx - 1), bcnt.eq(bcnt + 1)]
-                with m.If(bcnt == K - 1):
+                with m.If(bcnt == kw - 1):
                     m.d.sync += sqcnt.eq(0)
                     m.next = "EW_SQ"
                 with m.Else():
                     m.next = "EW_DIG"
             with m.State("EW_SQ"):
-                with m.If(started & (sqcnt != K)):
+                with m.If(started & (sqcnt != kw)):
                     call(e_d, e_d, e_d, _RET_SQ)
                 with m.Else():
                     m.next = "EW_MD"
