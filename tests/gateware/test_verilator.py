@@ -77,3 +77,41 @@ def test_pkcs1_oaep_raw_rsa(dut, index):
     c = key["ciphertexts"][0] % p
     got, _ = mod_exp(dut, c, dp, p, psize, Opcode.EXP_LADDER)
     assert got == pow(c, dp, p)
+
+
+@pytest.mark.slow
+def test_default_config_rsa_2048():
+    """The PYNQ-Z2 configuration in Verilator: products at 1024/2048/4096 bits with the scheduled cycle
+    counts, and the 2048-bit PKCS#1 key's private and public operations with the scheduled EXP counts."""
+    from gateware.measure import mul_schedule_cycles, exp_schedule_cycles
+
+    config = PeripheralConfig()
+    dut = VerilatedPeripheral(config)
+    try:
+        rng = random.Random(2048)
+        for bits in (1024, 2048, 4096):
+            size = bits // WORD_BITS
+            n = rng.getrandbits(bits) | 1 | (1 << (bits - 1))
+            setmod(dut, n, size)
+            a, b = rng.randrange(n), rng.randrange(n)
+            dut.write_slot(1, a, bus_words(size))
+            dut.write_slot(2, b, bus_words(size))
+            cycles, st = dut.command(Opcode.MUL, 3, 1, 2)
+            assert st == {"busy": 0, "done": 1, "error": 0}
+            assert dut.read_slot(3, bus_words(size)) == mont_ref(a, b, n, size)
+            assert cycles == mul_schedule_cycles(config, bits)
+        key = oaep_keys()[9]
+        n, e, d = key["n"], key["e"], key["d"]
+        assert n.bit_length() == 2048
+        setmod(dut, n, 128)
+        mul = mul_schedule_cycles(config, 2048)
+        c = key["ciphertexts"][0]
+        for mode in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            m, cycles = mod_exp(dut, c, d, n, 128, mode)
+            assert m == pow(c, d, n)
+            assert cycles == exp_schedule_cycles(mul, d, d.bit_length(), mode)
+        back, cycles = mod_exp(dut, m, e, n, 128, Opcode.EXP_WINDOW)
+        assert back == c
+        assert cycles == exp_schedule_cycles(mul, e, e.bit_length(), Opcode.EXP_WINDOW)
+    finally:
+        dut.close()
