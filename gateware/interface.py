@@ -47,6 +47,14 @@ class Opcode(enum.Enum, shape=4):
 
 
 class ErrorCode(enum.Enum, shape=8):
+    """Status bits [15:8]: why the last command or data access was refused (0: none).
+
+    A refused command or access changes no operand and no pointer.  BUSY: any command, ``wdata_stb`` or
+    ``rdata_stb`` while busy.  OVERFLOW: ``wdata_stb`` with the write pointer past the slot's last word,
+    or ``rdata_stb`` with the read pointer already past it (advancing from the last word to "past the
+    end" is allowed, so read-then-advance over a whole slot is fine; rdata is undefined there).
+    EVEN_MODULUS is found after SETMOD was accepted (done stays 0, irq pulses); the previous modulus
+    stays in force after any refused SETMOD."""
     NONE         = 0
     BAD_OPCODE   = 1
     BUSY         = 2

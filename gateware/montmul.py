@@ -539,7 +539,7 @@ class MontgomeryPeripheral(wiring.Component):
         wslot = Signal(5)
         wpos = Signal(range(BUS_WORDS + 1))
         rslot = Signal(5)
-        rpos = Signal(range(BUS_WORDS))
+        rpos = Signal(range(BUS_WORDS + 1))     # BUS_WORDS: past the last word (rdata undefined)
 
         def pair(pos):
             return pos[:PAIR_BITS] if PAIR_BITS else C(0, 1)
@@ -635,7 +635,7 @@ class MontgomeryPeripheral(wiring.Component):
                         ]
                         m.d.sync += wpos.eq(wpos + 1)
                 with m.If(self.rdata_stb):
-                    with m.If(rpos == BUS_WORDS - 1):
+                    with m.If(rpos == BUS_WORDS):
                         m.d.sync += error.eq(ErrorCode.OVERFLOW)
                     with m.Else():
                         m.d.sync += rpos.eq(rpos + 1)
