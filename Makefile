@@ -2,22 +2,27 @@
 PY := .venv/bin/python
 SIZES ?=
 
-.PHONY: setup bench test sim report clean
+.PHONY: bench test setup sim report clean
 
-setup:
-	@bash tools/setup.sh
-
-# The main job: the benchmark in the simulated SoC.
+# The main job: the benchmark in the simulated SoC (e.g. SIZES=512,1024,2048,3072,4096 for more).
 bench: setup
-	$(PY) -m sim --run "help; info"
+	$(PY) -m sim --bench $(if $(SIZES),--sizes $(SIZES))
 
 # The whole pytest suite.
 test: setup
 	$(PY) -m pytest
 
+setup:
+	@bash tools/setup.sh
+
 # The console attached to this terminal.
 sim: setup
 	$(PY) -m sim
+
+# Synthesis and timing reports (Yosys, no vendor tools).
+report: setup
+	$(PY) -m gateware --report
+	$(PY) -m soc --board pynq_z2 --report
 
 clean:
 	rm -rf build
