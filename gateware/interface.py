@@ -30,8 +30,9 @@ SLOT_FIELD_BITS = 5
 MAX_BITS_DEFAULT = 4096
 #: Smallest operand size accepted by SETMOD, in W-bit words.
 MIN_WORDS = 2
-#: Exponent window width of EXP_WINDOW (fixed window, table of 2**k - 2 hidden slots).
-WINDOW_BITS = 4
+#: Exponent window width of EXP_WINDOW (sliding window over odd powers: a^2 and a^3 .. a^(2**k-1) in
+#: 2**(k-1) hidden slots).
+WINDOW_BITS = 5
 #: EXP_WINDOW with at most this many exponent bits uses 1-bit windows and builds no table (e = 65537).
 SHORT_EXPONENT_BITS = 24
 

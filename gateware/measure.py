@@ -115,26 +115,32 @@ def exp_schedule_cycles(mul, exponent, exponent_bits, mode, window_bits=WINDOW_B
         # accept; R1 = a*R0; per bit: read the bit (3 cycles), two products
         return 1 + mul + exponent_bits * (3 + 2 * mul)
     k = 1 if exponent_bits <= SHORT_EXPONENT_BITS else window_bits
-    cycles = 1 + (2 ** k - 2) * mul                 # accept; table a^2 .. a^(2^k-1)
-    digits = -(-exponent_bits // k)
+    # accept; table: a^2, then a^3 .. a^(2^k-1) (none for 1-bit windows)
+    cycles = 1 + (2 ** (k - 1) * mul if k > 1 else 0)
+    e = exponent_bits - 1
     started = False
-    for pos in reversed(range(digits)):
-        digit = (exponent >> (k * pos)) & (2 ** k - 1)
-        cycles += 3 * k                             # read k bits, 3 cycles each
-        cycles += (k * mul if started else 0) + 1   # k squarings once a nonzero digit has been seen
-        if digit:
-            cycles += mul + 1
-            started = True
-        else:
-            cycles += 2
-    return cycles
+    while e >= 0:
+        if not (exponent >> e) & 1:
+            cycles += 2 + mul if started else 3     # read the bit (3 cycles, the last one issues the square)
+            e -= 1
+            continue
+        window = 0
+        for j in range(k):                          # bits below 0 read as 0
+            window = window << 1 | ((exponent >> (e - j)) & 1 if e - j >= 0 else 0)
+        length = k - ((window & -window).bit_length() - 1)
+        # read the first bit (3), the other k-1 bits (3 each), the end check and the digit (2),
+        # the squarings (none before the first window) and their exit (1), the product
+        cycles += 3 + 3 * (k - 1) + 2 + (length * mul if started else 0) + 1 + mul
+        started = True
+        e -= length
+    return cycles + 1                               # the final check
 
 
 def exp_cycles(config=PeripheralConfig(), bits=1024, mode="ladder", exponent=None):
     """Cycles of an EXP at the size of a ``bits``-bit modulus with a ``bits``-bit exponent.
 
-    ``exponent`` defaults to 2^bits - 1 (every window digit nonzero: the worst case of window mode; the
-    ladder's count does not depend on the exponent's value)."""
+    ``exponent`` defaults to 2^bits - 1 (the most windows: the worst case of window mode; the ladder's
+    count does not depend on the exponent's value)."""
     if exponent is None:
         exponent = (1 << bits) - 1
     return exp_schedule_cycles(mul_cycles(config, bits), exponent, bits, mode, WINDOW_BITS)

@@ -27,10 +27,11 @@ Architecture
   16 user slots and 16 hidden ones.  SETMOD copies N (the words below the size; words above it are
   ignored) into a separate modulus memory, so N's slot may be reused afterwards.  A MUL copies b into a
   row buffer first, so the register file's read port is free to fetch rows of a during the loop.
-* EXP_WINDOW (fixed 4-bit window, table a^2..a^15 in hidden slots 16..29; squarings before the first
-  nonzero digit and products by zero digits are skipped; exponents of at most SHORT_EXPONENT_BITS = 24
-  bits, e.g. e = 65537, use 1-bit windows and no table) and EXP_LADDER (Montgomery ladder, R1 in hidden
-  slot 31; two products per exponent bit whatever its value) are sequenced by the top-level FSM.
+* EXP_WINDOW (sliding window of WINDOW_BITS = 5 bits over the odd powers a^3..a^31 in hidden slots
+  16..30, a^2 in slot 31; squarings before the first window are skipped; exponents of at most
+  SHORT_EXPONENT_BITS = 24 bits, e.g. e = 65537, use 1-bit windows and no table) and EXP_LADDER
+  (Montgomery ladder, R1 in hidden slot 31; two products per exponent bit whatever its value) are
+  sequenced by the top-level FSM.
 
 Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
 ``gateware.measure``.
@@ -464,7 +465,8 @@ class MontMulCore(Elaboratable):
 
 
 # Return points of the top-level FSM after a call of the MUL core.
-_RET_DONE, _RET_TAB, _RET_SQ, _RET_MD, _RET_LINIT, _RET_LM1, _RET_LM2 = range(7)
+(_RET_DONE, _RET_T2, _RET_TAB, _RET_ZSQ, _RET_WSQ, _RET_WMUL,
+ _RET_LINIT, _RET_LM1, _RET_LM2) = range(9)
 
 
 class MontgomeryPeripheral(wiring.Component):
@@ -495,9 +497,14 @@ class MontgomeryPeripheral(wiring.Component):
         BUS_WORDS = cfg.bus_words_per_slot
         HIDDEN_LADDER = cfg.total_slots - 1
 
+        # sliding window: odd powers a^3 .. a^(2^K - 1) in hidden slots 16 .., a^2 in the last one
+        # (which the ladder uses for its second register: the two never run together)
+        SQUARE_SLOT = cfg.total_slots - 1
+        assert NUM_SLOTS - 1 + (2 ** K - 1) // 2 < SQUARE_SLOT
+
         def table_slot(digit):
-            # slot holding a^digit for digit >= 2 (digit 1 is slot a itself)
-            return NUM_SLOTS - 2 + digit
+            # slot holding a^digit for odd digit >= 3 (digit 1 is slot a itself)
+            return NUM_SLOTS - 1 + (digit >> 1)
 
         def row_addr(slot, row):
             return slot * KM + row
@@ -560,16 +567,19 @@ class MontgomeryPeripheral(wiring.Component):
         e_idx = Signal(14)
         digit = Signal(K)
         kw = Signal(range(K + 1))       # window width of the running EXP_WINDOW: K, or 1 for short exponents
-        dleft = Signal(13)
-        bcnt = Signal(range(K + 1))
+        rem = Signal(14)                # exponent bits not yet consumed (e_idx + 1)
+        win = Signal(K)                 # window bits read so far, first (most significant) bit = 1
+        wcnt = Signal(range(K + 1))
+        wlen = Signal(range(K + 1))
+        r_idx = Signal(14)              # index of the next window bit to read
         sqcnt = Signal(range(K + 1))
-        tcnt = Signal(range(2 ** K + 1))
+        tcnt = Signal(range(2 ** K + 2))
         started = Signal()
         bit = Signal()
         c_a = Signal(5)
         c_b = Signal(5)
         c_d = Signal(5)
-        ret = Signal(3)
+        ret = Signal(4)
         m.d.comb += [core.slot_a.eq(c_a), core.slot_b.eq(c_b), core.slot_dst.eq(c_d)]
 
         # SETMOD registers.
@@ -597,18 +607,18 @@ class MontgomeryPeripheral(wiring.Component):
             m.d.sync += [done.eq(1), irq.eq(1)]
             m.next = "IDLE"
 
-        def exp_bit_read():
-            m.d.comb += rp.addr.eq(row_addr(e_b, e_idx >> ROW_BITS_LOG))
-
-        # exponent bits: the W-bit word holding bit e_idx is registered first (short path from the
-        # block RAM), the bit is selected from it a cycle later
+        # exponent bits: read the row, register the W-bit word holding the bit (short path from the
+        # block RAM), select the bit a cycle later; indices below 0 wrap to >= e_bits and read as 0
         e_word = Signal(W)
 
-        def exp_word_latch():
-            m.d.sync += e_word.eq(rp.data.word_select(e_idx[_log2(W):ROW_BITS_LOG], W))
+        def exp_bit_read(index=e_idx):
+            m.d.comb += rp.addr.eq(row_addr(e_b, index >> ROW_BITS_LOG))
 
-        def exp_bit_value():
-            return e_word.bit_select(e_idx[:_log2(W)], 1) & (e_idx < e_bits)
+        def exp_word_latch(index=e_idx):
+            m.d.sync += e_word.eq(rp.data.word_select(index[_log2(W):ROW_BITS_LOG], W))
+
+        def exp_bit_value(index=e_idx):
+            return e_word.bit_select(index[:_log2(W)], 1) & (index < e_bits)
 
         m.d.comb += rp.addr.eq(bus_rd_addr)
 
@@ -699,14 +709,14 @@ class MontgomeryPeripheral(wiring.Component):
                                 accept(False)
                                 m.d.sync += [e_a.eq(cmd.a), e_b.eq(cmd.b), e_d.eq(cmd.dst),
                                              e_bits.eq(arg)]
+                                m.d.sync += [e_idx.eq(arg - 1), rem.eq(arg), started.eq(0)]
                                 with m.If((op == Opcode.EXP_WINDOW) & (arg <= SHORT_EXPONENT_BITS)):
                                     # short exponents (e = 65537): 1-bit windows, no table
-                                    m.d.sync += [kw.eq(1), e_idx.eq(arg - 1), dleft.eq(arg),
-                                                 started.eq(0), digit.eq(0), bcnt.eq(0)]
-                                    m.next = "EW_DIG"
+                                    m.d.sync += kw.eq(1)
+                                    m.next = "EW_TOP"
                                 with m.Elif(op == Opcode.EXP_WINDOW):
-                                    m.d.sync += [kw.eq(K), tcnt.eq(2)]
-                                    m.next = "EW_TAB"
+                                    m.d.sync += [kw.eq(K), tcnt.eq(3)]
+                                    m.next = "EW_T2"
                                 with m.Else():
                                     m.next = "EL_INIT"
                         with m.Default():
@@ -721,21 +731,23 @@ class MontgomeryPeripheral(wiring.Component):
                     with m.Switch(ret):
                         with m.Case(_RET_DONE):
                             finish_ok()
+                        with m.Case(_RET_T2):
+                            m.next = "EW_TAB"
                         with m.Case(_RET_TAB):
-                            m.d.sync += tcnt.eq(tcnt + 1)
+                            m.d.sync += tcnt.eq(tcnt + 2)
                             with m.If(tcnt == 2 ** K - 1):
-                                m.d.sync += [e_idx.eq(((e_bits + K - 1) >> _log2(K) << _log2(K)) - 1),
-                                             dleft.eq((e_bits + K - 1) >> _log2(K)),
-                                             started.eq(0), digit.eq(0), bcnt.eq(0)]
-                                m.next = "EW_DIG"
+                                m.next = "EW_TOP"
                             with m.Else():
                                 m.next = "EW_TAB"
-                        with m.Case(_RET_SQ):
+                        with m.Case(_RET_ZSQ):
+                            m.d.sync += [e_idx.eq(e_idx - 1), rem.eq(rem - 1)]
+                            m.next = "EW_TOP"
+                        with m.Case(_RET_WSQ):
                             m.d.sync += sqcnt.eq(sqcnt + 1)
-                            m.next = "EW_SQ"
-                        with m.Case(_RET_MD):
-                            m.d.sync += started.eq(1)
-                            m.next = "EW_NEXT"
+                            m.next = "EW_WSQ"
+                        with m.Case(_RET_WMUL):
+                            m.d.sync += [started.eq(1), e_idx.eq(e_idx - wlen), rem.eq(rem - wlen)]
+                            m.next = "EW_TOP"
                         with m.Case(_RET_LINIT):
                             m.d.sync += e_idx.eq(e_bits - 1)
                             m.next = "EL_BIT"
@@ -789,39 +801,60 @@ class MontgomeryPeripheral(wiring.Component):
                              n_inv.eq(inv_x), q_mod.eq(q), has_mod.eq(1)]
                 finish_ok()
 
-            # ---- EXP_WINDOW: fixed K-bit window, left to right ----
+            # ---- EXP_WINDOW: sliding K-bit window over odd powers, left to right ----
+            with m.State("EW_T2"):
+                call(SQUARE_SLOT, e_a, e_a, _RET_T2)
             with m.State("EW_TAB"):
-                call(table_slot(tcnt), Mux(tcnt == 2, e_a, table_slot(tcnt - 1)), e_a, _RET_TAB)
-            with m.State("EW_DIG"):
-                exp_bit_read()
-                m.next = "EW_DIGW"
-            with m.State("EW_DIGW"):
-                exp_word_latch()
-                m.next = "EW_DIGS"
-            with m.State("EW_DIGS"):
-                m.d.sync += [digit.eq(Cat(exp_bit_value(), digit[:K - 1])),
-                             e_idx.eq(e_idx - 1), bcnt.eq(bcnt + 1)]
-                with m.If(bcnt == kw - 1):
-                    m.d.sync += sqcnt.eq(0)
-                    m.next = "EW_SQ"
-                with m.Else():
-                    m.next = "EW_DIG"
-            with m.State("EW_SQ"):
-                with m.If(started & (sqcnt != kw)):
-                    call(e_d, e_d, e_d, _RET_SQ)
-                with m.Else():
-                    m.next = "EW_MD"
-            with m.State("EW_MD"):
-                with m.If(digit != 0):
-                    call(e_d, e_d, Mux(digit == 1, e_a, table_slot(digit)), _RET_MD)
-                with m.Else():
-                    m.next = "EW_NEXT"
-            with m.State("EW_NEXT"):
-                m.d.sync += [dleft.eq(dleft - 1), digit.eq(0), bcnt.eq(0)]
-                with m.If(dleft == 1):
+                call(table_slot(tcnt), Mux(tcnt == 3, e_a, table_slot(tcnt - 2)), SQUARE_SLOT, _RET_TAB)
+            with m.State("EW_TOP"):
+                with m.If(rem == 0):
                     finish_ok()
                 with m.Else():
-                    m.next = "EW_DIG"
+                    exp_bit_read()
+                    m.next = "EW_TOPW"
+            with m.State("EW_TOPW"):
+                exp_word_latch()
+                m.next = "EW_TOPS"
+            with m.State("EW_TOPS"):
+                with m.If(~exp_bit_value()):
+                    # a zero bit: one squaring (none before the first window)
+                    with m.If(started):
+                        call(e_d, e_d, e_d, _RET_ZSQ)
+                    with m.Else():
+                        m.d.sync += [e_idx.eq(e_idx - 1), rem.eq(rem - 1)]
+                        m.next = "EW_TOP"
+                with m.Else():
+                    m.d.sync += [win.eq(1), wcnt.eq(1), r_idx.eq(e_idx - 1)]
+                    m.next = "EW_WRD"
+            with m.State("EW_WRD"):
+                with m.If(wcnt == kw):
+                    m.next = "EW_WEND"
+                with m.Else():
+                    exp_bit_read(r_idx)
+                    m.next = "EW_WRDW"
+            with m.State("EW_WRDW"):
+                exp_word_latch(r_idx)
+                m.next = "EW_WRDS"
+            with m.State("EW_WRDS"):
+                m.d.sync += [win.eq(Cat(exp_bit_value(r_idx), win[:K - 1])), wcnt.eq(wcnt + 1),
+                             r_idx.eq(r_idx - 1)]
+                m.next = "EW_WRD"
+            with m.State("EW_WEND"):
+                # the window ends at its lowest set bit: digit = win >> trailing zeros, odd
+                with m.Switch(win):
+                    for value in range(1, 2 ** K):
+                        tz = (value & -value).bit_length() - 1
+                        with m.Case(value):
+                            m.d.sync += [digit.eq(value >> tz), wlen.eq(kw - tz)]
+                m.d.sync += sqcnt.eq(0)
+                m.next = "EW_WSQ"
+            with m.State("EW_WSQ"):
+                with m.If(started & (sqcnt != wlen)):
+                    call(e_d, e_d, e_d, _RET_WSQ)
+                with m.Else():
+                    m.next = "EW_WMUL"
+            with m.State("EW_WMUL"):
+                call(e_d, e_d, Mux(digit == 1, e_a, table_slot(digit)), _RET_WMUL)
 
             # ---- EXP_LADDER: Montgomery ladder, R0 = dst, R1 = hidden slot ----
             with m.State("EL_INIT"):
