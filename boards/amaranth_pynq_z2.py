@@ -5,7 +5,7 @@ resources follow the same pin facts as `boards/pynq_z2.py` (litex-boards' PYNQ-Z
 125 MHz on H16, LD0-3, BTN0-3, SW0-1, Arduino AR0/AR1, Pmod JA/JB.
 
 `PeripheralBench` puts the peripheral on the board without a CPU, in the 125 MHz clock domain,
-behind a 4-wire serial link on Pmod JA (frames described in its docstring), so that a vendor
+behind a 4-wire serial link on Pmod JA (`SerialBridge`: frames described in its docstring), so that a vendor
 place-and-route of the peripheral alone (its timing at 125 MHz) is one command away:
 
     python -m boards.amaranth_pynq_z2                      # Vivado project files and script
@@ -19,8 +19,9 @@ from pathlib import Path
 
 from amaranth.build import Attrs, Clock, Connector, Pins, Resource, Subsignal
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
-from amaranth.lib import io
+from amaranth.lib import io, wiring
 from amaranth.lib.cdc import FFSynchronizer
+from amaranth.lib.wiring import In, Out
 from amaranth.vendor import XilinxPlatform
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,13 +72,57 @@ LINK_RESOURCE = Resource("bench_link", 0,
     _LVCMOS33)
 
 
-class PeripheralBench(Elaboratable):
-    """The Montgomery peripheral driven over a serial link (SPI mode 0, MSB first, a few MHz).
+class SerialBridge(wiring.Component):
+    """The peripheral's bus ports behind a serial link (SPI mode 0, MSB first, sck well below
+    the clock: the inputs are synchronised and sampled).
 
     A frame (cs_n low) carries 34 bits in: a 2-bit register then 32 data bits. At the end of the
     frame the register is written: 0 `cmd`, 1 `wdata`, 2 advances `rdata` (a read), 3 nothing.
     The 64 bits out are `status` then `rdata`, as they were when the frame started. The same
-    contract as the CSRs of `soc/montmul.py` (gateware/interface.py), without a CPU.
+    contract as the CSRs of `soc/montmul.py` (gateware/interface.py), without a CPU."""
+
+    sck:       In(1)
+    copi:      In(1)
+    cs_n:      In(1, init=1)
+    cipo:      Out(1)
+
+    cmd:       Out(32)
+    cmd_stb:   Out(1)
+    wdata:     Out(32)
+    wdata_stb: Out(1)
+    rdata:     In(32)
+    rdata_stb: Out(1)
+    status:    In(32)
+
+    def elaborate(self, platform):
+        m = Module()
+        sck, copi, cs_n = Signal(), Signal(), Signal(init=1)
+        m.submodules += [FFSynchronizer(self.sck, sck), FFSynchronizer(self.copi, copi),
+                         FFSynchronizer(self.cs_n, cs_n, init=1)]
+        sck_prev, cs_prev = Signal(), Signal(init=1)
+        m.d.sync += [sck_prev.eq(sck), cs_prev.eq(cs_n)]
+
+        shift_in, shift_out = Signal(34), Signal(64)
+        word = Signal(32)
+        m.d.comb += self.cipo.eq(shift_out[-1])
+        with m.If(cs_prev & ~cs_n):                     # frame start
+            m.d.sync += shift_out.eq(Cat(self.rdata, self.status))
+        with m.Elif(~cs_n & sck & ~sck_prev):           # rising edge of sck
+            m.d.sync += [shift_in.eq(Cat(copi, shift_in[:-1])), shift_out.eq(shift_out << 1)]
+
+        register = shift_in[32:]
+        strobes = [self.cmd_stb, self.wdata_stb, self.rdata_stb]
+        m.d.sync += [stb.eq(0) for stb in strobes]
+        with m.If(~cs_prev & cs_n):                     # frame end
+            m.d.sync += word.eq(shift_in[:32])
+            m.d.sync += [stb.eq(register == i) for i, stb in enumerate(strobes)]
+        m.d.comb += [self.cmd.eq(word), self.wdata.eq(word)]
+        return m
+
+
+class PeripheralBench(Elaboratable):
+    """The Montgomery peripheral on the board without a CPU, in the 125 MHz domain, driven over
+    `SerialBridge` on Pmod JA pins 1-4 (sck, copi, cipo, cs_n).
     LD0 blinks, LD1 busy (held 50 ms), LD2 done, LD3 error."""
 
     def __init__(self, config=None):
@@ -89,36 +134,22 @@ class PeripheralBench(Elaboratable):
 
         m = Module()
         m.submodules.peripheral = peripheral = MontgomeryPeripheral(self.config or PeripheralConfig())
-        clk_freq = int(platform.default_clk_frequency)
+        m.submodules.bridge = bridge = SerialBridge()
+        for name in ("cmd", "cmd_stb", "wdata", "wdata_stb", "rdata_stb"):
+            m.d.comb += getattr(peripheral, name).eq(getattr(bridge, name))
+        m.d.comb += [bridge.rdata.eq(peripheral.rdata), bridge.status.eq(peripheral.status)]
 
         platform.add_resources([LINK_RESOURCE])
         link = platform.request("bench_link", 0, dir="-")
-        pads = {name: io.Buffer("o" if name == "cipo" else "i", getattr(link, name))
-                for name in ("sck", "copi", "cipo", "cs_n")}
-        m.submodules += list(pads.values())
-        sck, copi, cs_n = Signal(), Signal(), Signal(init=1)
-        m.submodules += [FFSynchronizer(pads["sck"].i, sck), FFSynchronizer(pads["copi"].i, copi),
-                         FFSynchronizer(pads["cs_n"].i, cs_n, init=1)]
-        sck_prev, cs_prev = Signal(), Signal(init=1)
-        m.d.sync += [sck_prev.eq(sck), cs_prev.eq(cs_n)]
-
-        shift_in, shift_out = Signal(34), Signal(64)
-        word = Signal(32)
-        m.d.comb += pads["cipo"].o.eq(shift_out[-1])
-        with m.If(cs_prev & ~cs_n):                     # frame start
-            m.d.sync += shift_out.eq(Cat(peripheral.rdata, peripheral.status))
-        with m.Elif(~cs_n & sck & ~sck_prev):           # rising edge of sck
-            m.d.sync += [shift_in.eq(Cat(copi, shift_in[:-1])), shift_out.eq(shift_out << 1)]
-
-        register = shift_in[32:]
-        strobes = [peripheral.cmd_stb, peripheral.wdata_stb, peripheral.rdata_stb]
-        m.d.sync += [stb.eq(0) for stb in strobes]
-        with m.If(~cs_prev & cs_n):                     # frame end
-            m.d.sync += word.eq(shift_in[:32])
-            m.d.sync += [stb.eq(register == i) for i, stb in enumerate(strobes)]
-        m.d.comb += [peripheral.cmd.eq(word), peripheral.wdata.eq(word)]
+        for name in ("sck", "copi", "cipo", "cs_n"):
+            m.submodules[f"link_{name}"] = pad = io.Buffer("o" if name == "cipo" else "i", getattr(link, name))
+            if name == "cipo":
+                m.d.comb += pad.o.eq(bridge.cipo)
+            else:
+                m.d.comb += getattr(bridge, name).eq(pad.i)
 
         # LEDs.
+        clk_freq = int(platform.default_clk_frequency)
         blink, hold = Signal(range(clk_freq // 2)), Signal(range(clk_freq // 20 + 1))
         heartbeat = Signal()
         with m.If(blink == 0):

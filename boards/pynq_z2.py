@@ -41,7 +41,7 @@ UARTS = {
 }
 DEFAULT_UART = "usb-pmod"
 
-#: What each `--toolchain` runs (its build script calls these), with a hint for the message.
+#: The programs each open `--toolchain`'s build script calls.
 OPEN_TOOLS = {
     "yosys+nextpnr": ("yosys", "nextpnr-xilinx", "fasm2frames.py", "xc7frames2bit"),
     "openxc7":       ("yosys", "nextpnr-xilinx", "fasm2frames", "xc7frames2bit"),
@@ -53,7 +53,7 @@ OPEN_TOOLS = {
 class Platform(Xilinx7SeriesPlatform):
     default_clk_name   = "clk125"
     default_clk_period = 1e9 / CLK125_FREQ
-    # The toolchains this target drives (f4pga has no Zynq-7000 support).
+    # The toolchains this target knows how to check and run (LiteX also lists f4pga: not wired up).
     _supported_toolchains = {"7series": ["vivado", *OPEN_TOOLS]}
 
     def __init__(self, toolchain="vivado"):

@@ -142,9 +142,9 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
             raise BoardError(message if "fail" in message else f"{what} failed: {message}") from None
         except Exception as error:
             raise BoardError(f"{what} failed ({type(error).__name__}: {error}); "
-                             f"see {_shown(log_file)}") from None
+                             f"see {display_path(log_file)}") from None
 
-    log(f"[board] generating the SoC headers and libraries in {_shown(build_dir)}")
+    log(f"[board] generating the SoC headers and libraries in {display_path(build_dir)}")
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, None, True, builder_kwargs, build_kwargs)
     log("[board] building the firmware")
     config = soc.montmul.config
@@ -156,7 +156,7 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
     return BoardBuild(build_dir=build_dir, soc=soc, firmware_bin=Path(firmware_bin), log=log_file)
 
 
-def _shown(path):
+def display_path(path):
     """A path relative to the working directory when it is below it."""
     path = Path(path)
     try:
@@ -167,10 +167,10 @@ def _shown(path):
 
 def generated_files(board, extra=()):
     rows = [
-        ("Verilog", ", ".join(_shown(p) for p in board.sources() if p.parent == board.gateware_dir)),
-        ("constraints", _shown(board.constraints)),
-        ("build script", f"{_shown(board.script)} ({board.platform.toolchain_name})"),
-        ("firmware", f"{_shown(board.firmware_bin)} (in the ROM image {_shown(board.rom_init)})"),
+        ("Verilog", ", ".join(display_path(p) for p in board.sources() if p.parent == board.gateware_dir)),
+        ("constraints", display_path(board.constraints)),
+        ("build script", f"{display_path(board.script)} ({board.platform.toolchain_name})"),
+        ("firmware", f"{display_path(board.firmware_bin)} (in the ROM image {display_path(board.rom_init)})"),
         *extra,
     ]
     return "\n".join(f"  {label:<13} {value}" for label, value in rows)
@@ -183,12 +183,12 @@ def make_bitstream(board):
         what = "; ".join(f"{tool} ({hint})" for tool, hint in missing)
         raise BoardError(
             f"cannot make the bitstream with {board.platform.toolchain_name}: missing {what}.\n"
-            f"Everything before it is generated in {_shown(board.build_dir)}; once the tools are "
-            f"installed: cd {_shown(board.gateware_dir)} && bash {board.script.name}")
+            f"Everything before it is generated in {display_path(board.build_dir)}; once the tools are "
+            f"installed: cd {display_path(board.gateware_dir)} && bash {board.script.name}")
     result = subprocess.run(["bash", board.script.name], cwd=board.gateware_dir)
     if result.returncode != 0 or not board.bitstream.exists():
         raise BoardError(f"the {board.platform.toolchain_name} build failed (exit {result.returncode}, "
-                         f"output above); script: {_shown(board.script)}")
+                         f"output above); script: {display_path(board.script)}")
     return board.bitstream
 
 
@@ -196,11 +196,11 @@ def load_bitstream(platform, bitstream, programmer="auto"):
     import shutil
     bitstream = Path(bitstream)
     if not bitstream.exists():
-        raise BoardError(f"no bitstream at {_shown(bitstream)}: build it first (--build)")
+        raise BoardError(f"no bitstream at {display_path(bitstream)}: build it first (--build)")
     prog, tool, kwargs = platform.create_programmer(programmer)
     if shutil.which(tool) is None:
         raise BoardError(f"cannot load the bitstream: {tool} not found on PATH "
-                         f"(bitstream: {_shown(bitstream)})")
+                         f"(bitstream: {display_path(bitstream)})")
     prog.load_bitstream(str(bitstream), **kwargs)
 
 
@@ -216,15 +216,15 @@ def main(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, build=Fals
             load_bitstream(soc.platform, bitstream, programmer)
             return 0
         board = generate(make_soc, build_dir, builder_kwargs, build_kwargs)
-        extra = [(name, _shown(write(str(build_dir)))) for name, write in (extra_files or {}).items()]
-        print(f"[board] generated in {_shown(build_dir)} (log: {_shown(board.log)}):\n"
+        extra = [(name, display_path(write(str(build_dir)))) for name, write in (extra_files or {}).items()]
+        print(f"[board] generated in {display_path(build_dir)} (log: {display_path(board.log)}):\n"
               + generated_files(board, extra), flush=True)
         if report:
             from soc import soc_report
             soc_report.run(board)
         if build:
             bitstream = make_bitstream(board)
-            print(f"[board] bitstream: {_shown(bitstream)}")
+            print(f"[board] bitstream: {display_path(bitstream)}")
         if load:
             load_bitstream(board.platform, board.bitstream, programmer)
     except BoardError as error:

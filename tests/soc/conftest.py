@@ -1,7 +1,9 @@
 """One run of `python -m soc --board pynq_z2` per configuration, shared by the session.
 
 The configurations (board_runs.CONFIGURATIONS) are generated side by side: each is a LiteX
-generation, a firmware build and a second generation (~30 s alone).
+generation, a firmware build and a second generation (~30 s alone). When the session includes the
+(slow) report test, the first configuration also runs `--report`, so that the report reuses its
+generation and its synthesis overlaps the other configurations.
 """
 
 import shutil
@@ -9,16 +11,20 @@ import subprocess
 
 import pytest
 
-from board_runs import CONFIGURATIONS, ROOT, Run, soc_command, toolchain_free_env
+from board_runs import CONFIGURATIONS, REPORT_CONFIGURATION, ROOT, Run, soc_command, toolchain_free_env
 
 
 @pytest.fixture(scope="session")
-def pynq_z2_runs(tmp_path_factory):
+def pynq_z2_runs(tmp_path_factory, request):
     if shutil.which("riscv64-unknown-elf-gcc") is None:
         pytest.skip("riscv64-unknown-elf-gcc is not installed (make setup)")
     base = tmp_path_factory.mktemp("pynq_z2")
     started = {}
+    with_report = any(item.get_closest_marker("slow") and "pynq_z2_runs" in getattr(item, "fixturenames", ())
+                      for item in request.session.items)
     for name, options in CONFIGURATIONS.items():
+        if name == REPORT_CONFIGURATION and with_report:
+            options = [*options, "--report"]
         args = soc_command(*options, "--output-dir", str(base / name))
         started[name] = (args, subprocess.Popen(args, cwd=ROOT, env=toolchain_free_env(), text=True,
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE))
