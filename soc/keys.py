@@ -20,7 +20,8 @@ from soc import config
 _SMALL_PRIMES = [p for p in range(3, 2000) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
 
 
-def _is_probable_prime(x, rng, rounds=32):
+def is_probable_prime(x, rng, rounds=32):
+    """Miller-Rabin with `rounds` random bases (after trial division by small primes)."""
     for sp in _SMALL_PRIMES:
         if x % sp == 0:
             return x == sp
@@ -40,10 +41,13 @@ def _is_probable_prime(x, rng, rounds=32):
     return True
 
 
-def _prime(rng, bits, e):
+def random_prime(rng, bits, top_bits=1, e=None):
+    """A probable prime of exactly `bits` bits with its `top_bits` highest bits set (and, given a
+    public exponent `e`, with gcd(p - 1, e) == 1 for a prime e)."""
+    top = ((1 << top_bits) - 1) << (bits - top_bits)
     while True:
-        x = rng.getrandbits(bits) | (3 << (bits - 2)) | 1   # top two bits set: p*q has 2*bits bits
-        if x % e != 1 and _is_probable_prime(x, rng):
+        x = rng.getrandbits(bits) | top | 1
+        if (e is None or x % e != 1) and is_probable_prime(x, rng):
             return x
 
 
@@ -51,7 +55,8 @@ def generate_key(bits, seed=config.KEY_SEED, e=config.PUBLIC_EXPONENT):
     """A reproducible RSA key of exactly `bits` bits, as a dict of integers."""
     rng = random.Random(f"{seed}-{bits}")
     while True:
-        p, q = _prime(rng, bits // 2, e), _prime(rng, bits - bits // 2, e)
+        # top two bits set: p*q has exactly `bits` bits
+        p, q = random_prime(rng, bits // 2, 2, e), random_prime(rng, bits - bits // 2, 2, e)
         if p != q and (p * q).bit_length() == bits:
             break
     if p < q:
