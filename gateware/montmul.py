@@ -62,6 +62,34 @@ def _log2(n):
     return n.bit_length() - 1
 
 
+def _carry_chain(m, gen, prop, cin, segment=32):
+    """Carries into each position of a row (and the carry out) from one-bit generate/propagate signals
+    (gen and prop never both set).  Within a segment of at most ``segment`` positions the carry chain
+    of an adder does it: the carry into position j of (gen|prop) + gen + cin is exactly the carry we
+    want.  Longer rows are cut into segments computed for both carry-ins and selected (carry-select),
+    so no chain is longer than ``segment`` + 1 bits."""
+    width = len(gen)
+    carries = []
+    carry = cin
+    for lo in range(0, width, segment):
+        g = gen[lo:lo + segment]
+        either = g | prop[lo:lo + segment]
+        n = len(g)
+        sums = []
+        for c in (0, 1):
+            total = Signal(n + 1, name=f"cc_{lo}_{c}")
+            m.d.comb += total.eq(either + g + c)
+            sums.append(total)
+        if lo == 0:
+            total = Signal(n + 1, name="cc_0")
+            m.d.comb += total.eq(either + g + carry)
+        else:
+            total = Mux(carry, sums[1], sums[0])
+        carries.append(total[:n] ^ either ^ g)
+        carry = total[n]
+    return Cat(*carries), carry
+
+
 class MontMulCore(Elaboratable):
     """One Montgomery product dst = a*b*R^-1 mod N over the shared register file.
 
@@ -320,26 +348,20 @@ class MontMulCore(Elaboratable):
         with m.If(f1_v):
             m.d.sync += hiprev.eq(f1_y.word_select(L - 1, CW)[W:])
         m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k), f2_n.eq(self.n_data)]
-        csum = Signal(L + 1)
-        m.d.comb += csum.eq((f2_g | f2_p) + f2_g + cin)
-        carries = Signal(L)
-        m.d.comb += carries.eq(csum[:L] ^ (f2_g | f2_p) ^ f2_g)
+        carries, carry_out = _carry_chain(m, f2_g, f2_p, cin)
         value = Cat((f2_r.word_select(j, W) + carries[j])[:W] for j in range(L))
         with m.If(f2_v):
-            m.d.sync += cin.eq(csum[L])
+            m.d.sync += cin.eq(carry_out)
         m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k), f3_val.eq(value), f3_n.eq(f2_n)]
         for j in range(L):
             vj = f3_val.word_select(j, W)
             nj = f3_n.word_select(j, W)
             m.d.sync += [f4_g[j].eq(vj < nj), f4_p[j].eq(vj == nj)]
         m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k), f4_val.eq(f3_val), f4_n.eq(f3_n)]
-        bsum = Signal(L + 1)
-        m.d.comb += bsum.eq((f4_g | f4_p) + f4_g + bin_)
-        borrows = Signal(L)
-        m.d.comb += borrows.eq(bsum[:L] ^ (f4_g | f4_p) ^ f4_g)
+        borrows, borrow_out = _carry_chain(m, f4_g, f4_p, bin_)
         diff = Cat((f4_val.word_select(j, W) - f4_n.word_select(j, W) - borrows[j])[:W] for j in range(L))
         with m.If(f4_v):
-            m.d.sync += bin_.eq(bsum[L])
+            m.d.sync += bin_.eq(borrow_out)
         # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
         sel = Signal()
         m.d.comb += sel.eq((hiprev != 0) | cin | ~bin_)

@@ -4,7 +4,6 @@ The library is built by the `bn` fixture in conftest.py; the helpers live here, 
 their own, so that test modules can import them whatever other conftest.py files the suite grows.
 """
 import ctypes
-import random
 import subprocess
 from pathlib import Path
 
