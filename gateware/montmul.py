@@ -75,15 +75,14 @@ def _carry_chain(m, gen, prop, cin, segment=32):
         g = gen[lo:lo + segment]
         either = g | prop[lo:lo + segment]
         n = len(g)
-        sums = []
-        for c in (0, 1):
-            total = Signal(n + 1, name=f"cc_{lo}_{c}")
-            m.d.comb += total.eq(either + g + c)
-            sums.append(total)
         if lo == 0:
             total = Signal(n + 1, name="cc_0")
             m.d.comb += total.eq(either + g + carry)
         else:
+            sums = []
+            for c in (0, 1):
+                sums.append(Signal(n + 1, name=f"cc_{lo}_{c}"))
+                m.d.comb += sums[-1].eq(either + g + c)
             total = Mux(carry, sums[1], sums[0])
         carries.append(total[:n] ^ either ^ g)
         carry = total[n]
