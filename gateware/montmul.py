@@ -256,8 +256,8 @@ class MontMulCore(Elaboratable):
         u2lo = Signal(W)                # t_1 contribution of the last iteration (lane 2, row 0)
         h_M0 = Signal(2 * W)
         h_M1 = Signal(2 * W)
-        h_W1 = Signal(4 * W)
-        h_V = Signal(4 * W)             # V'_i
+        h_W1 = Signal(3 * W + 3)       # < 2^50
+        h_V = Signal(3 * W + 3)         # V'_i < 2^50 (X, Y < 2^33)
         h_p1 = Signal(2 * W)
         h_p2 = Signal(W)
         h_p3 = Signal(W)
