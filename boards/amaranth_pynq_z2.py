@@ -191,9 +191,17 @@ def main(argv=None):
     parser.add_argument("--toolchain", choices=TOOLCHAINS, default="Vivado")
     parser.add_argument("--build-dir", type=Path, default=DEFAULT_BUILD_DIR)
     parser.add_argument("--build", action="store_true", help="run the toolchain's script")
+    parser.add_argument("--max-bits", type=int, help="peripheral operand size (default: PeripheralConfig)")
+    parser.add_argument("--lanes", type=int, help="peripheral multiplier lanes (default: PeripheralConfig)")
     args = parser.parse_args(argv)
+    from gateware.interface import PeripheralConfig
+    overrides = {k: v for k, v in (("max_bits", args.max_bits), ("lanes", args.lanes)) if v is not None}
+    try:
+        config = PeripheralConfig(**overrides)
+    except ValueError as error:
+        parser.error(str(error))
     name = "montmul_pynq_z2"
-    platform, build_dir = prepare(args.build_dir, args.toolchain, name=name)
+    platform, build_dir = prepare(args.build_dir, args.toolchain, config, name=name)
     print(f"generated in {build_dir}: {name}.v, {name}.xdc, build_{name}.sh")
     if args.build:
         if not platform.has_required_tools():

@@ -283,7 +283,7 @@ def main(argv=None, prog=None):
         load           = args.load,
         report         = args.report,
         programmer     = args.programmer,
-        extra_files    = {"openocd": write_openocd_config} if args.uart == "jtag" else {},
+        extra_files    = {"OpenOCD cfg": write_openocd_config} if args.uart == "jtag" else {},
     )
 
 

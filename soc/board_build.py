@@ -17,6 +17,7 @@ Boards call `main(make_soc, ...)` with a factory `make_soc(rom_init=None) -> SoC
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import traceback
@@ -137,7 +138,9 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
         try:
             with _output_to(log_file):
                 return function(*args)
-        except SystemExit as error:      # soc.firmware reports its failures this way
+        except SystemExit as error:      # soc.firmware reports its failures this way, LiteX too
+            if error.code is None or isinstance(error.code, int):
+                raise BoardError(f"{what} failed (exit {error.code}); see {display_path(log_file)}") from None
             message = str(error).removeprefix("error: ")
             raise BoardError(message if "fail" in message else f"{what} failed: {message}") from None
         except Exception as error:
@@ -193,7 +196,6 @@ def make_bitstream(board):
 
 
 def load_bitstream(platform, bitstream, programmer="auto"):
-    import shutil
     bitstream = Path(bitstream)
     if not bitstream.exists():
         raise BoardError(f"no bitstream at {display_path(bitstream)}: build it first (--build)")
@@ -201,7 +203,10 @@ def load_bitstream(platform, bitstream, programmer="auto"):
     if shutil.which(tool) is None:
         raise BoardError(f"cannot load the bitstream: {tool} not found on PATH "
                          f"(bitstream: {display_path(bitstream)})")
-    prog.load_bitstream(str(bitstream), **kwargs)
+    try:
+        prog.load_bitstream(str(bitstream), **kwargs)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise BoardError(f"{tool} could not load {display_path(bitstream)}: {error}") from None
 
 
 def main(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, build=False, load=False,

@@ -7,6 +7,8 @@ import pytest
 from boards import amaranth_pynq_z2 as board
 
 NAME = "montmul_pynq_z2"
+#: A small peripheral: the flow's files are the same, the conversion takes a second, not half a minute.
+SMALL = {"max_bits": 512, "lanes": 4}
 
 
 def locs(xdc):
@@ -15,7 +17,8 @@ def locs(xdc):
 
 @pytest.mark.parametrize("toolchain, tool", [("Vivado", "vivado"), ("Xray", "nextpnr-xilinx")])
 def test_build_files(tmp_path, toolchain, tool):
-    _, build_dir = board.prepare(tmp_path, toolchain, name=NAME)
+    from gateware.interface import PeripheralConfig
+    _, build_dir = board.prepare(tmp_path, toolchain, PeripheralConfig(**SMALL), name=NAME)
     verilog = (build_dir / f"{NAME}.v").read_text()
     assert "module montmul_pynq_z2" in verilog and "DSP48E1" not in verilog   # inferred later
     script = (build_dir / f"build_{NAME}.sh").read_text()
@@ -30,7 +33,8 @@ def test_build_files(tmp_path, toolchain, tool):
 
 
 def test_cli_without_toolchain(tmp_path, capsys):
-    assert board.main(["--toolchain", "Xray", "--build-dir", str(tmp_path), "--build"]) == 1
+    assert board.main(["--toolchain", "Xray", "--build-dir", str(tmp_path), "--build",
+                       "--max-bits", str(SMALL["max_bits"]), "--lanes", str(SMALL["lanes"])]) == 1
     err = capsys.readouterr().err
     assert "nextpnr-xilinx" in err and f"build_{NAME}.sh" in err
 

@@ -41,6 +41,7 @@ def test_platform_resources():
 @pytest.mark.parametrize("toolchain, expected", [
     ("vivado", {"vivado"}),
     ("openxc7", {"yosys", "nextpnr-xilinx", "fasm2frames", "xc7frames2bit", "nextpnr-xilinx chip database", "prjxray-db"}),
+    ("yosys+nextpnr", {"yosys", "nextpnr-xilinx", "fasm2frames.py", "xc7frames2bit", "nextpnr-xilinx chip database", "prjxray-db"}),
 ])
 def test_missing_tools(monkeypatch, toolchain, expected):
     for var in ("PATH", "CHIPDB", "PRJXRAY_DB_DIR", "LITEX_ENV_VIVADO"):

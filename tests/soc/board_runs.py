@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIGURATIONS = {
     "vivado":  ["--build"],                                                    # LiteX's default
     "openxc7": ["--toolchain", "openxc7", "--uart", "jtag", "--build"],
-    "arduino": ["--toolchain", "yosys+nextpnr", "--uart", "arduino", "--build"],
 }
 #: The configuration that also runs `--report` when the session has the report test.
 REPORT_CONFIGURATION = "vivado"

@@ -8,7 +8,7 @@ import pytest
 from soc import config
 from soc.firmware import rom_words
 
-from board_runs import ROOT, soc_command, toolchain_free_env
+from board_runs import ROOT, Run, soc_command, toolchain_free_env
 
 BUILD_NAME = "pynq_z2"
 
@@ -17,6 +17,19 @@ def xdc_pins(run):
     """{port: LOC} from the generated constraints."""
     return dict((port, pin) for pin, port in
                 re.findall(r"set_property LOC (\w+) \[get_ports \{?(\w+)\}?\]", run.text(f"{BUILD_NAME}.xdc")))
+
+
+@pytest.fixture(scope="module")
+def arduino_gateware(tmp_path_factory):
+    """`--uart arduino` with the yosys+nextpnr toolchain: the gateware pass alone, in this process
+    (the two command-line runs already cover the firmware and the missing-toolchain exit)."""
+    from litex.soc.integration.builder import Builder
+    from boards import pynq_z2
+
+    build_dir = tmp_path_factory.mktemp("pynq_z2_arduino")
+    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino")
+    Builder(soc, output_dir=str(build_dir), compile_software=False, compile_gateware=False).build(run=False)
+    return Run([], build_dir, 0, "", "")
 
 
 def test_generates_gateware_constraints_and_firmware(pynq_z2_runs):
@@ -47,8 +60,7 @@ def test_rom_carries_the_firmware(pynq_z2_runs):
     assert len(rom) * 4 == config.ROM_SIZE
 
 
-@pytest.mark.parametrize("name, tool", [("vivado", "vivado"), ("openxc7", "nextpnr-xilinx"),
-                                        ("arduino", "nextpnr-xilinx")])
+@pytest.mark.parametrize("name, tool", [("vivado", "vivado"), ("openxc7", "nextpnr-xilinx")])
 def test_missing_toolchain_stops_with_a_message(pynq_z2_runs, name, tool):
     run = pynq_z2_runs[name]
     assert run.returncode == 1
@@ -67,6 +79,7 @@ def test_missing_toolchain_stops_with_a_message(pynq_z2_runs, name, tool):
 def test_open_flow_script(pynq_z2_runs):
     run = pynq_z2_runs["openxc7"]
     script = run.text(f"build_{BUILD_NAME}.sh")
+    assert (run.gateware / f"{BUILD_NAME}.ys").exists()      # the Yosys script it starts with
     for step in ("yosys", "nextpnr-xilinx", "fasm2frames", "xc7frames2bit"):
         assert step in script
     assert "--xdc pynq_z2.xdc" in script and "--output_file pynq_z2.bit" in script
@@ -83,8 +96,9 @@ UART_PINS = {
 
 
 @pytest.mark.parametrize("name", list(UART_PINS))
-def test_uart_pins(pynq_z2_runs, name):
-    run = pynq_z2_runs[name]
+def test_uart_pins(request, name):
+    run = request.getfixturevalue("arduino_gateware") if name == "arduino" else \
+        request.getfixturevalue("pynq_z2_runs")[name]
     pins = xdc_pins(run)
     uart_pins = {port: pin for port, pin in pins.items() if port.endswith(("_tx", "_rx"))}
     assert uart_pins == UART_PINS[name]
