@@ -151,8 +151,10 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, None, True, builder_kwargs, build_kwargs)
     log("[board] building the firmware")
     config = soc.montmul.config
+    # The benchmark keys are seeded (the same everywhere): one cache for every build, as sim's.
     firmware_bin = step("firmware build", lambda: firmware.build(
-        build_dir, max_bits=config.max_bits, extra_headers=firmware.soc_headers(config)))
+        build_dir, max_bits=config.max_bits,
+        extra_headers=firmware.soc_headers(config, keys_cache=ROOT / "build" / "keys")))
     log("[board] generating the gateware with the firmware in ROM")
     rom = step("ROM image", firmware.rom_words, firmware_bin)
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, rom, False, builder_kwargs, build_kwargs)
