@@ -36,7 +36,16 @@ Architecture
 Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
 ``gateware.measure``.
 
-Operand contract: a, b < N; the words of an operand slot above the current size are ignored.
+Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + N < 2N still holds, so the one
+conditional subtraction reduces fully; tests/gateware/test_montmul.py checks it); the words of an operand
+slot above the current size are ignored.
+
+Simulation cost: Verilator evaluates every net of the design in every cycle, idle or not, so the RTL avoids
+what is expensive there: per-lane registers and accumulator memories instead of rows packed into wide
+signals, carries and differences held in Signals (an expression indexed per lane would be copied into
+every use), word masks kept as registered wide values (no bit replication), dynamic word selections
+through Arrays, and reset-less datapath registers (the reset input would pull their logic into the
+input-change evaluation).  ``tests/gateware/verilator_speed.py`` measures it.
 A MUL/EXP result is written over whole rows: the words of dst above the size up to the end of its last
 row are zeroed, rows above are left as they were.  ``rdata`` is only meaningful while not busy.
 """
@@ -73,8 +82,9 @@ def _carry_chain(m, gen, prop, cin, segment=32):
     carry = cin
     for lo in range(0, width, segment):
         g = gen[lo:lo + segment]
-        either = g | prop[lo:lo + segment]
         n = len(g)
+        either = Signal(n, name=f"cc_{lo}_either")
+        m.d.comb += either.eq(g | prop[lo:lo + segment])
         if lo == 0:
             total = Signal(n + 1, name="cc_0")
             m.d.comb += total.eq(either + g + carry)
@@ -83,10 +93,16 @@ def _carry_chain(m, gen, prop, cin, segment=32):
             for c in (0, 1):
                 sums.append(Signal(n + 1, name=f"cc_{lo}_{c}"))
                 m.d.comb += sums[-1].eq(either + g + c)
-            total = Mux(carry, sums[1], sums[0])
+            total = Signal(n + 1, name=f"cc_{lo}")
+            m.d.comb += total.eq(Mux(carry, sums[1], sums[0]))
         carries.append(total[:n] ^ either ^ g)
         carry = total[n]
-    return Cat(*carries), carry
+    # Signals, not expressions: the callers index the carries bit by bit, and an expression would be
+    # duplicated into every use (64 copies of the chain in the netlist, each evaluated by Verilator)
+    out = Signal(width, name="cc_carries")
+    cout = Signal(name="cc_out")
+    m.d.comb += [out.eq(Cat(*carries)), cout.eq(carry)]
+    return out, cout
 
 
 class MontMulCore(Elaboratable):
@@ -126,7 +142,7 @@ class MontMulCore(Elaboratable):
         self.rows = Signal(range(KM + 1))
         self.n_inv = Signal(W)
         self.q = Signal(W)              # 1 + bits[W:2W) of n' * (n_0 + 2^W n_1) mod 2^2W
-        self.last_row_mask = Signal(L)
+        self.last_row_mask = Signal(L * W)     # the words of the last row below the size, all bits set
         # Operand memory access.
         self.rd_addr = Signal(range(depth))
         self.rd_data = Signal(L * W)
@@ -148,20 +164,34 @@ class MontMulCore(Elaboratable):
         AW = W + CS             # accumulator entry: low word and carry of one column
 
         # Accumulator: per column j the low word of u_j (which becomes t_{j-1}) and its carry c_j.
-        m.submodules.acc = acc = Memory(shape=unsigned(L * AW), depth=KM, init=[])
-        acc_rd0 = acc.read_port(domain="comb")      # row k
-        acc_rd1 = acc.read_port(domain="comb")      # row k+1 (its lane 0 low word is t_{L-1} of row k)
-        acc_wr = acc.write_port()
+        # One memory per lane (AW bits wide, shared addresses): no row is packed into or unpacked from a
+        # wide word every cycle.  Only lane 0 has the second read port (row k+1: its low word is t_{L-1}
+        # of row k).
+        accs = []
+        for j in range(L):
+            accs.append(Memory(shape=unsigned(AW), depth=KM, init=[]))
+            m.submodules[f"acc{j}"] = accs[-1]
+        acc_rd0 = [mem.read_port(domain="comb") for mem in accs]       # row k
+        acc_rd1 = accs[0].read_port(domain="comb")                      # row k+1, lane 0
+        acc_wrs = [mem.write_port() for mem in accs]
+        acc_wr_addr = Signal(range(KM))
+        acc_wr_en = Signal()
+        acc_wr_data = [Signal(AW, name=f"acc_wr_data{j}") for j in range(L)]
+        for j in range(L):
+            m.d.comb += [acc_wrs[j].addr.eq(acc_wr_addr), acc_wrs[j].en.eq(acc_wr_en),
+                         acc_wrs[j].data.eq(acc_wr_data[j])]
         # Copy of b, so that the operand memory's read port is free for a during the loop.
         m.submodules.bmem = bmem = Memory(shape=unsigned(L * W), depth=KM, init=[])
         b_rd = bmem.read_port()
         b_wr = bmem.write_port()
 
-        def acc_lo(data, j):
-            return data.word_select(j, AW)[:W]
+        def acc_lo(j):
+            return acc_rd0[j].data[:W]
 
-        def acc_c(data, j):
-            return data.word_select(j, AW)[W:]
+        def acc_c(j):
+            return acc_rd0[j].data[W:]
+
+        acc1_lo0 = acc_rd1.data[:W]
 
         sa = Signal(5)
         sb = Signal(5)
@@ -172,9 +202,6 @@ class MontMulCore(Elaboratable):
 
         def row_addr(slot, row):
             return slot * KM + row
-
-        def mask_words(data, mask):
-            return data & Cat(mask[j].replicate(W) for j in range(L))
 
         # ---- schedule ----------------------------------------------------------------------------
         # Iteration i owns the cycles mu_i .. mu_i + P - 1 (mu_i = mu_0 + i*P): the quotient m_i sits in
@@ -188,13 +215,16 @@ class MontMulCore(Elaboratable):
         hph = Signal(range(max(KM, 2) + 1))
 
         # ---- a operand ---------------------------------------------------------------------------
-        arow = Signal(L * W)            # the register-file row holding a_{hi+3}
+        arow = Signal(L * W, reset_less=True)   # the register-file row holding a_{hi+3}
         a_lane = Signal(W)              # a_i for the lanes' a*b products (valid mu_i - 1 .. mu_i + K - 2)
         a_q1 = Signal(W)                # a_{i+1}
         a_q2 = Signal(W)                # a_{i+2}: the head's a*b_0, a*b_1 products use it
 
+        # dynamic word selections through an Array (a case statement) rather than a shift of the whole row
+        arow_words = Array(arow.word_select(j, W) for j in range(L))
+
         def a_word(index):
-            return arow.word_select(index[:LOG_L], W)
+            return arow_words[index[:LOG_L]]
 
         # ---- lane pipeline -------------------------------------------------------------------------
         # s0 issue (b, n row read) | s1 DSP input regs | s2 a_i*b_j | s3 m_i*n_j, z = a_i*b_j + c_j + t_j
@@ -205,12 +235,18 @@ class MontMulCore(Elaboratable):
         q2_v, q2_k, q2_f = Signal(), Signal(range(KM)), Signal()
         q3_v, q3_k, q3_f = Signal(), Signal(range(KM)), Signal()
         q4_v, q4_k, q4_f = Signal(), Signal(range(KM)), Signal()
-        l_b = Signal(L * W)
-        l_n1 = Signal(L * W)
-        l_n = Signal(L * W)
-        l_ab = Signal(L * 2 * W)
-        l_mn = Signal(L * 2 * W)
-        l_z = Signal(L * (2 * W + 1))
+        # Per-lane registers (lists of lane signals, not rows packed into one wide signal: the packing
+        # costs Verilator a wide insert per lane every cycle).  Reset-less: datapath registers that are
+        # written before they are read in every product, so that the reset does not reach their logic.
+        def lanes(name, width):
+            return [Signal(width, name=f"{name}{j}", reset_less=True) for j in range(L)]
+
+        l_b = lanes("l_b", W)
+        l_n1 = lanes("l_n1_", W)
+        l_n = lanes("l_n", W)
+        l_ab = lanes("l_ab", 2 * W)
+        l_mn = lanes("l_mn", 2 * W)
+        l_z = lanes("l_z", 2 * W + 1)
         h_m = Signal(W)                 # m_i (head output register, read by every lane)
 
         m.d.comb += [b_rd.addr.eq(issue_k), self.n_addr.eq(issue_k)]
@@ -218,28 +254,28 @@ class MontMulCore(Elaboratable):
                      q2_v.eq(q1_v), q2_k.eq(q1_k), q2_f.eq(q1_f),
                      q3_v.eq(q2_v), q3_k.eq(q2_k), q3_f.eq(q2_f),
                      q4_v.eq(q3_v), q4_k.eq(q3_k), q4_f.eq(q3_f)]
-        m.d.sync += [l_b.eq(b_rd.data), l_n1.eq(self.n_data), l_n.eq(l_n1)]
         for j in range(L):
             m.d.sync += [
-                l_ab.word_select(j, 2 * W).eq(a_lane * l_b.word_select(j, W)),
-                l_mn.word_select(j, 2 * W).eq(h_m * l_n.word_select(j, W)),
+                l_b[j].eq(b_rd.data.word_select(j, W)),
+                l_n1[j].eq(self.n_data.word_select(j, W)),
+                l_n[j].eq(l_n1[j]),
+                l_ab[j].eq(a_lane * l_b[j]),
+                l_mn[j].eq(h_m * l_n[j]),
             ]
         acc_addr0 = Signal(range(KM))
         acc_addr1 = Signal(range(KM))
-        m.d.comb += [acc_rd0.addr.eq(acc_addr0),
-                     acc_rd1.addr.eq(Mux(acc_addr1 == KM - 1, 0, acc_addr1 + 1))]
+        m.d.comb += [port.addr.eq(acc_addr0) for port in acc_rd0]
+        m.d.comb += acc_rd1.addr.eq(Mux(acc_addr1 == KM - 1, 0, acc_addr1 + 1))
         for j in range(L):
-            t_next = acc_lo(acc_rd0.data, j + 1) if j < L - 1 else 0
-            m.d.sync += l_z.word_select(j, 2 * W + 1).eq(
-                l_ab.word_select(j, 2 * W) + Mux(q3_f, 0, acc_c(acc_rd0.data, j) + t_next))
+            t_next = acc_lo(j + 1) if j < L - 1 else 0
+            m.d.sync += l_z[j].eq(l_ab[j] + Mux(q3_f, 0, acc_c(j) + t_next))
         lane_u = [Signal(UW, name=f"u{j}") for j in range(L)]
         for j in range(L):
             if j < L - 1:
-                m.d.comb += lane_u[j].eq(l_mn.word_select(j, 2 * W) + l_z.word_select(j, 2 * W + 1))
+                m.d.comb += lane_u[j].eq(l_mn[j] + l_z[j])
             else:
-                t_last = Mux(q4_f | (q4_k == rows - 1), 0, acc_lo(acc_rd1.data, 0))
-                m.d.comb += lane_u[j].eq(l_mn.word_select(j, 2 * W) + l_z.word_select(j, 2 * W + 1) + t_last)
-        lane_wr_data = Cat(Cat(u[:W], u[W:W + CS]) for u in lane_u)
+                t_last = Mux(q4_f | (q4_k == rows - 1), 0, acc1_lo0)
+                m.d.comb += lane_u[j].eq(l_mn[j] + l_z[j] + t_last)
 
         # ---- quotient head -------------------------------------------------------------------------
         # With V_i = X_i + 2^W Y_i the two low columns (X, Y: column sums incl. carries), n' = -N^-1 and
@@ -308,20 +344,20 @@ class MontMulCore(Elaboratable):
         f_issue = Signal()
         f_issue_k = Signal(range(KM))
         f1_v, f1_k = Signal(), Signal(range(KM))
-        f1_y = Signal(L * CW)
+        f1_y = lanes("f1_y", CW)
         f2_v, f2_k = Signal(), Signal(range(KM))
-        f2_r = Signal(L * W)
-        f2_g = Signal(L)
-        f2_p = Signal(L)
-        f2_n = Signal(L * W)
+        f2_r = lanes("f2_r", W)
+        f2_g = lanes("f2_g", 1)
+        f2_p = lanes("f2_p", 1)
+        f2_n = lanes("f2_n", W)
         f3_v, f3_k = Signal(), Signal(range(KM))
-        f3_val = Signal(L * W)
-        f3_n = Signal(L * W)
+        f3_val = lanes("f3_val", W)
+        f3_n = lanes("f3_n", W)
         f4_v, f4_k = Signal(), Signal(range(KM))
-        f4_g = Signal(L)
-        f4_p = Signal(L)
-        f4_val = Signal(L * W)
-        f4_n = Signal(L * W)
+        f4_g = lanes("f4_g", 1)
+        f4_p = lanes("f4_p", 1)
+        f4_val = lanes("f4_val", W)
+        f4_n = lanes("f4_n", W)
         hiprev = Signal(2)
         cin = Signal()
         bin_ = Signal()
@@ -329,36 +365,38 @@ class MontMulCore(Elaboratable):
         f_last = f_issue_k == rows - 1
         for j in range(L):
             if j < L - 1:
-                t_next = acc_lo(acc_rd0.data, j + 1)
+                t_next = acc_lo(j + 1)
             else:
-                t_next = Mux(f_last, 0, acc_lo(acc_rd1.data, 0))
-            m.d.sync += f1_y.word_select(j, CW).eq(acc_c(acc_rd0.data, j) + t_next)
+                t_next = Mux(f_last, 0, acc1_lo0)
+            m.d.sync += f1_y[j].eq(acc_c(j) + t_next)
         m.d.sync += [f1_v.eq(f_issue), f1_k.eq(f_issue_k)]
         for j in range(L):
-            y = f1_y.word_select(j, CW)
-            carry_in = hiprev if j == 0 else f1_y.word_select(j - 1, CW)[W:]
+            y = f1_y[j]
+            carry_in = hiprev if j == 0 else f1_y[j - 1][W:]
             r = Signal(W + 1, name=f"f_r{j}")
             m.d.comb += r.eq(y[:W] + carry_in)
             m.d.sync += [
-                f2_r.word_select(j, W).eq(r[:W]),
+                f2_r[j].eq(r[:W]),
                 f2_g[j].eq(r[W]),
                 f2_p[j].eq(~r[W] & (r[:W] == (1 << W) - 1)),
             ]
         with m.If(f1_v):
-            m.d.sync += hiprev.eq(f1_y.word_select(L - 1, CW)[W:])
-        m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k), f2_n.eq(self.n_data)]
-        carries, carry_out = _carry_chain(m, f2_g, f2_p, cin)
-        value = Cat((f2_r.word_select(j, W) + carries[j])[:W] for j in range(L))
+            m.d.sync += hiprev.eq(f1_y[L - 1][W:])
+        m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k)]
+        m.d.sync += [f2_n[j].eq(self.n_data.word_select(j, W)) for j in range(L)]
+        carries, carry_out = _carry_chain(m, Cat(f2_g), Cat(f2_p), cin)
         with m.If(f2_v):
             m.d.sync += cin.eq(carry_out)
-        m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k), f3_val.eq(value), f3_n.eq(f2_n)]
+        m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
         for j in range(L):
-            vj = f3_val.word_select(j, W)
-            nj = f3_n.word_select(j, W)
-            m.d.sync += [f4_g[j].eq(vj < nj), f4_p[j].eq(vj == nj)]
-        m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k), f4_val.eq(f3_val), f4_n.eq(f3_n)]
-        borrows, borrow_out = _carry_chain(m, f4_g, f4_p, bin_)
-        diff = Cat((f4_val.word_select(j, W) - f4_n.word_select(j, W) - borrows[j])[:W] for j in range(L))
+            m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
+        for j in range(L):
+            m.d.sync += [f4_g[j].eq(f3_val[j] < f3_n[j]), f4_p[j].eq(f3_val[j] == f3_n[j])]
+        m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k)]
+        m.d.sync += [f4_val[j].eq(f3_val[j]) for j in range(L)]
+        m.d.sync += [f4_n[j].eq(f3_n[j]) for j in range(L)]
+        borrows, borrow_out = _carry_chain(m, Cat(f4_g), Cat(f4_p), bin_)
+        diff = [(f4_val[j] - f4_n[j] - borrows[j])[:W] for j in range(L)]
         with m.If(f4_v):
             m.d.sync += bin_.eq(borrow_out)
         # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
@@ -370,8 +408,7 @@ class MontMulCore(Elaboratable):
         g_issue_k = Signal(range(KM))
         m.d.comb += [
             self.wr_addr.eq(row_addr(sd, g_issue_k)),
-            self.wr_data.eq(Cat(Mux(sel, acc_lo(acc_rd0.data, j), acc_c(acc_rd0.data, j)[:W])
-                                for j in range(L))),
+            self.wr_data.eq(Cat(Mux(sel, acc_lo(j), acc_c(j)[:W]) for j in range(L))),
             self.wr_en.eq(g_issue),
         ]
 
@@ -384,11 +421,11 @@ class MontMulCore(Elaboratable):
             m.d.comb += [acc_addr0.eq(q3_k), acc_addr1.eq(q4_k)]
         with m.If(f4_v):
             # pass 1 leaves V - N in the low-word field and V in the carry field
-            m.d.comb += [acc_wr.addr.eq(f4_k), acc_wr.en.eq(1),
-                         acc_wr.data.eq(Cat(Cat(diff.word_select(j, W), f4_val.word_select(j, W), C(0, CS - W))
-                                            for j in range(L)))]
+            m.d.comb += [acc_wr_addr.eq(f4_k), acc_wr_en.eq(1)]
+            m.d.comb += [acc_wr_data[j].eq(Cat(diff[j], f4_val[j], C(0, CS - W))) for j in range(L)]
         with m.Else():
-            m.d.comb += [acc_wr.addr.eq(q4_k), acc_wr.en.eq(q4_v), acc_wr.data.eq(lane_wr_data)]
+            m.d.comb += [acc_wr_addr.eq(q4_k), acc_wr_en.eq(q4_v)]
+            m.d.comb += [acc_wr_data[j].eq(lane_u[j][:AW]) for j in range(L)]
         with m.If(f_issue):
             m.d.comb += self.n_addr.eq(f_issue_k)
 
@@ -399,7 +436,7 @@ class MontMulCore(Elaboratable):
         with m.If(b_copy_v):
             m.d.comb += [b_wr.addr.eq(b_copy_k), b_wr.en.eq(1),
                          b_wr.data.eq(Mux(b_copy_k == rows - 1,
-                                          mask_words(self.rd_data, self.last_row_mask), self.rd_data))]
+                                          self.rd_data & self.last_row_mask, self.rd_data))]
         ph = Signal(range(KM + 1))      # row counter of the final passes
 
         with m.FSM():
@@ -531,8 +568,11 @@ class MontgomeryPeripheral(wiring.Component):
             return slot * KM + row
 
         def last_row_mask(size):
-            rem = size[:LOG_L] if LOG_L else C(0, 1)
-            return Mux(rem == 0, C((1 << L) - 1, L), ((C(1, L + 1) << rem) - 1)[:L])
+            # the word mask of the last row (all bits of the words below the size set), built by a shift
+            # rather than by replicating lane bits: a plain wide AND with it is cheap to simulate
+            rem = size[:LOG_L]
+            ones = C((1 << (L * W)) - 1, L * W)
+            return Mux(rem == 0, ones, ~(ones << Cat(C(0, _log2(W)), rem))[:L * W])
 
         m.submodules.opmem = opmem = Memory(shape=unsigned(L * W), depth=cfg.total_slots * KM, init=[])
         m.submodules.nmem = nmem = Memory(shape=unsigned(L * W), depth=KM, init=[])
@@ -546,7 +586,7 @@ class MontgomeryPeripheral(wiring.Component):
         size = Signal(13)
         rows = Signal(range(KM + 1))
         n_inv = Signal(W)
-        mask = Signal(L)
+        mask = Signal(L * W, reset_less=True)
         has_mod = Signal()
         q_mod = Signal(W)
         m.d.comb += [core.size.eq(size), core.rows.eq(rows), core.n_inv.eq(n_inv), core.q.eq(q_mod),
@@ -573,7 +613,7 @@ class MontgomeryPeripheral(wiring.Component):
             return pos[:PAIR_BITS] if PAIR_BITS else C(0, 1)
 
         bus_rd_addr = row_addr(rslot, rpos >> PAIR_BITS)
-        m.d.comb += self.rdata.eq(rp.data.word_select(pair(rpos), BUS_BITS))
+        m.d.comb += self.rdata.eq(Array(rp.data.word_select(k, BUS_BITS) for k in range(L // 2))[pair(rpos)])
 
         # Command decode.
         cmd = Command(self.cmd)
@@ -606,7 +646,7 @@ class MontgomeryPeripheral(wiring.Component):
         # SETMOD registers.
         new_size = Signal(13)
         new_rows = Signal(range(KM + 1))
-        new_mask = Signal(L)
+        new_mask = Signal(L * W, reset_less=True)
         inv_t = Signal(W + 1)
         inv_n = Signal(W)
         inv_n1 = Signal(W)
@@ -636,7 +676,7 @@ class MontgomeryPeripheral(wiring.Component):
             m.d.comb += rp.addr.eq(row_addr(e_b, index >> ROW_BITS_LOG))
 
         def exp_word_latch(index=e_idx):
-            m.d.sync += e_word.eq(rp.data.word_select(index[_log2(W):ROW_BITS_LOG], W))
+            m.d.sync += e_word.eq(Array(rp.data.word_select(k, W) for k in range(L))[index[_log2(W):ROW_BITS_LOG]])
 
         def exp_bit_value(index=e_idx):
             return e_word.bit_select(index[:_log2(W)], 1) & (index < e_bits)
@@ -648,7 +688,7 @@ class MontgomeryPeripheral(wiring.Component):
         with m.If(cp_v):
             m.d.comb += [nwp.addr.eq(cp_k), nwp.en.eq(1),
                          nwp.data.eq(Mux(cp_k == new_rows - 1,
-                                         rp.data & Cat(new_mask[j].replicate(W) for j in range(L)),
+                                         rp.data & new_mask,
                                          rp.data))]
 
         with m.FSM() as fsm:
@@ -706,7 +746,6 @@ class MontgomeryPeripheral(wiring.Component):
                                 m.d.sync += [
                                     e_a.eq(cmd.a), new_size.eq(arg),
                                     new_rows.eq((arg + L - 1) >> LOG_L),
-                                    new_mask.eq(last_row_mask(arg)),
                                 ]
                                 m.next = "SM_RD0"
                         with m.Case(Opcode.MUL):
@@ -783,6 +822,7 @@ class MontgomeryPeripheral(wiring.Component):
 
             # ---- SETMOD ----
             with m.State("SM_RD0"):
+                m.d.sync += new_mask.eq(last_row_mask(new_size))
                 m.d.comb += rp.addr.eq(row_addr(e_a, 0))
                 m.next = "SM_CHK"
             with m.State("SM_CHK"):

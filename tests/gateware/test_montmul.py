@@ -106,6 +106,27 @@ def test_mul_edge_cases():
     simulate(config, tb)
 
 
+def test_mul_first_operand_above_modulus():
+    """a in [N, R) with b < N still gives a*b*R^-1 mod N fully reduced (ab/R + N < 2N for a < R): the
+    firmware reduces a 2048-bit value modulo a 1024-bit prime this way, at the 2048-bit size."""
+    rng = random.Random(11)
+    config = SMALL
+
+    async def tb(d):
+        for size in (MIN_WORDS, 5, 8, config.max_words):
+            r = 1 << (size * WORD_BITS)
+            for bits in (size * WORD_BITS, size * WORD_BITS - 5, size * WORD_BITS // 2):
+                n = random_modulus(rng, bits)
+                await load_modulus(d, n, size)
+                cases = [(r - 1, n - 1), (r - 1, r * r % n), (n, n - 1), (rng.randrange(n, r), rng.randrange(n)),
+                         (rng.randrange(max(n, r - (r >> 4)), r), rng.randrange(n)), (rng.randrange(n, r), 1)]
+                for a, b in cases:
+                    assert n <= a < r and b < n
+                    await check_mul(d, n, size, a, b)
+
+    simulate(config, tb)
+
+
 def test_mul_aliasing_and_back_to_back():
     rng = random.Random(3)
     size = 12

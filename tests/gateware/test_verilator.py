@@ -56,6 +56,25 @@ def test_random_muls(dut):
             assert dut.read_slot(3, nw) == mont_ref(a, b, n, size)
 
 
+def test_mul_reduces_double_width_value(dut):
+    """The firmware's reduction of a 2048-bit x modulo a 1024-bit prime p: SETMOD p at the 2048-bit size,
+    then MUL(x, R^2 mod p) with x >= p (but < R) gives x*R mod p fully reduced, and MUL by 1 gives x mod p."""
+    rng = random.Random(2)
+    size = 128
+    r = 1 << (WORD_BITS * size)
+    for _ in range(3):
+        p = rng.getrandbits(1024) | 1 | (1 << 1023)
+        setmod(dut, p, size)
+        x = rng.getrandbits(2048) | (1 << 2047)
+        dut.write_slot(1, x, bus_words(size))
+        dut.write_slot(2, r * r % p, bus_words(size))
+        dut.write_slot(4, 1, bus_words(size))
+        assert dut.command(Opcode.MUL, 3, 1, 2)[1] == {"busy": 0, "done": 1, "error": 0}
+        assert dut.read_slot(3, bus_words(size)) == x * r % p
+        assert dut.command(Opcode.MUL, 5, 3, 4)[1] == {"busy": 0, "done": 1, "error": 0}
+        assert dut.read_slot(5, bus_words(size)) == x % p
+
+
 @pytest.mark.parametrize("index", range(10))
 def test_pkcs1_oaep_raw_rsa(dut, index):
     """c^d mod n with the private exponent (both EXP modes, and CRT halves), then back with e."""
