@@ -11,6 +11,7 @@ and instantiated as a black box. Register map (generated into `csr.h`, never cop
 - `ev_*`   the `done` interrupt: a command finished or was refused.
 """
 
+import functools
 from pathlib import Path
 
 from migen import Instance, ClockSignal, ResetSignal, Signal
@@ -20,6 +21,13 @@ from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourcePulse
 
 from gateware.interface import ErrorCode, PeripheralConfig
+
+
+@functools.lru_cache(maxsize=4)
+def _verilog(config, name):
+    """The peripheral's Verilog; a board build elaborates the SoC twice, convert once."""
+    from gateware.montmul import generate_verilog
+    return generate_verilog(config, name=name)
 
 
 class MontgomeryCSR(LiteXModule):
@@ -70,12 +78,11 @@ class MontgomeryCSR(LiteXModule):
 
     def do_finalize(self):
         # The builder has chosen the output directory by now: convert the peripheral there.
-        from gateware.montmul import generate_verilog
         platform, name = self._platform, self._name
         out_dir = Path(getattr(platform, "output_dir", None) or "build") / "gateware"
         out_dir.mkdir(parents=True, exist_ok=True)
         path = out_dir / f"{name}.v"
-        text = generate_verilog(self.config, name=name)
+        text = _verilog(self.config, name)
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
         platform.add_source(str(path.resolve()))
