@@ -60,10 +60,11 @@ int main(int argc, char **argv) {
 """
 
 
-def build(config):
-    """Build (or reuse) the Verilator model of ``config``; return the executable's path."""
+def build(config, harness=BENCH_CPP):
+    """Build (or reuse) the Verilator model of ``config`` with the C++ ``harness``; return the
+    executable's path."""
     verilog = generate_verilog(config, name="montmul")
-    key = hashlib.sha256((verilog + BENCH_CPP).encode()).hexdigest()[:16]
+    key = hashlib.sha256((verilog + harness).encode()).hexdigest()[:16]
     work = BUILD_ROOT / key
     exe = work / "obj_dir" / "Vmontmul"
     if exe.exists():
@@ -72,11 +73,11 @@ def build(config):
         shutil.rmtree(work)
     work.mkdir(parents=True)
     (work / "montmul.v").write_text(verilog)
-    (work / "bench.cpp").write_text(BENCH_CPP)
+    (work / "harness.cpp").write_text(harness)
     subprocess.run(
         ["verilator", "--cc", "--exe", "--build", "-j", "2", "-O2", "--x-assign", "fast", "--x-initial", "fast",
          "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "montmul",
-         "-CFLAGS", "-O1", "montmul.v", "bench.cpp"],
+         "-CFLAGS", "-O1", "montmul.v", "harness.cpp"],
         cwd=work, check=True, capture_output=True, text=True)
     return exe
 

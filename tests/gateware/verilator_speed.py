@@ -2,21 +2,19 @@
 
     .venv/bin/python tests/gateware/verilator_speed.py [idle_cycles] [busy_cycles]
 
-prints the simulated cycles per second of each phase.  The Verilog is built like ``verilator_bench``
-(same flags) in build/verilator_speed/<digest>; ``--profile`` prints the command for a callgrind run.
+prints the simulated cycles per second of each phase.  The model is built by ``verilator_bench``
+(same flags and build directory); ``--profile`` runs it under callgrind.
 """
 
-import hashlib
 import pathlib
 import random
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 from gateware.interface import BUS_BITS, WORD_BITS, Opcode, PeripheralConfig, pack_cmd, bus_words  # noqa: E402
-from gateware.montmul import generate_verilog  # noqa: E402
+import verilator_bench  # noqa: E402
 
 BUILD_ROOT = pathlib.Path(__file__).resolve().parents[2] / "build" / "verilator_speed"
 
@@ -80,23 +78,7 @@ int main(int argc, char **argv) {
 
 
 def build(config=PeripheralConfig()):
-    verilog = generate_verilog(config, name="montmul")
-    key = hashlib.sha256((verilog + SPEED_CPP).encode()).hexdigest()[:16]
-    work = BUILD_ROOT / key
-    exe = work / "obj_dir" / "Vmontmul"
-    if exe.exists():
-        return exe
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-    (work / "montmul.v").write_text(verilog)
-    (work / "speed.cpp").write_text(SPEED_CPP)
-    subprocess.run(
-        ["verilator", "--cc", "--exe", "--build", "-j", "2", "-O2", "--x-assign", "fast", "--x-initial", "fast",
-         "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "montmul",
-         "-CFLAGS", "-O1", "montmul.v", "speed.cpp"],
-        cwd=work, check=True, capture_output=True, text=True)
-    return exe
+    return verilator_bench.build(config, harness=SPEED_CPP)
 
 
 def run(idle=2_000_000, busy=200_000, bits=2048, prefix=()):
