@@ -141,6 +141,19 @@ static int reduce_input(const uint32_t *prime, unsigned pw, const uint32_t *rn_m
 	return 0;
 }
 
+/* out = x * cst_m * R^-1 mod m on the peripheral, i.e. x * cst when cst_m = cst * R mod m (mw limbs;
+   x has xw <= mw limbs). */
+static int mul_by_constant(const uint32_t *m, unsigned mw, const uint32_t *x, unsigned xw,
+                           const uint32_t *cst_m, uint32_t *out)
+{
+	TRY(mm_load(S_N, m, mw, mw));
+	TRY(mm_setmod(S_N, mw));
+	TRY(mm_load(S_TMP, x, xw, mw));
+	TRY(mm_load(S_RR, cst_m, mw, mw));
+	TRY(mm_mul(S_TMP, S_TMP, S_RR));
+	return (int)mm_store(S_TMP, out, mw);
+}
+
 static int crt_core(const rsa_key *k, const rsa_ctx *c, const rsa_hw_ctx *h, uint32_t *out,
                     const uint32_t *in, enum hw_mode mode)
 {
@@ -158,19 +171,9 @@ static int crt_core(const rsa_key *k, const rsa_ctx *c, const rsa_hw_ctx *h, uin
 	if (bn_mod(t, pw, m2, qw, k->p, pw))
 		return MONTMUL_ERR_BAD_SIZE;
 	mont_sub(&c->p, t, m1, t);
-	TRY(mm_load(S_N, k->p, pw, pw));
-	TRY(mm_setmod(S_N, pw));
-	TRY(mm_load(S_TMP, t, pw, pw));
-	TRY(mm_load(S_RR, h->qinv_m, pw, pw));
-	TRY(mm_mul(S_TMP, S_TMP, S_RR));
-	TRY(mm_store(S_TMP, t, pw));
+	TRY(mul_by_constant(k->p, pw, t, pw, h->qinv_m, t));
 	/* out = m2 + h*q, the product modulo n (h*q < n) on the peripheral */
-	TRY(mm_load(S_N, k->n, nw, nw));
-	TRY(mm_setmod(S_N, nw));
-	TRY(mm_load(S_TMP, t, pw, nw));
-	TRY(mm_load(S_RR, h->q_m, nw, nw));
-	TRY(mm_mul(S_TMP, S_TMP, S_RR));
-	TRY(mm_store(S_TMP, out, nw));
+	TRY(mul_by_constant(k->n, nw, t, pw, h->q_m, out));
 	bn_zero(m2 + qw, nw - qw);
 	bn_add(out, out, m2, nw);
 	/* Check before release: out^e mod n must give the input back. */
