@@ -175,7 +175,7 @@ TOOLCHAINS = ("Vivado", "Xray")
 def prepare(build_dir=DEFAULT_BUILD_DIR, toolchain="Vivado", config=None, name="montmul_pynq_z2"):
     """Writes the Verilog, constraints and build script of `PeripheralBench` for `toolchain`
     (Amaranth's `build(..., do_build=False)` plan, extracted); returns (platform, build_dir)."""
-    from gateware.synth import amaranth_uses_yowasp
+    from eda.synth import amaranth_uses_yowasp
 
     platform = PynqZ2Platform(toolchain=toolchain)
     with amaranth_uses_yowasp():      # Amaranth writes its Verilog with Yosys

@@ -1,7 +1,7 @@
-"""``python -m gateware --report``: see gateware/report.py."""
+"""``python -m gateware --report``: the peripheral's cycles, resources and timing estimate (eda/report.py)."""
 
 import sys
 
-from .report import main
+from eda.report import main
 
 sys.exit(main())

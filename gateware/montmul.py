@@ -942,5 +942,5 @@ class MontgomeryPeripheral(wiring.Component):
 
 def generate_verilog(config=PeripheralConfig(), name="montmul"):
     """Verilog of the peripheral; top-level ports ``clk``, ``rst``, ``cmd``, ``cmd_stb``, ..."""
-    from .synth import amaranth_verilog
+    from eda.synth import amaranth_verilog
     return amaranth_verilog(MontgomeryPeripheral(config), name=name)

@@ -3,7 +3,7 @@
 Inputs are exactly what the toolchain gets: LiteX's top-level Verilog, the CPU's Verilog, the
 peripheral's `montmul.v`, and the ROM/SRAM `.init` files (the firmware is in the ROM, so block RAM
 counts are real). The peripheral is also synthesised alone, for comparison with
-`python -m gateware --report`. Both netlists go through `gateware.timing.analyze` (a static
+`python -m gateware --report`. Both netlists go through `eda.timing.analyze` (a static
 estimate: 7-series -1 cell delays plus a fixed routing allowance per net, no place-and-route).
 
 The two Yosys runs are independent and run side by side; each is skipped when the same inputs
@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from gateware import synth, timing
+from eda import synth, timing
 from soc.board_build import BoardError, display_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,7 @@ CACHE_KEEP = 3      # netlists kept per top module
 
 
 def synthesize_cached(verilog_files, top, cache_dir=CACHE_DIR, **kwargs):
-    """`gateware.synth.synthesize`, reusing the netlist of an earlier run with the same inputs
+    """`eda.synth.synthesize`, reusing the netlist of an earlier run with the same inputs
     (Verilog, the `.init` files next to it, options). The Verilog is compared without its `//`
     lines: LiteX stamps the date there."""
     digest = _inputs_hash(verilog_files, top, sorted(kwargs.items()))

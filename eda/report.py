@@ -3,8 +3,8 @@ configuration of the Montgomery peripheral, next to the targets of the issue.
 
 The figures come from:
   * ``gateware.measure.mul_cycles(config, bits)`` / ``exp_cycles(config, bits, mode)`` (simulation),
-  * ``gateware.synth.synthesize`` (Yosys ``synth_xilinx -family xc7``),
-  * ``gateware.timing.analyze`` (static estimate, 7-series -1 figures).
+  * ``eda.synth.synthesize`` (Yosys ``synth_xilinx -family xc7``),
+  * ``eda.timing.analyze`` (static estimate, 7-series -1 figures).
 """
 
 from __future__ import annotations
