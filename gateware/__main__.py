@@ -1,4 +1,6 @@
-"""``python -m gateware --report``: the peripheral's cycles, resources and timing estimate (eda/report.py)."""
+"""``python -m gateware --report``: the peripheral's cycles, resources and timing estimate.
+
+The command lives in ``eda.report`` with the rest of the synthesis and timing tooling."""
 
 import sys
 
