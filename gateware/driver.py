@@ -1,0 +1,281 @@
+"""The one driver of the Montgomery peripheral, over swappable transports.
+
+``Driver`` sequences the bus contract of ``gateware.interface``: command words, slots split into
+32-bit words, reads that wait for ``rdata`` to follow the read pointer, the status word decoded
+through ``interface.Status``, and the cycle count of a command (the accepting strobe counts as 1,
+then every cycle ``busy`` reads 1).  A transport moves the port values and nothing else::
+
+    async def strobe(port, value=0)  # one cycle with <port>_stb high ("cmd", "wdata", "rdata")
+    async def tick(count=1)           # clock cycles without strobes
+    async def sample()                # (status word, rdata word) now; rdata may be None
+    async def wait(busy_mask, limit)  # cycles until status & busy_mask == 0, or None if not observable
+    irqs                              # irq pulses seen so far, or None if not observable
+
+Transports: ``SimulationTransport`` (an Amaranth testbench and the RTL), ``ModelTransport``
+(``gateware.model``), ``sim.montmul_verilator.VerilatorTransport`` (the Verilog in Verilator) and
+``boards.amaranth_pynq_z2.SerialTransport`` (the board's serial bridge).  The last three never
+suspend: ``BlockingDriver`` calls the driver without ``await`` over them.
+
+``mul_cycles(config, bits)`` measures a MUL on the RTL in the Amaranth simulator;
+``gateware.model.mul_cycles`` is the same figure from the schedule.
+
+    python -c "from gateware.driver import mul_cycles; print(mul_cycles(bits=2048))"
+"""
+
+import functools
+import inspect
+
+from amaranth.lib import data
+from amaranth.sim import Simulator
+
+from common.errors import ProjectError
+
+from .interface import BUS_BITS, WORD_BITS, MIN_WORDS, Opcode, Status, PeripheralConfig, pack_cmd, bus_words
+from . import model
+
+__all__ = ["decode_status", "BUSY_MASK", "PeripheralError", "Driver", "BlockingDriver", "complete",
+           "SimulationTransport", "ModelTransport", "simulate", "mul_cycles"]
+
+#: The status bits that read 1 while a command runs.
+BUSY_MASK = Status.const({"busy": 1}).as_bits()
+#: Cycles a command may take before the driver gives up (a 4096-bit window EXP takes about 3.5e6).
+DEFAULT_LIMIT = 50_000_000
+
+
+def decode_status(word):
+    """The status word's fields: {"busy": 0/1, "done": 0/1, "error": ErrorCode value}."""
+    fields = data.Const(Status, word)
+    return {"busy": fields.busy, "done": fields.done, "error": fields.error.value}
+
+
+class PeripheralError(ProjectError):
+    """The peripheral refused an access the driver needed, or never finished a command."""
+
+
+def _split(value, count):
+    if not 0 <= value < 1 << (BUS_BITS * count):
+        raise ValueError(f"{value:#x} does not fit {count} bus words")
+    return [value >> (BUS_BITS * k) & ((1 << BUS_BITS) - 1) for k in range(count)]
+
+
+class Driver:
+    """Commands and slot transfers over ``transport`` (async; see the module docstring)."""
+
+    def __init__(self, transport):
+        self.transport = transport
+
+    @property
+    def irqs(self):
+        return self.transport.irqs
+
+    async def tick(self, count=1):
+        await self.transport.tick(count)
+
+    async def read_status(self):
+        word, _ = await self.transport.sample()
+        return decode_status(word)
+
+    async def strobe_cmd(self, op, dst=0, a=0, b=0, arg=0):
+        """Strobe a command word and return at once (the command may still be running)."""
+        await self.transport.strobe("cmd", pack_cmd(op, dst, a, b, arg))
+
+    async def run(self, op, dst=0, a=0, b=0, arg=0, limit=DEFAULT_LIMIT):
+        """Strobe a command and wait until it is done or refused; return (cycles, status).  Cycles
+        count the accepting strobe as 1 (a NOP takes 1); None where the transport cannot see them."""
+        await self.strobe_cmd(op, dst, a, b, arg)
+        edges = await self.wait(limit)
+        return (None if edges is None else 1 + edges), await self.read_status()
+
+    async def wait(self, limit=DEFAULT_LIMIT):
+        """Wait until ``busy`` reads 0; return the cycles waited (None where not observable)."""
+        return await self.transport.wait(BUSY_MASK, limit)
+
+    async def _accepted(self, op, **fields):
+        _, status = await self.run(op, **fields)
+        if status["error"]:
+            raise PeripheralError(f"{op.name} {fields} refused: {status}")
+
+    async def write_words(self, words):
+        """Data words at the write pointer, one per cycle."""
+        for word in words:
+            await self.transport.strobe("wdata", word)
+
+    async def read_words(self, count):
+        """``count`` data words from the read pointer, leaving it on the last one."""
+        words = []
+        for k in range(count):
+            await self.transport.tick()             # rdata follows the pointer 2 cycles after it moves
+            _, word = await self.transport.sample()
+            words.append(word)
+            if k != count - 1:
+                await self.transport.strobe("rdata")
+        return words
+
+    async def write_slot(self, slot, value, nwords):
+        """``value`` into the low ``nwords`` bus words of ``slot``."""
+        await self._accepted(Opcode.WRITE, dst=slot)
+        await self.write_words(_split(value, nwords))
+
+    async def read_slot(self, slot, nwords):
+        """The low ``nwords`` bus words of ``slot``, as one integer."""
+        await self._accepted(Opcode.READ, a=slot)
+        words = await self.read_words(nwords)
+        return sum(word << (BUS_BITS * k) for k, word in enumerate(words))
+
+    async def setmod(self, slot, size):
+        return await self.run(Opcode.SETMOD, a=slot, arg=size)
+
+    async def mul(self, dst, a, b):
+        return await self.run(Opcode.MUL, dst, a, b)
+
+    async def exp(self, dst, base, exponent, exponent_bits, op=Opcode.EXP_WINDOW):
+        """``dst`` (holding the Montgomery one, R mod N) becomes base^exponent in the Montgomery
+        domain; ``base`` and ``exponent`` are slots."""
+        return await self.run(op, dst, base, exponent, exponent_bits)
+
+    async def load_modulus(self, n, size, slot=0):
+        """Write N into ``slot`` and make it the modulus; return SETMOD's (cycles, status)."""
+        await self.write_slot(slot, n, bus_words(size))
+        cycles, status = await self.setmod(slot, size)
+        if status["error"]:
+            raise PeripheralError(f"SETMOD refused: {status}")
+        return cycles, status
+
+
+def complete(coroutine):
+    """Run a coroutine that never suspends (its transport does blocking I/O) to its end."""
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coroutine.close()
+    raise RuntimeError("the transport suspended: run this driver in an event loop")
+
+
+class BlockingDriver:
+    """``Driver``'s methods called without ``await``, over a transport that never suspends."""
+
+    def __init__(self, transport):
+        self.driver = Driver(transport)
+
+    def __getattr__(self, name):
+        attribute = getattr(self.driver, name)
+        if not inspect.iscoroutinefunction(attribute):
+            return attribute
+
+        @functools.wraps(attribute)
+        def call(*args, **kwargs):
+            return complete(attribute(*args, **kwargs))
+        return call
+
+
+# ---- transports --------------------------------------------------------------------------------
+
+class SimulationTransport:
+    """The ports of ``dut`` (a ``MontgomeryPeripheral``) from an Amaranth async testbench."""
+
+    def __init__(self, ctx, dut):
+        self.ctx = ctx
+        self.dut = dut
+        self.irqs = 0
+
+    async def tick(self, count=1):
+        for _ in range(count):
+            await self.ctx.tick()
+            if self.ctx.get(self.dut.irq):
+                self.irqs += 1
+
+    async def strobe(self, port, value=0):
+        if port != "rdata":
+            self.ctx.set(getattr(self.dut, port), value)
+        strobe = getattr(self.dut, f"{port}_stb")
+        self.ctx.set(strobe, 1)
+        await self.tick()
+        self.ctx.set(strobe, 0)
+
+    async def sample(self):
+        return self.ctx.get(self.dut.status), self.ctx.get(self.dut.rdata)
+
+    async def wait(self, busy_mask, limit):
+        edges = 0
+        while self.ctx.get(self.dut.status) & busy_mask:
+            if edges == limit:
+                raise PeripheralError(f"still busy after {limit} cycles")
+            await self.tick()
+            edges += 1
+        return edges
+
+
+class ModelTransport:
+    """The ports of a ``gateware.model.PeripheralModel``."""
+
+    def __init__(self, peripheral):
+        self.model = peripheral
+
+    @property
+    def irqs(self):
+        return self.model.irq_count
+
+    async def tick(self, count=1):
+        self.model.idle(count)
+
+    async def strobe(self, port, value=0):
+        if port == "rdata":
+            self.model.edge(rdata_stb=True)
+        else:
+            self.model.edge(**{port: value})
+
+    async def sample(self):
+        return self.model.status, self.model.rdata
+
+    async def wait(self, busy_mask, limit):
+        edges = 0
+        if self.model.status & busy_mask:
+            edges = self.model.edges_to_idle
+            if edges > limit:
+                raise PeripheralError(f"still busy after {limit} cycles")
+            self.model.idle(edges)
+        return edges
+
+
+def simulate(config, testbench, vcd=None, driver_class=Driver):
+    """Run ``await testbench(driver)`` against a fresh peripheral in the Amaranth simulator; return
+    its result."""
+    from .montmul import MontgomeryPeripheral
+
+    dut = MontgomeryPeripheral(config)
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    result = {}
+
+    async def bench(ctx):
+        result["value"] = await testbench(driver_class(SimulationTransport(ctx, dut)))
+
+    sim.add_testbench(bench)
+    if vcd:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
+    return result.get("value")
+
+
+def mul_cycles(config=PeripheralConfig(), bits=1024):
+    """Cycles of one MUL at the size of a ``bits``-bit modulus, measured on the RTL (the count does not
+    depend on the values); ValueError if the size does not fit ``config``."""
+    size = model.size_words(bits)
+    if not MIN_WORDS <= size <= config.max_words:
+        raise ValueError(f"a {bits}-bit modulus does not fit this configuration (max_bits={config.max_bits})")
+    n = (1 << (WORD_BITS * size - 1)) | 1
+    a, b = n // 3, n // 5
+
+    async def bench(driver):
+        await driver.load_modulus(n, size)
+        await driver.write_slot(1, a, bus_words(size))
+        await driver.write_slot(2, b, bus_words(size))
+        cycles, status = await driver.mul(3, 1, 2)
+        if status["error"] or await driver.read_slot(3, bus_words(size)) != model.mont_mul(a, b, n, size):
+            raise PeripheralError(f"the MUL measured at {bits} bits went wrong: {status}")
+        return cycles
+
+    return simulate(config, bench)

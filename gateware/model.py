@@ -1,0 +1,405 @@
+"""A Python model of the Montgomery peripheral: what every bus access does, and in how many cycles.
+
+It plays the part OpenTitan's ISS plays for OTBN: the RTL (``gateware.montmul``) is checked against
+it (``tests/gateware/test_model.py``, ``test_fuzz.py``), and it answers what the RTL would answer,
+at any size, in a fraction of the time.
+
+* The arithmetic: ``mont_mul`` (the core's product), ``to_mont``/``from_mont``.
+* The schedule: ``mul_cycles``, ``setmod_cycles`` and ``exp_cycles`` give the cycles of a command
+  from the strobe that is accepted (counted as 1) to the first cycle ``status.busy`` reads 0
+  (exclusive); a NOP takes 1.  An exponentiation is a program of Montgomery products
+  (``exp_program``), built from one sliding-window decomposition (``exponent_windows``); the model
+  both executes that program and counts its cycles.
+* ``PeripheralModel`` is the whole peripheral, one clock edge at a time: the 32 slots as
+  register-file rows, the modulus state, the bus pointers, status, irq and every refusal.
+  ``gateware.driver.ModelTransport`` drives it like the RTL.
+
+The operand contract is the RTL's (``gateware/montmul.py``): b < N and a < R = 2^(W*size); outside
+it the model gives the core's algorithm's value, which the RTL is not checked against.
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from amaranth.lib import data
+
+from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS,
+                        Opcode, ErrorCode, Command, Status, PeripheralConfig)
+
+__all__ = [
+    "size_words", "mont_mul", "to_mont", "from_mont",
+    "mul_cycles", "setmod_cycles", "exp_cycles", "exponent_windows", "exp_program", "Step",
+    "Modulus", "PeripheralModel",
+]
+
+
+def size_words(bits):
+    """W-bit words of a ``bits``-bit modulus (the SETMOD size)."""
+    return -(-bits // WORD_BITS)
+
+
+# ---- arithmetic --------------------------------------------------------------------------------
+
+@lru_cache(maxsize=64)
+def _neg_inverse(n, size):
+    """n' = -n^-1 mod R, the constant of the quotient digits (the core computes its low word at
+    SETMOD)."""
+    r = 1 << (WORD_BITS * size)
+    return -pow(n, -1, r) % r
+
+
+def mont_mul(a, b, n, size):
+    """The core's product a*b*R^-1 mod n, R = 2^(W*size): t = (ab + mn)/R with the quotient
+    m = ab*n' mod R (the digits the CIOS loop picks), then one conditional subtraction.  For b < n
+    and a < R, t < 2n and the result is fully reduced."""
+    r_bits = WORD_BITS * size
+    ab = a * b
+    m = ab * _neg_inverse(n, size) & ((1 << r_bits) - 1)
+    t = (ab + m * n) >> r_bits
+    return t - n if t >= n else t
+
+
+def to_mont(x, n, size):
+    return (x << (WORD_BITS * size)) % n
+
+
+def from_mont(x, n, size):
+    return x * pow(1 << (WORD_BITS * size), -1, n) % n
+
+
+# ---- schedule ----------------------------------------------------------------------------------
+
+def _rows(config, size):
+    return -(-size // config.lanes)
+
+
+def _check_bits(config, bits):
+    if not MIN_WORDS <= size_words(bits) <= config.max_words:
+        raise ValueError(f"a {bits}-bit modulus does not fit this configuration (max_bits={config.max_bits})")
+    return size_words(bits)
+
+
+def mul_cycles(config, bits):
+    """Cycles of a MUL at the size of a ``bits``-bit modulus, from the core's schedule: the accepting
+    cycle, the prologue (7), ``size`` iterations of P = max(rows, 2) cycles, one cycle, the two row
+    passes (rows + 4, rows).  The sequencer's products cost the same (issuing state, call, core)."""
+    size = _check_bits(config, bits)
+    rows = _rows(config, size)
+    return 1 + 7 + size * max(rows, 2) + 1 + (rows + 4) + rows
+
+
+def setmod_cycles(config, bits, odd=True):
+    """Cycles of a SETMOD at the size of a ``bits``-bit modulus: accept, read row 0, check n_0 (an
+    even modulus ends here), W steps of the n' inversion, two for the head's constant Q, one per row
+    copied, one to latch the new state."""
+    size = _check_bits(config, bits)
+    if not odd:
+        return 3
+    return 3 + WORD_BITS + 2 + _rows(config, size) + 1
+
+
+def exponent_windows(exponent, exponent_bits, width):
+    """The sequencer's left-to-right sliding windows over the low ``exponent_bits`` bits of
+    ``exponent``: (length, digit) pairs, a zero bit as (1, 0), a window as the ``length`` bits from
+    a set bit down to the lowest set bit among the next ``width`` bits (bits below 0 read as 0), its
+    value ``digit`` odd."""
+    e = exponent_bits - 1
+    while e >= 0:
+        if not (exponent >> e) & 1:
+            yield 1, 0
+            e -= 1
+            continue
+        window = 0
+        for j in range(width):
+            window = window << 1 | ((exponent >> (e - j)) & 1 if e - j >= 0 else 0)
+        zeros = (window & -window).bit_length() - 1
+        yield width - zeros, window >> zeros
+        e -= width - zeros
+
+
+@dataclass(frozen=True)
+class Step:
+    """A stretch of an exponentiation: ``overhead`` cycles of the sequencer's own (reading exponent
+    bits, ending a window, the final check), then Montgomery products ``(dst, a, b)`` (slot numbers),
+    each taking a MUL's cycles."""
+    overhead: int
+    products: tuple = ()
+
+
+def _square_slot(config):
+    # the last hidden slot: a^2 for the window table, R1 of the ladder (never both at once)
+    return config.total_slots - 1
+
+
+def _table_slot(digit):
+    # hidden slot of a^digit for odd digit >= 3 (digit 1 is the base's own slot)
+    return NUM_SLOTS - 1 + (digit >> 1)
+
+
+def exp_program(config, op, exponent, exponent_bits, dst, base):
+    """The steps of EXP_WINDOW or EXP_LADDER on slots ``dst`` (the accumulator, which holds the
+    Montgomery one, R mod N, when the command starts) and ``base``."""
+    op = Opcode(op)
+    exponent &= (1 << exponent_bits) - 1
+    acc = (dst, dst, dst)
+    if op is Opcode.EXP_LADDER:
+        r1 = _square_slot(config)
+        steps = [Step(0, ((r1, base, dst),))]
+        for i in reversed(range(exponent_bits)):
+            # read the bit (3 cycles); R0 = dst, R1 swap roles with the bit
+            if (exponent >> i) & 1:
+                steps.append(Step(3, ((dst, dst, r1), (r1, r1, r1))))
+            else:
+                steps.append(Step(3, ((r1, dst, r1), acc)))
+        return steps
+    if op is not Opcode.EXP_WINDOW:
+        raise ValueError(f"{op} is not an exponentiation")
+    width = 1 if exponent_bits <= SHORT_EXPONENT_BITS else WINDOW_BITS
+    steps = []
+    if width > 1:
+        square = _square_slot(config)
+        table = [(square, base, base)]
+        for digit in range(3, 1 << width, 2):
+            table.append((_table_slot(digit), base if digit == 3 else _table_slot(digit - 2), square))
+        steps.append(Step(0, tuple(table)))
+    started = False                     # no squaring before the first window
+    for length, digit in exponent_windows(exponent, exponent_bits, width):
+        if digit == 0:
+            # read the bit (3 cycles, the third issues the squaring)
+            steps.append(Step(2, (acc,)) if started else Step(3))
+            continue
+        # read the window (3 per bit), end check and digit (2), end of the squarings (1)
+        squares = (acc,) * length if started else ()
+        multiply = (dst, dst, base if digit == 1 else _table_slot(digit))
+        steps.append(Step(3 * width + 3, squares + (multiply,)))
+        started = True
+    steps.append(Step(1))               # the check that finds no bit left
+    return steps
+
+
+def _program_cycles(steps, mul):
+    return 1 + sum(step.overhead + mul * len(step.products) for step in steps)
+
+
+def _exp_op(mode):
+    if isinstance(mode, str):
+        return {"window": Opcode.EXP_WINDOW, "ladder": Opcode.EXP_LADDER}[mode.lower()]
+    return Opcode(mode)
+
+
+def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None):
+    """Cycles of an exponentiation (``mode``: "window", "ladder" or the opcode) at the size of a
+    ``bits``-bit modulus with an ``exponent_bits``-bit exponent (default ``bits``).  ``exponent``
+    defaults to all ones: the most windows, window mode's worst case (the ladder's count does not
+    depend on the value)."""
+    if exponent_bits is None:
+        exponent_bits = bits
+    if exponent is None:
+        exponent = (1 << exponent_bits) - 1
+    steps = exp_program(config, _exp_op(mode), exponent, exponent_bits, dst=0, base=1)
+    return _program_cycles(steps, mul_cycles(config, bits))
+
+
+# ---- the peripheral, edge by edge --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Modulus:
+    """The state SETMOD latches: N (its words below the size) and the size in W-bit words."""
+    n: int
+    size: int
+
+
+class PeripheralModel:
+    """The peripheral's state after each clock edge.
+
+    ``edge(cmd=..., wdata=..., rdata_stb=...)`` is one rising edge with those strobes; ``status``
+    (the raw word), ``rdata`` and ``irq`` are the outputs after it.  A command accepted at an edge
+    that takes C cycles keeps ``busy`` for the next C - 1 edges and makes its effects visible at the
+    last of them; any strobe during that time is refused with BUSY.  ``rdata`` is None where the RTL's
+    is not meaningful: while busy, past the slot's end, and at the edge after the read pointer moved.
+    """
+
+    def __init__(self, config=PeripheralConfig()):
+        self.config = config
+        self.slot_bits = config.rows_per_slot * config.lanes * WORD_BITS
+        #: every slot (hidden ones too) as the integer of its register-file rows
+        self.slots = [0] * config.total_slots
+        self.modulus = None
+        self.done = 0
+        self.error = ErrorCode.NONE
+        self.irq = 0
+        #: edges after which irq read 1
+        self.irq_count = 0
+        self.wslot = self.wpos = self.rslot = self.rpos = 0
+        self._remaining = 0             # edges until the running command's last one
+        self._finish = None
+        self._rdata_settled = False
+
+    # -- outputs --
+
+    @property
+    def busy(self):
+        return int(self._remaining > 0)
+
+    @property
+    def edges_to_idle(self):
+        """Edges until ``busy`` reads 0 (0 when idle)."""
+        return self._remaining
+
+    @property
+    def status(self):
+        return Status.const({"busy": self.busy, "done": self.done, "error": self.error}).as_bits()
+
+    @property
+    def rdata(self):
+        if self.busy or not self._rdata_settled or self.rpos == self.config.bus_words_per_slot:
+            return None
+        return self.slots[self.rslot] >> (BUS_BITS * self.rpos) & ((1 << BUS_BITS) - 1)
+
+    def operand(self, slot):
+        """A slot's value as the current size sees it (the words above the size are ignored)."""
+        return self.slots[slot] & ((1 << (WORD_BITS * self.modulus.size)) - 1)
+
+    # -- clock --
+
+    def edge(self, cmd=None, wdata=None, rdata_stb=False):
+        """One clock edge; ``cmd``/``wdata``: the word on a strobed port (None: not strobed)."""
+        irq = 0
+        pointer = (self.rslot, self.rpos)
+        was_busy = self.busy
+        if was_busy:
+            self._remaining -= 1
+            if self._remaining == 0:
+                irq = self._finish()
+            if cmd is not None or wdata is not None or rdata_stb:
+                self.error = ErrorCode.BUSY
+                irq |= cmd is not None
+        else:
+            if wdata is not None:
+                self._write_word(wdata)
+            if rdata_stb:
+                if self.rpos == self.config.bus_words_per_slot:
+                    self.error = ErrorCode.OVERFLOW
+                else:
+                    self.rpos += 1
+            if cmd is not None:
+                irq = self._command(data.Const(Command, cmd))
+        self.irq = int(irq)
+        self.irq_count += self.irq
+        self._rdata_settled = not was_busy and pointer == (self.rslot, self.rpos) and wdata is None
+
+    def idle(self, edges):
+        """``edges`` clock edges without strobes, the long stretches at once."""
+        while edges > 0:
+            if self._remaining > 2 and edges > 1:
+                # nothing visible changes before the command's last edge: skip to the one before it
+                skip = min(edges, self._remaining - 1)
+                self._remaining -= skip
+                self.irq = 0
+                self._rdata_settled = False
+                edges -= skip
+            elif not self._remaining and edges > 2:
+                self.edge()
+                self.edge()             # irq has fallen, rdata has settled: nothing changes any more
+                edges = 0
+            else:
+                self.edge()
+                edges -= 1
+
+    def _write_word(self, word):
+        if self.wpos == self.config.bus_words_per_slot:
+            self.error = ErrorCode.OVERFLOW
+            return
+        shift = BUS_BITS * self.wpos
+        self.slots[self.wslot] = self.slots[self.wslot] & ~(((1 << BUS_BITS) - 1) << shift) | word << shift
+        self.wpos += 1
+
+    # -- commands --
+
+    def _refuse(self, code):
+        # a refused command changes nothing else: not done, no slot, no pointer, no modulus
+        self.error = code
+        return 1
+
+    def _accept(self, cycles, finish=None):
+        self.error = ErrorCode.NONE
+        self.done = int(cycles == 1)
+        if cycles > 1:
+            self._remaining, self._finish = cycles - 1, finish
+        return 0
+
+    def _finished(self):
+        self.done = 1
+        return 1
+
+    def _command(self, cmd):
+        try:
+            op = cmd.op
+        except ValueError:              # not an opcode
+            op = None
+        dst, a, b, arg = cmd.dst, cmd.a, cmd.b, cmd.arg
+        bad = {slot: slot >= NUM_SLOTS for slot in (dst, a, b)}
+        if op is Opcode.NOP:
+            return self._accept(1)
+        if op is Opcode.WRITE:
+            if bad[dst]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            self.wslot, self.wpos = dst, 0
+            return self._accept(1)
+        if op is Opcode.READ:
+            if bad[a]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            self.rslot, self.rpos = a, 0
+            return self._accept(1)
+        if op is Opcode.SETMOD:
+            if bad[a]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            if not MIN_WORDS <= arg <= self.config.max_words:
+                return self._refuse(ErrorCode.BAD_SIZE)
+            return self._setmod(a, arg)
+        if op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            if bad[dst] or bad[a] or bad[b]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            if self.modulus is None:
+                return self._refuse(ErrorCode.NO_MODULUS)
+            if op is Opcode.MUL:
+                return self._run_products(mul_cycles(self.config, self.modulus.size * WORD_BITS),
+                                          [Step(0, ((dst, a, b),))])
+            if dst in (a, b):
+                return self._refuse(ErrorCode.ALIAS)
+            if not 1 <= arg <= WORD_BITS * self.modulus.size:
+                return self._refuse(ErrorCode.BAD_EXP_BITS)
+            steps = exp_program(self.config, op, self.operand(b), arg, dst, a)
+            return self._run_products(_program_cycles(steps, mul_cycles(self.config, self.modulus.size * WORD_BITS)),
+                                      steps)
+        return self._refuse(ErrorCode.BAD_OPCODE)
+
+    def _setmod(self, slot, size):
+        n = self.slots[slot] & ((1 << (WORD_BITS * size)) - 1)
+        odd = n & 1
+        bits = size * WORD_BITS
+
+        def finish():
+            if not odd:
+                self.error = ErrorCode.EVEN_MODULUS     # found after the accept: done stays 0
+                return 1
+            self.modulus = Modulus(n, size)
+            return self._finished()
+
+        return self._accept(setmod_cycles(self.config, bits, odd), finish)
+
+    def _run_products(self, cycles, steps):
+        def finish():
+            for step in steps:
+                for dst, a, b in step.products:
+                    self._write_result(dst, mont_mul(self.operand(a), self.operand(b),
+                                                     self.modulus.n, self.modulus.size))
+            return self._finished()
+
+        return self._accept(cycles, finish)
+
+    def _write_result(self, dst, value):
+        # the result covers whole register-file rows: the words above the size up to the end of the
+        # last row become 0, the rows above it keep their words
+        words = _rows(self.config, self.modulus.size) * self.config.lanes
+        self.slots[dst] = self.slots[dst] >> (WORD_BITS * words) << (WORD_BITS * words) | value

@@ -1,0 +1,263 @@
+"""The model (gateware/model.py) against the RTL: the same bus accesses give the same statuses, irqs,
+slot contents and cycle counts, in small configurations."""
+
+import random
+
+import pytest
+
+from gateware import driver, model
+from gateware.interface import WORD_BITS, NUM_SLOTS, MIN_WORDS, Opcode, ErrorCode, PeripheralConfig, bus_words
+from montmul_harness import twin, mont_ref, mont_exp_ref
+
+SMALL = PeripheralConfig(max_bits=256, lanes=4)
+E = ErrorCode
+OK = {"busy": 0, "done": 1, "error": 0}
+
+
+def random_modulus(rng, bits):
+    return rng.getrandbits(bits) | 1 | (1 << (bits - 1))
+
+
+def assert_twins(config, scenario):
+    rtl, expected = twin(config, scenario)
+    assert rtl == expected
+    return rtl
+
+
+# ---- cycles of MUL and SETMOD --------------------------------------------------------------------
+
+@pytest.mark.parametrize("config", [SMALL, PeripheralConfig(max_bits=1024, lanes=8)], ids=["256-L4", "1024-L8"])
+def test_mul_cycles(config):
+    for bits in sorted({32, 48, 100, 128, config.max_bits // 2, config.max_bits - 16, config.max_bits}):
+        assert driver.mul_cycles(config, bits) == model.mul_cycles(config, bits), bits
+
+
+def test_mul_cycles_depend_only_on_size():
+    assert len({model.mul_cycles(SMALL, bits) for bits in (193, 200, 208)}) == 1
+    assert model.mul_cycles(SMALL, 256) > model.mul_cycles(SMALL, 64)
+    with pytest.raises(ValueError):
+        driver.mul_cycles(SMALL, 272)
+    with pytest.raises(ValueError):
+        model.mul_cycles(SMALL, 16)
+
+
+def test_setmod():
+    """Odd and even moduli at several sizes: cycles, status, irq; the even one leaves the old modulus."""
+    async def scenario(d):
+        rng = random.Random(3)
+        seen = []
+        for size in (MIN_WORDS, 3, 4, 5, 9, SMALL.max_words):
+            n = random_modulus(rng, size * WORD_BITS)
+            await d.write_slot(0, n, bus_words(size))
+            await d.write_slot(1, n - 1, bus_words(size))
+            seen.append((size, await d.setmod(0, size), d.irqs))
+            seen.append((size, await d.setmod(1, size), d.irqs))
+            # the modulus of slot 0 is still in force
+            a, b = rng.randrange(n), rng.randrange(n)
+            await d.write_slot(2, a, bus_words(size))
+            await d.write_slot(3, b, bus_words(size))
+            seen.append((await d.mul(4, 2, 3), await d.read_slot(4, bus_words(size)) == mont_ref(a, b, n, size)))
+        return seen
+
+    seen = assert_twins(SMALL, scenario)
+    assert [s[1] for s in seen[0::3]] == [(model.setmod_cycles(SMALL, size * WORD_BITS), OK)
+                                         for size in (MIN_WORDS, 3, 4, 5, 9, SMALL.max_words)]
+    assert all(s[1] == (3, {"busy": 0, "done": 0, "error": E.EVEN_MODULUS.value}) for s in seen[1::3])
+    assert all(s[1] for s in seen[2::3])
+
+
+# ---- exponentiation ------------------------------------------------------------------------------
+
+def exponents(rng, bits):
+    """Patterns that exercise the windows: ones, a lone top bit, runs of zeros, alternating bits,
+    window ends below bit 0, random."""
+    top = 1 << (bits - 1)
+    patterns = {1, top, (1 << bits) - 1, top | 1, top | 0b10011, int("10" * bits, 2) >> bits,
+                int("110" * bits, 2) & ((1 << bits) - 1), top | (1 << max(bits - 7, 0)), 5 & ((1 << bits) - 1),
+                rng.getrandbits(bits) | top, rng.getrandbits(bits)}
+    return sorted(patterns)
+
+
+@pytest.mark.parametrize("op", [Opcode.EXP_WINDOW, Opcode.EXP_LADDER], ids=["window", "ladder"])
+def test_exp(op):
+    """Results and cycles of EXP with short (1-bit windows) and long (5-bit windows) exponents."""
+    cases = [(64, 9), (100, 24), (128, 25), (64, 41), (48, 48)]
+
+    async def scenario(d):
+        rng = random.Random(int(op.value))
+        seen, expected = [], []
+        for bits, ebits in cases:
+            size = model.size_words(bits)
+            nw = bus_words(size)
+            n = random_modulus(rng, bits)
+            await d.load_modulus(n, size)
+            a = rng.randrange(n)
+            await d.write_slot(1, a, nw)
+            for e in exponents(rng, ebits):
+                # junk above the exponent's bits must be ignored
+                await d.write_slot(2, e | rng.getrandbits(size * WORD_BITS) >> ebits << ebits, nw)
+                await d.write_slot(3, (1 << (WORD_BITS * size)) % n, nw)
+                cycles, status = await d.exp(3, 1, 2, ebits, op)
+                seen.append((bits, ebits, e, cycles, status, await d.read_slot(3, nw)))
+                expected.append((model.exp_cycles(SMALL, bits, op, e, ebits), mont_exp_ref(a, e, n, size)))
+        return seen, expected
+
+    seen, expected = assert_twins(SMALL, scenario)
+    assert len(seen) > 40
+    for (bits, ebits, e, cycles, status, result), (cycles_expected, result_expected) in zip(seen, expected):
+        assert status == OK
+        assert (cycles, result) == (cycles_expected, result_expected), (bits, ebits, hex(e))
+
+
+def test_exp_from_other_accumulator():
+    """EXP multiplies into what dst holds when it starts (the contract puts R mod N there): the model runs
+    the sequencer's own products, so it agrees whatever dst holds, even with no product at all (e = 0)."""
+    size = 4
+
+    async def scenario(d):
+        rng = random.Random(5)
+        n = random_modulus(rng, size * WORD_BITS)
+        await d.load_modulus(n, size)
+        seen = []
+        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            for e, ebits in ((0, 8), (0b1011, 4), (rng.getrandbits(40), 40)):
+                await d.write_slot(5, rng.randrange(n), bus_words(size))
+                await d.write_slot(6, e, bus_words(size))
+                await d.write_slot(7, rng.randrange(n), bus_words(size))
+                seen.append((await d.exp(7, 5, 6, ebits, op), await d.read_slot(7, bus_words(size))))
+        return seen
+
+    assert_twins(SMALL, scenario)
+
+
+def test_exp_cycles_api():
+    ladder = model.exp_cycles(SMALL, 64, "ladder")
+    assert ladder == 1 + model.mul_cycles(SMALL, 64) * (1 + 2 * 64) + 3 * 64
+    assert ladder == model.exp_cycles(SMALL, 64, Opcode.EXP_LADDER, exponent=0)
+    assert model.exp_cycles(SMALL, 64, "window") > model.exp_cycles(SMALL, 64, "window", exponent=1)
+
+
+@pytest.mark.parametrize("width", [1, 5])
+def test_exponent_windows_rebuild_the_exponent(width):
+    rng = random.Random(width)
+    for bits in (1, 2, 7, 24, 25, 64):
+        for e in {0, 1, (1 << bits) - 1, 1 << (bits - 1), rng.getrandbits(bits)}:
+            value = 0
+            for length, digit in model.exponent_windows(e, bits, width):
+                assert digit == 0 and length == 1 or digit & 1 and digit < 1 << width and 1 <= length <= width
+                value = value << length | digit
+            assert value == e
+
+
+# ---- the slots and the refusals ------------------------------------------------------------------
+
+def test_results_cover_whole_rows():
+    """A size-5 result in 4-word rows: words 5..7 of dst become 0, words 8.. keep their value."""
+    size = 5
+
+    async def scenario(d):
+        rng = random.Random(8)
+        n = random_modulus(rng, size * WORD_BITS)
+        await d.load_modulus(n, size)
+        junk = rng.getrandbits(SMALL.max_bits)
+        await d.write_slot(1, junk | 3, SMALL.bus_words_per_slot)       # a: the words above the size ignored
+        await d.write_slot(2, 5, SMALL.bus_words_per_slot)
+        await d.write_slot(3, junk, SMALL.bus_words_per_slot)
+        await d.mul(3, 1, 2)
+        return junk, n, await d.read_slot(3, SMALL.bus_words_per_slot)
+
+    junk, n, got = assert_twins(SMALL, scenario)
+    a = (junk | 3) & ((1 << (WORD_BITS * size)) - 1)
+    assert got == junk >> (8 * WORD_BITS) << (8 * WORD_BITS) | mont_ref(a, 5, n, size)
+
+
+def test_refusals():
+    """Every refusal with its code; a refused command changes no slot, pointer or modulus, keeps done,
+    pulses irq; accesses while busy, including in a command's last cycle."""
+    size = 6
+    nw = SMALL.bus_words_per_slot
+
+    async def scenario(d):
+        rng = random.Random(13)
+        seen = []
+
+        async def note(op, dst=0, a=0, b=0, arg=0):
+            seen.append((op, dst, a, b, arg, await d.run(op, dst, a, b, arg), d.irqs))
+
+        values = [rng.getrandbits(SMALL.max_bits) for _ in range(NUM_SLOTS)]
+        n = random_modulus(rng, size * WORD_BITS)
+        values[0] = n
+        values[9] &= ~1
+        for slot, value in enumerate(values):
+            await d.write_slot(slot, value, nw)
+        for op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            await note(op, 3, 1, 2, 4)                                  # NO_MODULUS
+        for op in (7, 8, 15):
+            await note(op)
+        await note(Opcode.SETMOD, a=9, arg=size)                        # EVEN_MODULUS
+        await note(Opcode.MUL, 3, 1, 2)                                 # still NO_MODULUS
+        for arg in (0, MIN_WORDS - 1, SMALL.max_words + 1, 8191):
+            await note(Opcode.SETMOD, a=0, arg=arg)                     # BAD_SIZE
+        await note(Opcode.SETMOD, a=NUM_SLOTS, arg=size)
+        await note(Opcode.WRITE, dst=NUM_SLOTS + 5)
+        await note(Opcode.READ, a=31)
+        await note(Opcode.SETMOD, a=0, arg=size)
+        await note(Opcode.NOP)
+        for dst, a, b in ((NUM_SLOTS, 1, 2), (3, NUM_SLOTS + 3, 2), (3, 1, 31)):
+            for op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+                await note(op, dst, a, b, 3)                            # BAD_SLOT
+        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            for dst, a, b, arg in ((3, 3, 2, 4), (3, 1, 3, 4), (3, 1, 2, 0), (3, 1, 2, size * WORD_BITS + 1)):
+                await note(op, dst, a, b, arg)                          # ALIAS, BAD_EXP_BITS
+        await note(Opcode.SETMOD, a=9, arg=size)                        # even after a good one: kept
+        # data past the end of a slot
+        await note(Opcode.WRITE, dst=5)
+        await d.write_words([rng.getrandbits(32) for _ in range(nw + 2)])
+        seen.append(await d.read_status())
+        await note(Opcode.READ, a=5)
+        for _ in range(nw + 1):
+            await d.transport.strobe("rdata")
+            seen.append(await d.read_status())
+        # strobes while busy: a command, a data word, a read advance, then one in the last cycle
+        await d.strobe_cmd(Opcode.MUL, 4, 1, 2)
+        await d.strobe_cmd(Opcode.WRITE, dst=4)
+        seen.append(await d.read_status())
+        await d.write_words([0x12345678])
+        await d.transport.strobe("rdata")
+        seen.append((await d.wait(), await d.read_status(), d.irqs))
+        await note(Opcode.NOP)
+        await d.strobe_cmd(Opcode.MUL, 4, 1, 2)
+        await d.tick(model.mul_cycles(SMALL, size * WORD_BITS) - 2)
+        await d.strobe_cmd(Opcode.NOP)
+        seen.append((await d.read_status(), d.irqs))
+        # an even SETMOD with a refusal in its second and in its last cycle
+        for delay in (0, 1):
+            await d.strobe_cmd(Opcode.SETMOD, a=9, arg=size)
+            await d.tick(delay)
+            await d.strobe_cmd(Opcode.NOP)
+            seen.append((await d.wait(), await d.read_status(), d.irqs))
+        seen.append([await d.read_slot(slot, nw) for slot in range(NUM_SLOTS)])
+        return values, n, seen
+
+    values, n, seen = assert_twins(SMALL, scenario)
+    codes = [entry[5][1]["error"] for entry in seen if isinstance(entry, tuple) and len(entry) == 7]
+    assert {E(code) for code in codes} == set(E) - {E.BUSY, E.OVERFLOW}
+    assert E.OVERFLOW.value in [entry["error"] for entry in seen if isinstance(entry, dict)]
+    assert {"busy": 1, "done": 0, "error": E.BUSY.value} in seen
+    *_, last_cycle, even_second, even_last, final = seen
+    assert last_cycle[0] == {"busy": 0, "done": 1, "error": E.BUSY.value}
+    assert even_second[1] == {"busy": 0, "done": 0, "error": E.EVEN_MODULUS.value}
+    assert even_last[1] == {"busy": 0, "done": 0, "error": E.BUSY.value}
+    r = mont_ref(values[1] % (1 << (WORD_BITS * size)), values[2] % (1 << (WORD_BITS * size)), n, size)
+    assert final[4] & ((1 << (WORD_BITS * 8)) - 1) == r
+    assert [v for slot, v in enumerate(final) if slot not in (4, 5)] == \
+           [v for slot, v in enumerate(values) if slot not in (4, 5)]
+
+
+@pytest.mark.slow
+def test_default_config_cycles():
+    """The PYNQ-Z2 configuration: measured product cycles equal the model's; the 2048/4096-bit targets."""
+    config = PeripheralConfig()
+    cycles = {bits: driver.mul_cycles(config, bits) for bits in (1024, 2048, 4096)}
+    assert cycles == {bits: model.mul_cycles(config, bits) for bits in cycles}
+    assert cycles[2048] <= 300 and cycles[4096] <= 1100, cycles
