@@ -27,6 +27,8 @@ from litex.soc.cores.clock import S7PLL
 
 from litex_boards.platforms import tul_pynq_z2 as _stock
 
+from common.errors import reports_errors
+from common.paths import BUILD_DIR
 from soc import config
 from soc.soc import RSABenchSoC
 
@@ -239,8 +241,6 @@ def argument_parser(prog=None):
     from litex.soc.integration import builder as _builder  # noqa: F401
     from litex.build.parser import LiteXArgumentParser
 
-    from soc import board_build
-
     parser = LiteXArgumentParser(platform=Platform, prog=prog,
                                  description="RSA benchmark SoC on the TUL PYNQ-Z2.")
     parser.add_target_argument("--sys-clk-freq", default=config.SYS_CLK_FREQ, type=float,
@@ -253,10 +253,11 @@ def argument_parser(prog=None):
     parser.add_target_argument("--report", action="store_true",
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
     parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=config.CPU_VARIANT,
-                        output_dir=str(board_build.ROOT / "build" / "pynq_z2"))
+                        output_dir=str(BUILD_DIR / "pynq_z2"))
     return parser
 
 
+@reports_errors
 def main(argv=None, prog=None):
     from soc import board_build
 
@@ -273,7 +274,7 @@ def main(argv=None, prog=None):
         return BaseSoC(toolchain=args.toolchain, sys_clk_freq=args.sys_clk_freq, uart=args.uart,
                        cpu_variant=args.cpu_variant or config.CPU_VARIANT, rom_init=rom_init, **soc_kwargs)
 
-    return board_build.main(
+    board_build.run(
         make_soc,
         build_dir      = args.output_dir,
         builder_kwargs = {k: v for k, v in parser.builder_argdict.items()
@@ -285,6 +286,7 @@ def main(argv=None, prog=None):
         programmer     = args.programmer,
         extra_files    = {"OpenOCD cfg": write_openocd_config} if args.uart == "jtag" else {},
     )
+    return 0
 
 
 if __name__ == "__main__":

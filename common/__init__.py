@@ -1,1 +1,1 @@
-"""Small helpers every part of the project shares: the project's error type, the build cache."""
+"""Small helpers every part of the project shares: the error type, paths, the build cache, log redirection."""

@@ -13,6 +13,7 @@
  * toolchain has none, so copies and clears are the small loops below). 32-bit % only on lengths.
  */
 #include "bignum.h"
+#include "exp_window.h"
 
 void bn_copy(uint32_t *r, const uint32_t *a, unsigned words)
 {
@@ -663,21 +664,6 @@ int mont_init(mont_ctx *ctx, const uint32_t *n, unsigned words)
 #define TABLE_LIMBS (16 * BN_MAX_WORDS)
 static uint32_t exp_table[TABLE_LIMBS];
 
-static uint32_t exp_bit(const uint32_t *e, unsigned i)
-{
-	return (e[i / 32] >> (i % 32)) & 1;
-}
-
-/* Bits e[pos .. pos+len-1] as an integer, len <= 8 (reads at most two limbs within ceil(ebits/32)). */
-static uint32_t exp_bits(const uint32_t *e, unsigned ebits, unsigned pos, unsigned len)
-{
-	uint32_t v = e[pos / 32] >> (pos % 32);
-
-	if (pos % 32 + len > 32 && pos / 32 + 1 < (ebits + 31) / 32)
-		v |= e[pos / 32 + 1] << (32 - pos % 32);
-	return v & ((1u << len) - 1);
-}
-
 void mont_exp_window_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, const uint32_t *e, unsigned ebits)
 {
 	uint32_t acc[BN_MAX_WORDS];
@@ -685,7 +671,7 @@ void mont_exp_window_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m,
 	/* Widths by exponent length (table cost against saved products); e = 65537 is best plain. */
 	const unsigned width = ebits > 240 ? 5 : ebits > 80 ? 4 : ebits > 24 ? 3 : ebits > 17 ? 2 : 1;
 	const unsigned entries = 1u << (width - 1);   /* odd powers base^1, base^3, ... */
-	int started = 0;
+	exp_window_scan scan;
 
 	bn_copy(exp_table, base_m, w);
 	if (entries > 1) {
@@ -693,31 +679,20 @@ void mont_exp_window_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m,
 		for (unsigned k = 1; k < entries; k++)
 			mont_mul(ctx, exp_table + k * w, exp_table + (k - 1) * w, acc);
 	}
-	for (int i = (int)ebits - 1; i >= 0;) {
-		if (!exp_bit(e, (unsigned)i)) {
-			if (started)
-				mont_sqr(ctx, acc, acc);
-			i--;
-			continue;
-		}
-		/* The longest window of at most width bits ending at i that starts with a set bit. */
-		int j = i - (int)width + 1;
-		if (j < 0)
-			j = 0;
-		while (!exp_bit(e, (unsigned)j))
-			j++;
-		uint32_t val = exp_bits(e, ebits, (unsigned)j, (unsigned)(i - j + 1));
-		if (started) {
-			for (int k = j; k <= i; k++)
-				mont_sqr(ctx, acc, acc);
-			mont_mul(ctx, acc, acc, exp_table + (val >> 1) * w);
-		} else {
-			bn_copy(acc, exp_table + (val >> 1) * w, w);
-			started = 1;
-		}
-		i = j - 1;
+	exp_window_start(&scan, e, ebits, width);
+	for (;;) {
+		unsigned squarings, index;
+		enum exp_window_step step = exp_window_next(&scan, &squarings, &index);
+		while (squarings--)
+			mont_sqr(ctx, acc, acc);
+		if (step == EXP_WINDOW_END)
+			break;
+		if (step == EXP_WINDOW_FIRST)
+			bn_copy(acc, exp_table + index * w, w);
+		else
+			mont_mul(ctx, acc, acc, exp_table + index * w);
 	}
-	bn_copy(r, started ? acc : ctx->one, w);
+	bn_copy(r, scan.started ? acc : ctx->one, w);
 	bn_wipe(acc, sizeof(acc));
 	bn_wipe(exp_table, entries * w * sizeof(uint32_t));
 }

@@ -6,8 +6,6 @@
 
 #include "console.h"
 
-#define PROMPT "rsa> "
-
 static char line[CONSOLE_LINE_MAX];
 
 /* Reads one line into `line`. Returns its length, or -1 when the line was longer than the buffer
@@ -89,6 +87,12 @@ static const struct console_command *find_command(const char *name)
 	return NULL;
 }
 
+void console_usage(const char *name)
+{
+	const struct console_command *cmd = find_command(name);
+	printf(ERR_USAGE " usage=\"%s %s\"", name, cmd ? cmd->usage : "");
+}
+
 void console_run(void)
 {
 	char *argv[CONSOLE_MAX_ARGS];
@@ -99,19 +103,19 @@ void console_run(void)
 		putsnonl(PROMPT);
 		len = read_line();
 		if (len < 0) {
-			printf("error=line_too_long max=%d\n", (int)sizeof(line) - 1);
+			printf(ERR_LINE_TOO_LONG " max=%d\n", (int)sizeof(line) - 1);
 			continue;
 		}
 		argc = split(line, argv);
 		if (argc < 0) {
-			printf("error=too_many_arguments max=%d\n", CONSOLE_MAX_ARGS - 1);
+			printf(ERR_TOO_MANY_ARGUMENTS " max=%d\n", CONSOLE_MAX_ARGS - 1);
 			continue;
 		}
 		if (argc == 0)
 			continue;
 		cmd = find_command(argv[0]);
 		if (!cmd) {
-			printf("error=unknown_command command=%s (type 'help')\n", argv[0]);
+			printf(ERR_UNKNOWN_COMMAND " command=%s (type 'help')\n", argv[0]);
 			continue;
 		}
 		cmd->run(argc, argv);

@@ -1,9 +1,14 @@
-/* The serial console: line editing, tokenising and the command table. */
+/* The serial console: line editing, tokenising and the command table. The prompt, the command
+   names and help, the output lines and the error codes come from the generated console_protocol.h
+   (soc/console_protocol.py), which the simulation runner and the tests parse with. */
 #ifndef CONSOLE_H
 #define CONSOLE_H
 
+#include "console_protocol.h"
+
 #define CONSOLE_MAX_ARGS 8
 
+/* An entry is { CMD_<NAME>, function }: CMD_<NAME> gives the name, usage and help. */
 struct console_command {
 	const char *name;
 	const char *usage;      /* arguments, "" when none */
@@ -16,5 +21,8 @@ extern const struct console_command *const console_tables[];
 
 void console_run(void) __attribute__((noreturn));
 void console_print_help(void);
+/* Starts the error line for wrong arguments to the command `name`, with its usage; the caller
+   adds any details and the newline. */
+void console_usage(const char *name);
 
 #endif

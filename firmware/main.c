@@ -8,6 +8,7 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 
+#include "bench_cmds.h"
 #include "console.h"
 #include "cycles.h"
 #include "rsa_cmds.h"
@@ -25,27 +26,25 @@ static void cmd_info(int argc, char **argv)
 	volatile int spin;
 	(void)argc; (void)argv;
 
-	printf("cpu=%s clk_hz=%lu rom_bytes=%lu sram_bytes=%lu\n",
-	       CONFIG_CPU_HUMAN_NAME, (unsigned long)CONFIG_CLOCK_FREQUENCY,
+	printf(INFO_SOC_LINE, CONFIG_CPU_HUMAN_NAME, (unsigned long)CONFIG_CLOCK_FREQUENCY,
 	       (unsigned long)ROM_SIZE, (unsigned long)SRAM_SIZE);
-	printf("bignum_max_bits=%d console_line_max=%d\n", BN_MAX_BITS, CONSOLE_LINE_MAX - 1);
+	printf(INFO_LIMITS_LINE, BN_MAX_BITS, CONSOLE_LINE_MAX - 1);
 	/* The cycle counter must advance, and by a plausible amount for a short busy loop. */
 	t0 = cycles_now();
 	for (spin = 0; spin < 1000; spin++)
 		;
 	t1 = cycles_now();
-	printf("cycle_counter=%s cycles=%lu loop_cycles=%lu\n",
-	       (t1 > t0 && t1 - t0 < 1000000) ? "ok" : "broken",
+	printf(INFO_COUNTER_LINE, (t1 > t0 && t1 - t0 < 1000000) ? "ok" : "broken",
 	       (unsigned long)t1, (unsigned long)(t1 - t0));
 }
 
 static const struct console_command base_commands[] = {
-	{ "help", "", "list the commands", cmd_help },
-	{ "info", "", "CPU, clock, memory sizes, cycle counter check", cmd_info },
+	{ CMD_HELP, cmd_help },
+	{ CMD_INFO, cmd_info },
 	{ NULL, NULL, NULL, NULL },
 };
 
-const struct console_command *const console_tables[] = { base_commands, rsa_commands, NULL };
+const struct console_command *const console_tables[] = { base_commands, bench_commands, rsa_commands, NULL };
 
 int main(void)
 {

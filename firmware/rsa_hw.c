@@ -1,5 +1,6 @@
 #include "rsa_hw.h"
 #include "cycles.h"
+#include "exp_window.h"
 #include "montmul_drv.h"
 
 /* Slot plan: the modulus and its constants, the exponent, and (for the CPU-driven loop) a table of
@@ -7,52 +8,36 @@
 enum {
 	S_N = 0, S_RR = 1, S_ONE = 2, S_ACC = 3, S_IN = 4, S_EXP = 5, S_UNIT = 6, S_TMP = 7, S_T0 = 8,
 };
-#define TABLE_SLOTS 8
 #define WINDOW_BITS 4
+_Static_assert(S_T0 + (1 << (WINDOW_BITS - 1)) <= MONTMUL_NUM_SLOTS, "the odd powers need more slots");
 
 #define TRY(x) do { unsigned err_ = (x); if (err_) return (int)err_; } while (0)
 
 static const uint32_t unit_limb = 1;
 static uint32_t m1[BN_MAX_WORDS], m2[BN_MAX_WORDS], t[BN_MAX_WORDS], check[BN_MAX_WORDS];
 
-static int bit_of(const uint32_t *e, int i)
-{
-	return (e[i / 32] >> (i % 32)) & 1;
-}
-
-/* Left-to-right sliding window over odd powers, one MUL command per step. The base (Montgomery
-   form) is in S_T0; the result (Montgomery form) ends in S_ACC. */
+/* Left-to-right sliding window over odd powers (exp_window.h), one MUL command per product. The
+   base (Montgomery form) is in S_T0, the accumulator S_ACC starts at R mod n (Montgomery 1): the
+   first window multiplies it rather than copying a slot. The result (Montgomery form) ends in S_ACC. */
 static int cpu_exp(const uint32_t *e, unsigned ebits)
 {
-	int k = ebits > 64 ? WINDOW_BITS : 1;
-	int i, j, started = 0;
+	unsigned width = ebits > 64 ? WINDOW_BITS : 1, j, squarings, index;
+	exp_window_scan scan;
+	enum exp_window_step step;
 
-	if (k > 1) {
+	if (width > 1) {
 		TRY(mm_mul(S_TMP, S_T0, S_T0));
-		for (j = 1; j < (1 << (k - 1)); j++)
+		for (j = 1; j < (1u << (width - 1)); j++)
 			TRY(mm_mul(S_T0 + j, S_T0 + j - 1, S_TMP));
 	}
-	for (i = (int)ebits - 1; i >= 0;) {
-		int low, n;
-		unsigned value = 0;
-		if (!bit_of(e, i)) {
-			if (started)
-				TRY(mm_mul(S_ACC, S_ACC, S_ACC));
-			i--;
-			continue;
-		}
-		low = i - k + 1 < 0 ? 0 : i - k + 1;
-		while (!bit_of(e, low))
-			low++;
-		for (n = i; n >= low; n--) {
-			value = (value << 1) | (unsigned)bit_of(e, n);
-			if (started)
-				TRY(mm_mul(S_ACC, S_ACC, S_ACC));
-		}
-		TRY(mm_mul(S_ACC, S_ACC, S_T0 + (value >> 1)));
-		started = 1;
-		i = low - 1;
-	}
+	exp_window_start(&scan, e, ebits, width);
+	do {
+		step = exp_window_next(&scan, &squarings, &index);
+		while (squarings--)
+			TRY(mm_mul(S_ACC, S_ACC, S_ACC));
+		if (step != EXP_WINDOW_END)
+			TRY(mm_mul(S_ACC, S_ACC, S_T0 + index));
+	} while (step != EXP_WINDOW_END);
 	return 0;
 }
 
@@ -71,7 +56,7 @@ static int exp_loaded(const mont_ctx *m, uint32_t *r, unsigned base_slot, const 
 			TRY(cpu_exp(e, ebits));
 		} else {
 			TRY(mm_load(S_EXP, e, ew, ew));
-			TRY(mm_exp(S_ACC, S_T0, S_EXP, ebits, mode == HW_SEQ_LADDER));
+			TRY(mm_exp(S_ACC, S_T0, S_EXP, ebits, 0));
 		}
 	}
 	TRY(mm_mul(S_ACC, S_ACC, S_UNIT));

@@ -15,7 +15,7 @@
 
 #include "rsa_sw.h"
 
-enum hw_mode { HW_CPU = 0, HW_SEQ = 1, HW_SEQ_LADDER = 2 };
+enum hw_mode { HW_CPU = 0, HW_SEQ = 1 };
 
 typedef struct {
 	uint32_t rn_mod_p[BN_MAX_WORDS];   /* 2^(32*nw) mod p: reduces a value of n's size modulo p */

@@ -14,10 +14,9 @@
  * bits) plus the exponentiation's static window table: not re-entrant, single-threaded firmware.
  * Secret intermediates are wiped before returning.
  *
- * Estimated rv32im (VexRiscv) cycles from the tests' instruction-set simulator, e = 65537
- * (`python tests/firmware/rv32sim.py 4096 1024 2048`; the SoC's cycle counter has the last word):
- *     RSA-1024: public ~0.37 M, private with CRT ~9.3 M, without CRT ~27 M, rsa_ctx_init ~0.33 M
- *     RSA-2048: public ~1.3 M,  private with CRT ~56 M,  without CRT ~188 M, rsa_ctx_init ~1.2 M
+ * Cycles on the simulated SoC (VexRiscv "full"), e = 65537, `python -m sim --run "bench 512"`:
+ *     RSA-512: public ~0.13 M, private with CRT ~2.3 M, without CRT ~5.1 M
+ * (`bench <bits>` for other sizes; the README has the full table).
  */
 #ifndef RSA_SW_H
 #define RSA_SW_H

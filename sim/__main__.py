@@ -5,12 +5,13 @@
 """
 
 import argparse
-import os
 import subprocess
 import sys
-import time
 
+from common.errors import ProjectError, reports_errors
+from common.paths import BUILD_DIR
 from soc import config
+from soc import console_protocol as protocol
 
 
 def _parse_args(argv):
@@ -45,23 +46,23 @@ def _interactive(build):
 
 
 def run_commands(build, commands, timeout, out=sys.stdout):
-    from sim.console import PROMPT, ConsoleError, SimConsole
+    """Types `commands` one after another, printing the prompt, each command and its output."""
+    from sim.console import ConsoleError, SimConsole
     console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
     try:
         console.wait_prompt()
         for command in commands:
-            out.write(f"{PROMPT}{command}\n")
+            out.write(f"{protocol.PROMPT}{command}\n")
             out.write(console.command(command))
             out.flush()
-        return 0
-    except ConsoleError as exc:
-        tail = console.output[-2000:]
-        sys.stderr.write(f"{tail}\nerror: {exc}\n")
-        return 1
+    except ConsoleError:
+        sys.stderr.write(console.output[-2000:] + "\n")     # what the firmware said last
+        raise
     finally:
         console.close()
 
 
+@reports_errors
 def main(argv=None):
     args = _parse_args(argv)
     sizes = []
@@ -82,23 +83,19 @@ def main(argv=None):
     build = sim_build.build(**kwargs)
     if args.bench:
         from sim import bench
-        from sim.console import ConsoleError
-        try:
-            data = bench.run(build, sizes, args.timeout or 7200, sim_build.ROOT / "build" / "bench")
-        except ConsoleError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+        out_dir = BUILD_DIR / "bench"
+        data = bench.run(build, sizes, args.timeout or 7200, out_dir)
         print(bench.markdown(data))
-        print(f"results: {sim_build.ROOT / 'build' / 'bench'}/results.{{json,md,png}}")
+        print(f"results: {out_dir}/results.{{json,md,png}}")
         bad = [r for r in data["results"] if not r["ok"]]
         if bad:
-            print(f"error: {len(bad)} results disagree: {bad}", file=sys.stderr)
-            return 1
+            raise ProjectError(f"{len(bad)} results disagree: {bad}")
         return 0
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]
-    return run_commands(build, commands, args.timeout or 600)
+    run_commands(build, commands, args.timeout or 600)
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,13 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-from sim.console import ConsoleError, SimConsole, error_lines, parse_kv
+from sim.console import ConsoleError, SimConsole
+from soc import console_protocol as protocol
 
-OPS = ("public", "private", "private_crt")
-IMPLS = ("sw", "hw_cpu", "hw_seq")
-IMPL_NAMES = {"sw": "software", "hw_cpu": "CPU loop + peripheral MUL", "hw_seq": "peripheral sequencer"}
-OP_NAMES = {"public": "public (e = 65537)", "private": "private, no CRT", "private_crt": "private, CRT",
-            "mul": "one Montgomery product"}
+#: The RSA operations (each has a plot); "mul" is only in the table.
+RSA_OPS = tuple(op for op in protocol.OPS if op != "mul")
 
 
 def run(build, sizes, timeout, out_dir, progress=sys.stderr):
@@ -28,12 +26,11 @@ def run(build, sizes, timeout, out_dir, progress=sys.stderr):
     try:
         console.wait_prompt()
         for line in console.command_lines("bench " + " ".join(str(s) for s in sizes)):
-            if line.startswith("error="):
+            if protocol.error_code(line):
                 raise ConsoleError(f"the firmware refused the benchmark: {line}")
-            if line.startswith("result "):
-                r = parse_kv(line)
-                entry = {"bits": int(r["bits"]), "op": r["op"], "impl": r["impl"],
-                         "cycles": int(r["cycles"]), "ok": r["ok"] == "1"}
+            entry = protocol.RESULT.parse(line)
+            if entry:
+                entry["ok"] = entry["ok"] == 1
                 results.append(entry)
                 progress.write(f"[bench {time.monotonic() - started:6.0f} s] RSA-{entry['bits']:<5} "
                                f"{entry['op']:<12} {entry['impl']:<7} {entry['cycles']:>12,} cycles "
@@ -74,13 +71,13 @@ def markdown(data):
              "| key | operation | software | hw: CPU loop | hw: sequencer | ms (sequencer) | speedup | ok |",
              "|---:|---|---:|---:|---:|---:|---:|:-:|"]
     for bits in sizes:
-        for op in OPS + ("mul",):
-            row = {impl: _cycles(results, bits, op, impl) for impl in IMPLS}
+        for op, what in protocol.OPS.items():
+            row = {impl: _cycles(results, bits, op, impl) for impl in protocol.IMPLS}
             if not all(row.values()):
                 continue
             sw, seq = row["sw"]["cycles"], row["hw_seq"]["cycles"]
             ok = all(r["ok"] for r in row.values())
-            lines.append(f"| {bits} | {OP_NAMES[op]} | {sw:,} | {row['hw_cpu']['cycles']:,} | {seq:,} | "
+            lines.append(f"| {bits} | {what} | {sw:,} | {row['hw_cpu']['cycles']:,} | {seq:,} | "
                          f"{seq / clk * 1e3:.3f} | {sw / seq:,.1f}x | {'yes' if ok else '**no**'} |")
     lines += ["", "Speedup = software cycles / sequencer cycles. For `one Montgomery product`, the CPU-loop "
               "figure is one MUL command issued and waited for by the CPU, the sequencer figure one "
@@ -94,14 +91,14 @@ def plot(data, path):
     import matplotlib.pyplot as plt
     results = data["results"]
     sizes = sorted({r["bits"] for r in results})
-    fig, axes = plt.subplots(1, len(OPS), figsize=(15, 4.5), sharey=True)
-    for ax, op in zip(axes, OPS):
-        for impl, style in zip(IMPLS, ("o-", "s--", "^-")):
+    fig, axes = plt.subplots(1, len(RSA_OPS), figsize=(15, 4.5), sharey=True)
+    for ax, op in zip(axes, RSA_OPS):
+        for impl, style in zip(protocol.IMPLS, ("o-", "s--", "^-")):
             points = [(b, _cycles(results, b, op, impl)) for b in sizes]
             points = [(b, r["cycles"]) for b, r in points if r]
             if points:
-                ax.plot(*zip(*points), style, label=IMPL_NAMES[impl])
-        ax.set_title(f"RSA {OP_NAMES[op]}")
+                ax.plot(*zip(*points), style, label=protocol.IMPLS[impl])
+        ax.set_title(f"RSA {protocol.OPS[op]}")
         ax.set_xlabel("key size (bits)")
         ax.set_yscale("log")
         ax.set_xticks(sizes)

@@ -5,17 +5,18 @@ are sent in chunks, each once the firmware has echoed the previous one.
 """
 
 import os
-import re
 import selectors
 import subprocess
 import time
 
-PROMPT = "rsa> "
+from common.errors import ProjectError
+from soc.console_protocol import PROMPT
+
 CHUNK = 64   # below the firmware UART driver's 128-byte receive ring
 
 
-class ConsoleError(Exception):
-    pass
+class ConsoleError(ProjectError):
+    """The simulation did not answer as the console protocol says (exited, or ran out of time)."""
 
 
 class SimConsole:
@@ -104,11 +105,3 @@ class SimConsole:
         self.proc.stdin.close()
         self.proc.stdout.close()
 
-
-def error_lines(text):
-    return [line for line in text.splitlines() if line.startswith("error=")]
-
-
-def parse_kv(line):
-    """`key=value key2=value2` -> dict."""
-    return dict(m.groups() for m in re.finditer(r"(\w+)=(\S*)", line))

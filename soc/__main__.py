@@ -12,12 +12,15 @@ import argparse
 import importlib
 import sys
 
+from common.errors import reports_errors
+
 #: --board name -> module with `main(argv, prog)`.
 BOARDS = {
     "pynq_z2": "boards.pynq_z2",
 }
 
 
+@reports_errors
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="python -m soc", add_help=False,

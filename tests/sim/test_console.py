@@ -1,8 +1,8 @@
 """The firmware's console, driven through the simulated SoC's serial port."""
 
-from sim.console import error_lines, parse_kv
-
 from soc import config
+from soc import console_protocol as protocol
+from soc.console_protocol import Error, error_code, error_lines
 
 
 def test_boots_into_the_menu(console):
@@ -10,37 +10,40 @@ def test_boots_into_the_menu(console):
     assert "VexRiscv" in console.output
 
 
-def test_help_lists_commands_with_descriptions(console):
+def test_help_lists_every_command_of_the_protocol(console):
     out = console.command("help")
-    lines = [line.split(None, 1) for line in out.splitlines() if line.startswith("  ")]
-    names = {parts[0] for parts in lines}
-    assert {"help", "info"} <= names
-    assert all(len(parts) == 2 and parts[1].strip() for parts in lines)
+    listed = {}
+    for line in out.splitlines():
+        if line.startswith("  "):
+            name, rest = line.split(None, 1)
+            listed[name] = rest
+    assert list(listed) == list(protocol.COMMANDS)
+    for name, (usage, help_) in protocol.COMMANDS.items():
+        assert listed[name].split() == (usage + " " + help_).split()
     assert not error_lines(out)
 
 
 def test_info_reports_cpu_clock_memory_and_a_running_cycle_counter(console):
     out = console.command("info")
-    info = {}
-    for line in out.splitlines():
-        info.update(parse_kv(line))
-    assert info["cpu"].startswith("VexRiscv")
-    assert int(info["clk_hz"]) == config.SYS_CLK_FREQ
-    assert int(info["rom_bytes"]) == config.ROM_SIZE
-    assert int(info["sram_bytes"]) == config.SRAM_SIZE
-    assert info["cycle_counter"] == "ok"
-    assert 1000 < int(info["loop_cycles"]) < 1_000_000
+    [soc] = protocol.INFO_SOC.parse_all(out)
+    [limits] = protocol.INFO_LIMITS.parse_all(out)
+    [counter] = protocol.INFO_COUNTER.parse_all(out)
+    assert soc["cpu"].startswith("VexRiscv")
+    assert soc["clk_hz"] == config.SYS_CLK_FREQ
+    assert soc["rom_bytes"] == config.ROM_SIZE
+    assert soc["sram_bytes"] == config.SRAM_SIZE
+    assert limits["console_line_max"] == config.CONSOLE_LINE_MAX - 1
+    assert counter["cycle_counter"] == "ok"
+    assert 1000 < counter["loop_cycles"] < 1_000_000
     # The counter keeps running between commands.
-    later = {}
-    for line in console.command("info").splitlines():
-        later.update(parse_kv(line))
-    assert int(later["cycles"]) > int(info["cycles"])
+    [later] = protocol.INFO_COUNTER.parse_all(console.command("info"))
+    assert later["cycles"] > counter["cycles"]
 
 
 def test_unknown_command_prints_error_and_console_keeps_running(console):
     out = console.command("frobnicate 1 2")
     errors = error_lines(out)
-    assert len(errors) == 1 and errors[0].startswith("error=unknown_command")
+    assert len(errors) == 1 and error_code(errors[0]) is Error.UNKNOWN_COMMAND
     assert "frobnicate" in errors[0]
     assert "info" in console.command("help")
 
@@ -51,7 +54,7 @@ def test_over_long_line_is_refused_whole(console):
     console.send("y" * 1000 + "\n", echo=False)       # beyond the buffer: dropped, not echoed
     out = console.wait_prompt()
     errors = error_lines(out)
-    assert errors == [f"error=line_too_long max={limit}"]
+    assert errors == [f"{Error.LINE_TOO_LONG.prefix} max={limit}"]
     assert "Commands:" not in out                     # the truncated line did not run
     assert "Commands:" in console.command("help")     # and the next line starts clean
 

@@ -1,0 +1,177 @@
+"""The firmware console's protocol, defined once: the prompt, the commands, the machine-readable
+lines the firmware prints and its error codes.
+
+The firmware gets them as a generated C header (`c_header()`, written next to `montmul.h` and
+`keys.h` by soc/firmware.py): printf formats, command table entries, error-line prefixes. The
+simulation runner and the tests parse the firmware's output with the same definitions
+(`RESULT.parse(line)`, `error_code(line)`), so a changed line changes both sides.
+
+Every output line is `key=value` pairs separated by single spaces, optionally after fixed words
+(`result bits=512 op=public ...`); a refused command prints one line starting `error=<code>`,
+followed by details for the reader.
+"""
+
+import enum
+import re
+from dataclasses import dataclass
+
+from soc import config
+
+PROMPT = "rsa> "
+
+#: The operations the benchmark times, with what they are.
+OPS = {
+    "public": f"public (e = {config.PUBLIC_EXPONENT})",
+    "private": "private, no CRT",
+    "private_crt": "private, CRT",
+    "mul": "one Montgomery product",
+}
+#: The implementations each operation runs on, with what they are.
+IMPLS = {
+    "sw": "software on the CPU",
+    "hw_cpu": "CPU loop + peripheral MUL commands",
+    "hw_seq": "peripheral sequencer",
+}
+
+#: name -> (arguments, one line of help), in the order `help` lists them.
+COMMANDS = {
+    "help": ("", "list the commands"),
+    "info": ("", "CPU, clock, memory sizes, cycle counter check"),
+    "bench": ("[hw] [bits ...]", "time sw / hw_cpu / hw_seq RSA (public, private, private_crt); hw: no sw"),
+    "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),
+    "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),
+    "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
+    "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
+    "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
+}
+
+
+class Error(enum.Enum):
+    """Codes of the `error=<code>` line: input the firmware refuses, or an operation that failed."""
+    LINE_TOO_LONG = "line_too_long"
+    TOO_MANY_ARGUMENTS = "too_many_arguments"
+    UNKNOWN_COMMAND = "unknown_command"
+    USAGE = "usage"
+    BAD_HEX = "bad_hex"
+    TOO_LARGE = "too_large"
+    UNKNOWN_SIZE = "unknown_size"
+    BAD_KEY = "bad_key"
+    NO_KEY = "no_key"
+    ZERO_MODULUS = "zero_modulus"
+    EVEN_MODULUS = "even_modulus"
+    BASE_NOT_BELOW_MODULUS = "base_not_below_modulus"
+    EXPONENT_TOO_LONG = "exponent_too_long"
+    MESSAGE_NOT_BELOW_MODULUS = "message_not_below_modulus"
+    PERIPHERAL = "peripheral"
+    CRT_CHECK_FAILED = "crt_check_failed"
+    OPERATION_FAILED = "operation_failed"
+
+    @property
+    def prefix(self):
+        """How the line starts."""
+        return f"error={self.value}"
+
+
+def error_code(line):
+    """The Error of an `error=` line; None for any other line."""
+    match = re.match(r"error=(\w+)", line)
+    return Error(match.group(1)) if match else None
+
+
+def error_lines(text):
+    return [line for line in text.splitlines() if error_code(line) is not None]
+
+
+def key_values(line):
+    """`key=value key2=value2 ...` -> {key: value} (strings), whatever the line."""
+    return dict(m.groups() for m in re.finditer(r"(\w+)=(\S*)", line))
+
+
+_INTEGER_CONVERSIONS = ("u", "lu", "llu", "d")
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    conversion: str         # printf conversion without the `%`: u, lu, llu, d (integers) or s
+    parse: object = None    # str -> value; default: int for integers, the text for s
+
+    def value(self, text):
+        if self.parse is not None:
+            return self.parse(text)
+        return int(text) if self.conversion in _INTEGER_CONVERSIONS else text
+
+
+def _hex(text):
+    return int(text, 16)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A line the firmware prints: fixed words, then `key=value` fields."""
+    name: str               # C: <name>_LINE is its printf format
+    words: tuple
+    fields: tuple
+
+    def c_format(self):
+        return " ".join([*self.words, *(f"{f.key}=%{f.conversion}" for f in self.fields)]) + "\n"
+
+    def parse(self, line):
+        """{key: value} when `line` is this line, else None."""
+        pattern = " ".join([*map(re.escape, self.words), *(f"{f.key}=(\\S+)" for f in self.fields)])
+        match = re.fullmatch(pattern, line.rstrip("\n"))
+        if match is None:
+            return None
+        return {f.key: f.value(text) for f, text in zip(self.fields, match.groups())}
+
+    def parse_all(self, text):
+        """Every line of `text` that is this line, parsed."""
+        return [v for v in map(self.parse, text.splitlines()) if v is not None]
+
+
+# One measurement of `bench`: cycles of one operation on one implementation, and whether its
+# result was right.
+RESULT = Line("RESULT", ("result",), (Field("bits", "u"), Field("op", "s"), Field("impl", "s"),
+                                      Field("cycles", "llu"), Field("ok", "d")))
+BENCH_START = Line("BENCH_START", ("bench",), (Field("bits", "u"),))
+BENCH_DONE = Line("BENCH_DONE", ("bench", "done"), ())
+# modexp, encrypt, decrypt: both results (hex), both cycle counts, whether they agree (yes/no).
+COMPARISON = Line("COMPARISON", (), (Field("sw", "s", _hex), Field("hw", "s", _hex), Field("sw_cycles", "llu"),
+                                     Field("hw_cycles", "llu"), Field("match", "s")))
+KEY_SET = Line("KEY_SET", ("key",), (Field("bits", "u"), Field("private", "s")))
+# One PKCS#1 vector: each path ok or FAIL, and ok=1 when all are.
+VECTOR = Line("VECTOR", (), (Field("vector", "u"), Field("bits", "u"), Field("sw", "s"), Field("hw_seq", "s"),
+                             Field("hw_cpu", "s"), Field("public", "s"), Field("ok", "d")))
+VECTORS_DONE = Line("VECTORS_DONE", (), (Field("vectors", "u"), Field("passed", "u")))
+INFO_SOC = Line("INFO_SOC", (), (Field("cpu", "s"), Field("clk_hz", "lu"), Field("rom_bytes", "lu"),
+                                 Field("sram_bytes", "lu")))
+INFO_LIMITS = Line("INFO_LIMITS", (), (Field("bignum_max_bits", "d"), Field("console_line_max", "d")))
+INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cycles", "lu"),
+                                         Field("loop_cycles", "lu")))
+LINES = (RESULT, BENCH_START, BENCH_DONE, COMPARISON, KEY_SET, VECTOR, VECTORS_DONE,
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER)
+
+
+def _c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def c_header():
+    """`console_protocol.h`: the protocol as C macros."""
+    lines = ["/* Generated by soc/console_protocol.py: do not edit. */",
+             "#ifndef CONSOLE_PROTOCOL_H", "#define CONSOLE_PROTOCOL_H", "",
+             f"#define PROMPT {_c_string(PROMPT)}", "",
+             "/* Command table entries: name, arguments, help. */"]
+    lines += [f"#define CMD_{name.upper()} {_c_string(name)}, {_c_string(usage)}, {_c_string(help_)}"
+              for name, (usage, help_) in COMMANDS.items()]
+    lines += ["", "/* Operation and implementation names of the benchmark. */"]
+    lines += [f"#define OP_{name.upper()} {_c_string(name)}" for name in OPS]
+    lines += [f"#define IMPL_{name.upper()} {_c_string(name)}" for name in IMPLS]
+    legend = ", ".join(f"{name}: {what}" for name, what in IMPLS.items())
+    lines += [f"#define IMPL_LEGEND {_c_string(legend)}", "",
+              "/* Output lines (printf formats). */"]
+    lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]
+    lines += ["", "/* Error lines start with these; details follow. */"]
+    lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
+    lines += ["", "#endif", ""]
+    return "\n".join(lines)
