@@ -1,158 +1,125 @@
-"""Random command sequences against a plain-Python model of the whole peripheral (slots, errors, status)."""
+"""Random bus activity on the RTL and on the model (gateware/model.py) in lockstep: every status, irq
+count, cycle count and word read back must agree."""
 
 import random
+from collections import Counter
 
 import pytest
 
-from gateware.interface import WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, Opcode, ErrorCode, PeripheralConfig
-from montmul_harness import simulate, mont_ref, mont_exp_ref
+from gateware.driver import complete
+from gateware.interface import WORD_BITS, NUM_SLOTS, MIN_WORDS, Opcode, PeripheralConfig
+from montmul_harness import simulate, model_driver
 
 CONFIG = PeripheralConfig(max_bits=256, lanes=4)
-E = ErrorCode
+NW = CONFIG.bus_words_per_slot
 
 
-class Model:
-    def __init__(self, config):
-        self.config = config
-        self.slots = [0] * NUM_SLOTS
-        self.size = None
-        self.n = None
-        self.error = 0
-        self.done = 0
-        self.wslot, self.wpos = 0, 0
+# Actions run the same way on both drivers; what they return is compared.
 
-    def status(self):
-        return {"busy": 0, "done": self.done, "error": self.error}
+async def command(d, op, dst=0, a=0, b=0, arg=0):
+    return await d.run(op, dst, a, b, arg), d.irqs
 
-    def refuse(self, code):
-        self.error = code.value
 
-    def accept(self, done=1):
-        self.error, self.done = 0, done
+async def write(d, slot, words):
+    accepted = await d.run(Opcode.WRITE, dst=slot)
+    await d.write_words(words)
+    return accepted, await d.read_status()
 
-    def write_result(self, dst, value):
-        # results cover whole register-file rows; the words above them are left alone
-        words = -(-self.size // self.config.lanes) * self.config.lanes
-        mask = (1 << (WORD_BITS * words)) - 1
-        self.slots[dst] = (self.slots[dst] & ~mask) | value
 
-    def operand(self, slot):
-        return self.slots[slot] & ((1 << (WORD_BITS * self.size)) - 1)
+async def read(d, slot, count, extra):
+    """``count`` words, then ``extra`` more advances of the read pointer (past the end: OVERFLOW)."""
+    accepted = await d.run(Opcode.READ, a=slot)
+    if accepted[1]["error"]:
+        return accepted
+    words = await d.read_words(count)
+    statuses = []
+    for _ in range(extra):
+        await d.transport.strobe("rdata")
+        statuses.append(await d.read_status())
+    return accepted, words, statuses
+
+
+async def while_busy(d, op, dst, a, b, arg, pokes):
+    """A command, then strobes at chosen cycles while it may still run."""
+    await d.strobe_cmd(op, dst, a, b, arg)
+    seen = []
+    for delay, port in pokes:
+        await d.tick(delay)
+        await d.transport.strobe(port, 0x5a5a5a5a)
+        seen.append(await d.read_status())
+    return seen, await d.wait(), await d.read_status(), d.irqs
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_random_command_sequences(seed):
-    rng = random.Random(seed)
-    cfg = CONFIG
-    nw = cfg.bus_words_per_slot
+def test_random_bus_activity(seed):
+    async def bench(rtl):
+        rng = random.Random(seed)
+        twin = model_driver(CONFIG)
+        peripheral = twin.transport.model
+        ran = Counter()
 
-    async def tb(d):
-        model = Model(cfg)
-        executed = {"mul": 0, "exp": 0, "setmod": 0}
+        async def both(action, *args):
+            got = await action(rtl, *args)
+            expected = complete(action(twin, *args))
+            assert got == expected, (step, action.__name__, args)
+            return got
 
-        async def run(op, dst=0, a=0, b=0, arg=0):
-            _, st = await d.run(op, dst, a, b, arg)
-            assert st == model.status(), (op, dst, a, b, arg, st, model.status())
+        def in_contract(*slots):
+            return all(peripheral.operand(slot) < peripheral.modulus.n for slot in slots)
+
+        def any_slot():
+            return rng.randrange(NUM_SLOTS) if rng.random() < 0.9 else rng.randrange(NUM_SLOTS, 32)
 
         for step in range(250):
             choice = rng.random()
-            slot = rng.randrange(NUM_SLOTS) if rng.random() < 0.9 else rng.randrange(NUM_SLOTS, 32)
-            if choice < 0.25:                                        # WRITE + data (sometimes too much)
-                count = rng.choice([1, 2, nw, nw + 1]) if rng.random() < 0.5 else nw
-                if slot >= NUM_SLOTS:
-                    model.refuse(E.BAD_SLOT)
-                    await run(Opcode.WRITE, dst=slot)
-                    continue
-                model.accept()
-                await run(Opcode.WRITE, dst=slot)
-                n_value = model.n or (1 << cfg.max_bits) - 1
-                value = rng.randrange(n_value) if model.n and rng.random() < 0.8 else rng.getrandbits(cfg.max_bits)
-                words = [(value >> (BUS_BITS * k)) & 0xffffffff for k in range(count)]
-                await d.write_words(words)
-                for k, w in enumerate(words):
-                    if k >= nw:
-                        model.error = E.OVERFLOW.value
-                    else:
-                        model.slots[slot] = (model.slots[slot] & ~(0xffffffff << (BUS_BITS * k))) | (w << (BUS_BITS * k))
-                assert d.status() == model.status()
-            elif choice < 0.35:                                      # SETMOD (odd, even, bad sizes)
-                size = rng.choice([MIN_WORDS - 1, cfg.max_words + 1] + list(range(MIN_WORDS, cfg.max_words + 1)))
+            slot = any_slot()
+            n = peripheral.modulus.n if peripheral.modulus else None
+            if choice < 0.25:
+                count = rng.choice([1, 2, NW, NW + 1]) if rng.random() < 0.5 else NW
+                value = rng.randrange(n) if n and rng.random() < 0.8 else rng.getrandbits(CONFIG.max_bits)
+                words = [value >> (32 * k) & 0xffffffff for k in range(count)]
+                await both(write, slot, words)
+            elif choice < 0.35:
+                size = rng.choice([MIN_WORDS - 1, CONFIG.max_words + 1, *range(MIN_WORDS, CONFIG.max_words + 1)])
                 if slot < NUM_SLOTS and rng.random() < 0.7:
-                    value = rng.getrandbits(WORD_BITS * min(size, cfg.max_words) if size > 0 else 1) | 1
-                    value |= 1 << (WORD_BITS * min(max(size, 1), cfg.max_words) - 1)
-                    model.slots[slot] = value
-                    await d.write_slot(slot, value, nw)
-                    model.accept()
-                if slot >= NUM_SLOTS:
-                    model.refuse(E.BAD_SLOT)
-                elif not MIN_WORDS <= size <= cfg.max_words:
-                    model.refuse(E.BAD_SIZE)
-                else:
-                    n = model.slots[slot] & ((1 << (WORD_BITS * size)) - 1)
-                    if n & 1 == 0:
-                        model.accept(done=0)
-                        model.refuse(E.EVEN_MODULUS)
-                    else:
-                        model.accept()
-                        model.size, model.n = size, n
-                        executed["setmod"] += 1
-                await run(Opcode.SETMOD, a=slot, arg=size)
-            elif choice < 0.75:                                      # MUL
+                    bits = WORD_BITS * min(max(size, 1), CONFIG.max_words)
+                    value = rng.getrandbits(bits) | 1 << (bits - 1) | (rng.random() < 0.8)
+                    await both(write, slot, [value >> (32 * k) & 0xffffffff for k in range(NW)])
+                (_, status), _ = await both(command, Opcode.SETMOD, 0, slot, 0, size)
+                ran["setmod"] += status["error"] == 0
+            elif choice < 0.7:
                 a, b = rng.randrange(NUM_SLOTS), rng.randrange(NUM_SLOTS)
                 if rng.random() < 0.1:
                     a = rng.randrange(NUM_SLOTS, 32)
-                if slot >= NUM_SLOTS or a >= NUM_SLOTS:
-                    model.refuse(E.BAD_SLOT)
-                elif model.n is None:
-                    model.refuse(E.NO_MODULUS)
-                elif model.operand(a) >= model.n or model.operand(b) >= model.n:
-                    continue                                         # outside the operand contract
-                else:
-                    model.accept()
-                    model.write_result(slot, mont_ref(model.operand(a), model.operand(b), model.n, model.size))
-                    executed["mul"] += 1
-                await run(Opcode.MUL, slot, a, b)
-            elif choice < 0.85:                                      # EXP (both modes)
+                if n is not None and a < NUM_SLOTS and not in_contract(b):
+                    continue
+                (_, status), _ = await both(command, Opcode.MUL, slot, a, b)
+                ran["mul"] += status["error"] == 0
+            elif choice < 0.8:
                 op = rng.choice([Opcode.EXP_WINDOW, Opcode.EXP_LADDER])
                 a, b = rng.randrange(NUM_SLOTS), rng.randrange(NUM_SLOTS)
-                bits = rng.choice([0, 1, 5, 12, 300])
-                if slot >= NUM_SLOTS:
-                    model.refuse(E.BAD_SLOT)
-                elif model.n is None:
-                    model.refuse(E.NO_MODULUS)
-                elif slot in (a, b):
-                    model.refuse(E.ALIAS)
-                elif not 1 <= bits <= WORD_BITS * model.size:
-                    model.refuse(E.BAD_EXP_BITS)
-                elif model.operand(a) >= model.n:
+                bits = rng.choice([0, 1, 5, 12, 30, 300])
+                if n is not None and slot < NUM_SLOTS and slot not in (a, b):
+                    await both(write, slot, [(1 << (WORD_BITS * peripheral.modulus.size)) % n >> (32 * k) & 0xffffffff
+                                             for k in range(NW)])
+                    if not in_contract(a):
+                        continue
+                (_, status), _ = await both(command, op, slot, a, b, bits)
+                ran["exp"] += status["error"] == 0
+            elif choice < 0.85 and n is not None:
+                a, b = rng.randrange(NUM_SLOTS), rng.randrange(NUM_SLOTS)
+                if not in_contract(b):
                     continue
-                else:
-                    r = (1 << (WORD_BITS * model.size)) % model.n
-                    model.slots[slot] = r
-                    await d.write_slot(slot, r, nw)
-                    model.accept()
-                    e = model.operand(b) & ((1 << bits) - 1)
-                    model.write_result(slot, mont_exp_ref(model.operand(a), e, model.n, model.size))
-                    executed["exp"] += 1
-                await run(op, slot, a, b, bits)
-            elif choice < 0.9:                                       # bad opcodes, NOP
-                op = rng.choice([0, 7, 8, 15])
-                if op:
-                    model.refuse(E.BAD_OPCODE)
-                else:
-                    model.accept()
-                await run(op)
-            else:                                                    # READ back a slot and compare
-                if slot >= NUM_SLOTS:
-                    model.refuse(E.BAD_SLOT)
-                    await run(Opcode.READ, a=slot)
-                    continue
-                model.accept()
-                got = await d.read_slot(slot, nw)
-                assert got == model.slots[slot], (step, slot, hex(got), hex(model.slots[slot]))
-                assert d.status() == model.status()
+                pokes = [(rng.randrange(40), rng.choice(["cmd", "wdata", "rdata"])) for _ in range(rng.randrange(1, 4))]
+                await both(while_busy, Opcode.MUL, rng.randrange(NUM_SLOTS), a, b, 0, pokes)
+                ran["busy"] += 1
+            elif choice < 0.9:
+                await both(command, rng.choice([0, 7, 8, 15]))
+            else:
+                await both(read, slot, rng.randrange(1, NW + 1), rng.randrange(3))
         for slot in range(NUM_SLOTS):
-            assert await d.read_slot(slot, nw) == model.slots[slot], slot
-        assert executed["mul"] >= 10 and executed["exp"] >= 2 and executed["setmod"] >= 2, executed
+            await both(read, slot, NW, 0)
+        return ran
 
-    simulate(cfg, tb)
+    ran = simulate(CONFIG, bench)
+    assert ran["mul"] >= 10 and ran["exp"] >= 2 and ran["setmod"] >= 2 and ran["busy"] >= 3, ran
