@@ -2,7 +2,8 @@
 configuration of the Montgomery peripheral, next to the targets of the issue.
 
 The figures come from:
-  * ``gateware.measure.mul_cycles(config, bits)`` / ``exp_cycles(config, bits, mode)`` (simulation),
+  * ``gateware.driver.mul_cycles(config, bits)`` (the RTL, simulated) and
+    ``gateware.model.exp_cycles(config, bits, mode)`` (the model, checked against the RTL),
   * ``eda.synth.synthesize`` (Yosys ``synth_xilinx -family xc7``),
   * ``eda.timing.analyze`` (static estimate, 7-series -1 figures).
 """
@@ -39,20 +40,20 @@ TARGETS = {
 
 
 def _cycle_counts(config: PeripheralConfig, say) -> tuple[dict, dict]:
-    """Simulated cycles of one Montgomery product per size in MUL_BITS, and of one EXP_BITS-bit
-    exponentiation per mode; None for sizes beyond ``config.max_bits``."""
-    from gateware import measure
+    """Simulated cycles of one Montgomery product per size in MUL_BITS, and the model's cycles of one
+    EXP_BITS-bit exponentiation per mode; None for sizes beyond ``config.max_bits``."""
+    from gateware import driver, model
 
     mul_cycles = {str(bits): None for bits in MUL_BITS}
     exp_cycles = {f"{EXP_BITS}_{mode}": None for mode in EXP_MODES}
     say("simulating Montgomery products ...")
     for bits in MUL_BITS:
         if bits <= config.max_bits:
-            mul_cycles[str(bits)] = measure.mul_cycles(config, bits)
+            mul_cycles[str(bits)] = driver.mul_cycles(config, bits)
     if EXP_BITS <= config.max_bits:
-        say("simulating exponentiations ...")
+        say("counting the cycles of exponentiations (model) ...")
         for mode in EXP_MODES:
-            exp_cycles[f"{EXP_BITS}_{mode}"] = measure.exp_cycles(config, EXP_BITS, mode)
+            exp_cycles[f"{EXP_BITS}_{mode}"] = model.exp_cycles(config, EXP_BITS, mode)
     return mul_cycles, exp_cycles
 
 
