@@ -1,32 +1,34 @@
-"""The generated Verilog, run in Verilator: MULs and full-length RSA exponentiations."""
+"""The generated Verilog in Verilator, through the one driver: MULs, full-length RSA exponentiations,
+and the model's cycles, statuses and irqs."""
 
 import random
 
 import pytest
 
-from gateware.interface import WORD_BITS, Opcode, PeripheralConfig, bus_words
-from montmul_harness import mont_ref, to_mont, from_mont
+from gateware import model
+from gateware.driver import BlockingDriver, Driver, complete
+from gateware.interface import WORD_BITS, NUM_SLOTS, Opcode, PeripheralConfig, bus_words
+from montmul_harness import mont_ref, model_driver
 from pkcs1_vectors import oaep_keys
-from verilator_bench import VerilatedPeripheral
+from sim.montmul_verilator import VerilatorTransport
 
 CONFIG = PeripheralConfig(max_bits=2048, lanes=8)
+OK = {"busy": 0, "done": 1, "error": 0}
 
 
 @pytest.fixture(scope="module")
 def dut():
-    peripheral = VerilatedPeripheral(CONFIG)
-    yield peripheral
-    peripheral.close()
+    with VerilatorTransport(CONFIG) as transport:
+        yield BlockingDriver(transport)
 
 
 def setmod(dut, n, size, slot=0):
-    dut.write_slot(slot, n, bus_words(size))
-    _, st = dut.command(Opcode.SETMOD, a=slot, arg=size)
-    assert st == {"busy": 0, "done": 1, "error": 0}
+    assert dut.load_modulus(n, size, slot)[1] == OK
 
 
-def mod_exp(dut, x, e, n, size, mode):
-    """x^e mod n on the peripheral (to and from the Montgomery domain with MULs)."""
+def mod_exp(dut, x, e, n, size, op, config=CONFIG):
+    """x^e mod n on the peripheral (into and out of the Montgomery domain with MULs); checks the EXP's
+    cycles against the model."""
     nw = bus_words(size)
     r = 1 << (WORD_BITS * size)
     dut.write_slot(1, x, nw)
@@ -34,11 +36,13 @@ def mod_exp(dut, x, e, n, size, mode):
     dut.write_slot(4, e, nw)
     dut.write_slot(5, 1, nw)
     dut.write_slot(3, r % n, nw)
-    assert dut.command(Opcode.MUL, 6, 1, 2)[1]["error"] == 0           # x in Montgomery form
-    cycles, st = dut.command(mode, 3, 6, 4, max(e.bit_length(), 1))
-    assert st == {"busy": 0, "done": 1, "error": 0}, st
-    assert dut.command(Opcode.MUL, 7, 3, 5)[1]["error"] == 0           # back to normal form
-    return dut.read_slot(7, nw), cycles
+    assert dut.mul(6, 1, 2)[1] == OK                                    # x in Montgomery form
+    bits = max(e.bit_length(), 1)
+    cycles, status = dut.exp(3, 6, 4, bits, op)
+    assert status == OK
+    assert cycles == model.exp_cycles(config, size * WORD_BITS, op, e, bits)
+    assert dut.mul(7, 3, 5)[1] == OK                                    # back to normal form
+    return dut.read_slot(7, nw)
 
 
 def test_random_muls(dut):
@@ -51,8 +55,7 @@ def test_random_muls(dut):
             a, b = rng.randrange(n), rng.randrange(n)
             dut.write_slot(1, a, nw)
             dut.write_slot(2, b, nw)
-            _, st = dut.command(Opcode.MUL, 3, 1, 2)
-            assert st == {"busy": 0, "done": 1, "error": 0}
+            assert dut.mul(3, 1, 2) == (model.mul_cycles(CONFIG, size * WORD_BITS), OK)
             assert dut.read_slot(3, nw) == mont_ref(a, b, n, size)
 
 
@@ -69,9 +72,9 @@ def test_mul_reduces_double_width_value(dut):
         dut.write_slot(1, x, bus_words(size))
         dut.write_slot(2, r * r % p, bus_words(size))
         dut.write_slot(4, 1, bus_words(size))
-        assert dut.command(Opcode.MUL, 3, 1, 2)[1] == {"busy": 0, "done": 1, "error": 0}
+        assert dut.mul(3, 1, 2)[1] == OK
         assert dut.read_slot(3, bus_words(size)) == x * r % p
-        assert dut.command(Opcode.MUL, 5, 3, 4)[1] == {"busy": 0, "done": 1, "error": 0}
+        assert dut.mul(5, 3, 4)[1] == OK
         assert dut.read_slot(5, bus_words(size)) == x % p
 
 
@@ -82,31 +85,67 @@ def test_pkcs1_oaep_raw_rsa(dut, index):
     n, e, d = key["n"], key["e"], key["d"]
     size = -(-n.bit_length() // WORD_BITS)
     setmod(dut, n, size)
-    for c in key["ciphertexts"][:1]:
-        m = pow(c, d, n)
-        mode = Opcode.EXP_WINDOW if index % 2 else Opcode.EXP_LADDER
-        got, _ = mod_exp(dut, c, d, n, size, mode)
-        assert got == m
-        back, _ = mod_exp(dut, m, e, n, size, Opcode.EXP_WINDOW)
-        assert back == c
+    c = key["ciphertexts"][0]
+    m = pow(c, d, n)
+    op = Opcode.EXP_WINDOW if index % 2 else Opcode.EXP_LADDER
+    assert mod_exp(dut, c, d, n, size, op) == m
+    assert mod_exp(dut, m, e, n, size, Opcode.EXP_WINDOW) == c
     # CRT halves with the prime-size modulus
     p, dp = key["p"], key["dp"]
     psize = -(-p.bit_length() // WORD_BITS)
     setmod(dut, p, psize)
-    c = key["ciphertexts"][0] % p
-    got, _ = mod_exp(dut, c, dp, p, psize, Opcode.EXP_LADDER)
-    assert got == pow(c, dp, p)
+    assert mod_exp(dut, c % p, dp, p, psize, Opcode.EXP_LADDER) == pow(c % p, dp, p)
+
+
+def test_agrees_with_model():
+    """A fresh bench and a fresh model, the same accesses: refusals, strobes while busy, data past the
+    end of a slot, products and exponentiations; every answer equal."""
+
+    async def scenario(d):
+        rng = random.Random(4)
+        seen = []
+        size = 70
+        nw = bus_words(size)
+        n = rng.getrandbits(size * WORD_BITS) | 1 | 1 << (size * WORD_BITS - 1)
+        for op, fields in [(Opcode.MUL, (3, 1, 2, 0)), (9, (0, 0, 0, 0)), (Opcode.SETMOD, (0, 0, 0, 1)),
+                           (Opcode.WRITE, (NUM_SLOTS, 0, 0, 0))]:
+            seen.append((await d.run(op, *fields), d.irqs))
+        await d.write_slot(0, n, nw)
+        seen.append(await d.setmod(0, size))
+        for slot in range(1, NUM_SLOTS):          # no slot left as it was at power-up
+            await d.write_slot(slot, rng.randrange(n), nw)
+        await d.write_slot(3, (1 << (WORD_BITS * size)) % n, nw)
+        for op, fields in [(Opcode.MUL, (5, 1, 2, 0)), (Opcode.EXP_WINDOW, (3, 1, 3, 8)),
+                           (Opcode.EXP_LADDER, (3, 1, 2, 2000)), (Opcode.EXP_WINDOW, (3, 1, 4, 100)),
+                           (Opcode.EXP_LADDER, (6, 1, 4, 30))]:
+            seen.append((await d.run(op, *fields), d.irqs))
+        await d.strobe_cmd(Opcode.MUL, 7, 1, 2)
+        for delay, port in ((0, "cmd"), (5, "wdata"), (30, "rdata")):
+            await d.tick(delay)
+            await d.transport.strobe(port, 0x0000_0005)
+            seen.append(await d.read_status())
+        seen.append((await d.wait(), await d.read_status(), d.irqs))
+        await d.run(Opcode.WRITE, dst=8)
+        await d.write_words(range(CONFIG.bus_words_per_slot + 1))
+        seen.append(await d.read_status())
+        for slot in range(NUM_SLOTS):
+            seen.append(await d.read_slot(slot, CONFIG.bus_words_per_slot))
+        return seen
+
+    with VerilatorTransport(CONFIG) as transport:
+        verilated = complete(scenario(Driver(transport)))
+    assert verilated == complete(scenario(model_driver(CONFIG)))
+    assert {"busy": 0, "done": 1, "error": 9} in verilated                 # OVERFLOW
+    assert verilated[4] == (model.setmod_cycles(CONFIG, 70 * WORD_BITS), OK)
 
 
 @pytest.mark.slow
 def test_default_config_rsa_2048():
-    """The PYNQ-Z2 configuration in Verilator: products at 1024/2048/4096 bits with the scheduled cycle
-    counts, and the 2048-bit PKCS#1 key's private and public operations with the scheduled EXP counts."""
-    from gateware.measure import mul_schedule_cycles, exp_schedule_cycles
-
+    """The PYNQ-Z2 configuration in Verilator: products at 1024/2048/4096 bits with the model's cycle
+    counts, and the 2048-bit PKCS#1 key's private and public operations (the model's EXP counts)."""
     config = PeripheralConfig()
-    dut = VerilatedPeripheral(config)
-    try:
+    with VerilatorTransport(config) as transport:
+        dut = BlockingDriver(transport)
         rng = random.Random(2048)
         for bits in (1024, 2048, 4096):
             size = bits // WORD_BITS
@@ -115,22 +154,14 @@ def test_default_config_rsa_2048():
             a, b = rng.randrange(n), rng.randrange(n)
             dut.write_slot(1, a, bus_words(size))
             dut.write_slot(2, b, bus_words(size))
-            cycles, st = dut.command(Opcode.MUL, 3, 1, 2)
-            assert st == {"busy": 0, "done": 1, "error": 0}
+            assert dut.mul(3, 1, 2) == (model.mul_cycles(config, bits), OK)
             assert dut.read_slot(3, bus_words(size)) == mont_ref(a, b, n, size)
-            assert cycles == mul_schedule_cycles(config, bits)
         key = oaep_keys()[9]
         n, e, d = key["n"], key["e"], key["d"]
         assert n.bit_length() == 2048
         setmod(dut, n, 128)
-        mul = mul_schedule_cycles(config, 2048)
         c = key["ciphertexts"][0]
-        for mode in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
-            m, cycles = mod_exp(dut, c, d, n, 128, mode)
+        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            m = mod_exp(dut, c, d, n, 128, op, config)
             assert m == pow(c, d, n)
-            assert cycles == exp_schedule_cycles(mul, d, d.bit_length(), mode)
-        back, cycles = mod_exp(dut, m, e, n, 128, Opcode.EXP_WINDOW)
-        assert back == c
-        assert cycles == exp_schedule_cycles(mul, e, e.bit_length(), Opcode.EXP_WINDOW)
-    finally:
-        dut.close()
+        assert mod_exp(dut, m, e, n, 128, Opcode.EXP_WINDOW, config) == c
