@@ -5,8 +5,9 @@ resources follow the same pin facts as `boards/pynq_z2.py` (litex-boards' PYNQ-Z
 125 MHz on H16, LD0-3, BTN0-3, SW0-1, Arduino AR0/AR1, Pmod JA/JB.
 
 `PeripheralBench` puts the peripheral on the board without a CPU, in the 125 MHz clock domain,
-behind a 4-wire serial link on Pmod JA (`SerialBridge`: frames described in its docstring), so that a vendor
-place-and-route of the peripheral alone (its timing at 125 MHz) is one command away:
+behind a 4-wire serial link on Pmod JA (`SerialBridge`: frames described in its docstring; `SerialTransport`
+drives them for `gateware.driver`), so that a vendor place-and-route of the peripheral alone (its timing at
+125 MHz) is one command away:
 
     python -m boards.amaranth_pynq_z2                      # Vivado project files and script
     python -m boards.amaranth_pynq_z2 --toolchain Xray     # yosys + nextpnr-xilinx script
@@ -23,6 +24,9 @@ from amaranth.lib import io, wiring
 from amaranth.lib.cdc import FFSynchronizer
 from amaranth.lib.wiring import In, Out
 from amaranth.vendor import XilinxPlatform
+
+from gateware.driver import PeripheralError
+from gateware.interface import ErrorCode, PeripheralConfig, Status
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_DIR = ROOT / "build" / "amaranth_pynq_z2"
@@ -72,12 +76,20 @@ LINK_RESOURCE = Resource("bench_link", 0,
     _LVCMOS33)
 
 
+#: What a frame does at its end, by the 2-bit register it carries ("none": nothing, the frame only reads).
+FRAME_REGISTERS = {"cmd": 0, "wdata": 1, "rdata": 2, "none": 3}
+#: Bytes of a frame each way, MSB first.  Out: 30 zero bits, the register, 32 data bits.  In: the status
+#: word, then rdata.
+FRAME_BYTES = 8
+
+
 class SerialBridge(wiring.Component):
     """The peripheral's bus ports behind a serial link (SPI mode 0, MSB first, sck well below
     the clock: the inputs are synchronised and sampled).
 
     A frame (cs_n low) carries 34 bits in: a 2-bit register then 32 data bits. At the end of the
-    frame the register is written: 0 `cmd`, 1 `wdata`, 2 advances `rdata` (a read), 3 nothing.
+    frame the register is written (`FRAME_REGISTERS`): 0 `cmd`, 1 `wdata`, 2 advances `rdata` (a
+    read), 3 nothing.
     The 64 bits out are `status` then `rdata`, as they were when the frame started. The same
     contract as the CSRs of `soc/montmul.py` (gateware/interface.py), without a CPU."""
 
@@ -111,12 +123,75 @@ class SerialBridge(wiring.Component):
             m.d.sync += [shift_in.eq(Cat(copi, shift_in[:-1])), shift_out.eq(shift_out << 1)]
 
         register = shift_in[32:]
-        strobes = [self.cmd_stb, self.wdata_stb, self.rdata_stb]
-        m.d.sync += [stb.eq(0) for stb in strobes]
+        strobes = {FRAME_REGISTERS[port]: getattr(self, f"{port}_stb") for port in ("cmd", "wdata", "rdata")}
+        m.d.sync += [stb.eq(0) for stb in strobes.values()]
         with m.If(~cs_prev & cs_n):                     # frame end
             m.d.sync += word.eq(shift_in[:32])
-            m.d.sync += [stb.eq(register == i) for i, stb in enumerate(strobes)]
+            m.d.sync += [stb.eq(register == value) for value, stb in strobes.items()]
         m.d.comb += [self.cmd.eq(word), self.wdata.eq(word)]
+        return m
+
+
+class SerialTransport:
+    """``gateware.driver``'s transport over `SerialBridge` frames.  ``await link.exchange(frame)`` sends
+    the bytes of one frame with cs_n low and returns the bytes read meanwhile: an SPI master in mode 0
+    (or the simulated one of the tests).  A frame lasts far longer than the 2 cycles rdata takes to
+    follow the read pointer, so `tick` has nothing to do; neither cycles nor irqs can be seen from here
+    (`wait` returns None, `irqs` is None)."""
+
+    irqs = None
+
+    def __init__(self, link):
+        self.link = link
+
+    async def _frame(self, register, data=0):
+        frame = (FRAME_REGISTERS[register] << 32 | data).to_bytes(FRAME_BYTES, "big")
+        answer = int.from_bytes(await self.link.exchange(frame), "big")
+        return answer >> 32, answer & 0xffff_ffff
+
+    async def strobe(self, port, value=0):
+        await self._frame(port, value)
+
+    async def tick(self, count=1):
+        pass
+
+    async def sample(self):
+        return await self._frame("none")
+
+    async def wait(self, busy_mask, limit):
+        """Polls the status (``limit`` counts polls)."""
+        for _ in range(limit):
+            status, _ = await self.sample()
+            if not status & busy_mask:
+                return None
+        raise PeripheralError(f"still busy after {limit} status reads")
+
+
+class LinkedPeripheral(wiring.Component):
+    """The Montgomery peripheral behind a `SerialBridge`: the bench without its pins and LEDs."""
+
+    sck:    In(1)
+    copi:   In(1)
+    cs_n:   In(1, init=1)
+    cipo:   Out(1)
+    status: Out(Status)
+
+    def __init__(self, config=PeripheralConfig()):
+        self.config = config
+        super().__init__()
+
+    def elaborate(self, platform):
+        from gateware.montmul import MontgomeryPeripheral
+
+        m = Module()
+        m.submodules.peripheral = peripheral = MontgomeryPeripheral(self.config)
+        m.submodules.bridge = bridge = SerialBridge()
+        for name in ("cmd", "cmd_stb", "wdata", "wdata_stb", "rdata_stb"):
+            m.d.comb += getattr(peripheral, name).eq(getattr(bridge, name))
+        m.d.comb += [bridge.rdata.eq(peripheral.rdata), bridge.status.eq(peripheral.status),
+                     self.status.eq(peripheral.status)]
+        m.d.comb += [bridge.sck.eq(self.sck), bridge.copi.eq(self.copi), bridge.cs_n.eq(self.cs_n),
+                     self.cipo.eq(bridge.cipo)]
         return m
 
 
@@ -129,24 +204,17 @@ class PeripheralBench(Elaboratable):
         self.config = config
 
     def elaborate(self, platform):
-        from gateware.interface import PeripheralConfig
-        from gateware.montmul import MontgomeryPeripheral
-
         m = Module()
-        m.submodules.peripheral = peripheral = MontgomeryPeripheral(self.config or PeripheralConfig())
-        m.submodules.bridge = bridge = SerialBridge()
-        for name in ("cmd", "cmd_stb", "wdata", "wdata_stb", "rdata_stb"):
-            m.d.comb += getattr(peripheral, name).eq(getattr(bridge, name))
-        m.d.comb += [bridge.rdata.eq(peripheral.rdata), bridge.status.eq(peripheral.status)]
+        m.submodules.linked = linked = LinkedPeripheral(self.config or PeripheralConfig())
 
         platform.add_resources([LINK_RESOURCE])
         link = platform.request("bench_link", 0, dir="-")
         for name in ("sck", "copi", "cipo", "cs_n"):
             m.submodules[f"link_{name}"] = pad = io.Buffer("o" if name == "cipo" else "i", getattr(link, name))
             if name == "cipo":
-                m.d.comb += pad.o.eq(bridge.cipo)
+                m.d.comb += pad.o.eq(linked.cipo)
             else:
-                m.d.comb += getattr(bridge, name).eq(pad.i)
+                m.d.comb += getattr(linked, name).eq(pad.i)
 
         # LEDs.
         clk_freq = int(platform.default_clk_frequency)
@@ -156,7 +224,7 @@ class PeripheralBench(Elaboratable):
             m.d.sync += [blink.eq(clk_freq // 2 - 1), heartbeat.eq(~heartbeat)]
         with m.Else():
             m.d.sync += blink.eq(blink - 1)
-        with m.If(peripheral.status[0]):
+        with m.If(linked.status.busy):
             m.d.sync += hold.eq(clk_freq // 20)
         with m.Elif(hold != 0):
             m.d.sync += hold.eq(hold - 1)
@@ -165,7 +233,7 @@ class PeripheralBench(Elaboratable):
             m.submodules[f"led{i}"] = led = io.Buffer("o", platform.request("led", i, dir="-"))
             leds.append(led.o)
         m.d.comb += [leds[0].eq(heartbeat), leds[1].eq(hold != 0),
-                     leds[2].eq(peripheral.status[1]), leds[3].eq(peripheral.status[8:16] != 0)]
+                     leds[2].eq(linked.status.done), leds[3].eq(linked.status.error != ErrorCode.NONE)]
         return m
 
 
@@ -194,7 +262,6 @@ def main(argv=None):
     parser.add_argument("--max-bits", type=int, help="peripheral operand size (default: PeripheralConfig)")
     parser.add_argument("--lanes", type=int, help="peripheral multiplier lanes (default: PeripheralConfig)")
     args = parser.parse_args(argv)
-    from gateware.interface import PeripheralConfig
     overrides = {k: v for k, v in (("max_bits", args.max_bits), ("lanes", args.lanes)) if v is not None}
     try:
         config = PeripheralConfig(**overrides)
