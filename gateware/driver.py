@@ -13,8 +13,9 @@ then every cycle ``busy`` reads 1).  A transport moves the port values and nothi
 
 Transports: ``SimulationTransport`` (an Amaranth testbench and the RTL), ``ModelTransport``
 (``gateware.model``), ``sim.montmul_verilator.VerilatorTransport`` (the Verilog in Verilator) and
-``boards.amaranth_pynq_z2.SerialTransport`` (the board's serial bridge).  The last three never
-suspend: ``BlockingDriver`` calls the driver without ``await`` over them.
+``boards.amaranth_pynq_z2.SerialTransport`` (the board's serial bridge).  Over a transport that never
+suspends (the model, Verilator, a serial link with blocking I/O) ``BlockingDriver`` calls the driver
+without ``await``.
 
 ``mul_cycles(config, bits)`` measures a MUL on the RTL in the Amaranth simulator;
 ``gateware.model.mul_cycles`` is the same figure from the schedule.

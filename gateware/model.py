@@ -194,6 +194,8 @@ def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None):
     depend on the value)."""
     if exponent_bits is None:
         exponent_bits = bits
+    if not 1 <= exponent_bits <= WORD_BITS * size_words(bits):
+        raise ValueError(f"EXP refuses a {exponent_bits}-bit exponent at the size of a {bits}-bit modulus")
     if exponent is None:
         exponent = (1 << exponent_bits) - 1
     steps = exp_program(config, _exp_op(mode), exponent, exponent_bits, dst=0, base=1)
@@ -221,7 +223,6 @@ class PeripheralModel:
 
     def __init__(self, config=PeripheralConfig()):
         self.config = config
-        self.slot_bits = config.rows_per_slot * config.lanes * WORD_BITS
         #: every slot (hidden ones too) as the integer of its register-file rows
         self.slots = [0] * config.total_slots
         self.modulus = None
@@ -317,7 +318,7 @@ class PeripheralModel:
     # -- commands --
 
     def _refuse(self, code):
-        # a refused command changes nothing else: not done, no slot, no pointer, no modulus
+        # a refused command leaves done, the slots, the pointers and the modulus as they were
         self.error = code
         return 1
 
@@ -362,16 +363,15 @@ class PeripheralModel:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None:
                 return self._refuse(ErrorCode.NO_MODULUS)
+            mul = mul_cycles(self.config, WORD_BITS * self.modulus.size)
             if op is Opcode.MUL:
-                return self._run_products(mul_cycles(self.config, self.modulus.size * WORD_BITS),
-                                          [Step(0, ((dst, a, b),))])
+                return self._run_products(mul, [Step(0, ((dst, a, b),))])
             if dst in (a, b):
                 return self._refuse(ErrorCode.ALIAS)
             if not 1 <= arg <= WORD_BITS * self.modulus.size:
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
             steps = exp_program(self.config, op, self.operand(b), arg, dst, a)
-            return self._run_products(_program_cycles(steps, mul_cycles(self.config, self.modulus.size * WORD_BITS)),
-                                      steps)
+            return self._run_products(_program_cycles(steps, mul), steps)
         return self._refuse(ErrorCode.BAD_OPCODE)
 
     def _setmod(self, slot, size):
