@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from amaranth.lib import data, enum
 
 __all__ = [
-    "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "SLOT_FIELD_BITS", "MAX_BITS_DEFAULT",
-    "MIN_WORDS", "WINDOW_BITS", "SHORT_EXPONENT_BITS", "Opcode", "ErrorCode", "Command", "Status",
+    "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "ARG_BITS",
+    "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS", "SHORT_EXPONENT_BITS",
+    "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "Opcode", "ErrorCode", "Command", "Status",
     "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
 ]
 
@@ -24,8 +25,18 @@ BUS_BITS = 32
 NUM_SLOTS = 16
 #: Slots only the exponentiation sequencer uses (NUM_SLOTS .. NUM_SLOTS+NUM_HIDDEN_SLOTS-1).
 NUM_HIDDEN_SLOTS = 16
-#: Width of a slot field in the command word.
-SLOT_FIELD_BITS = 5
+#: Every slot, user and hidden.
+TOTAL_SLOTS = NUM_SLOTS + NUM_HIDDEN_SLOTS
+#: Width of a slot field in the command word (and of every slot register in the gateware).
+SLOT_FIELD_BITS = (TOTAL_SLOTS - 1).bit_length()
+#: Width of the command's ``arg`` field: an operand size in W-bit words (SETMOD) or an exponent length in
+#: bits (EXP_*).
+ARG_BITS = 13
+#: Width of a size register (a SETMOD argument) and of the core's iteration counters (an index below it).
+SIZE_BITS = ARG_BITS
+#: Width of an exponent bit index.  One bit more than the length, so that stepping below bit 0 wraps to an
+#: index at or above any exponent length, which the sequencers read as a zero bit.
+EXP_INDEX_BITS = ARG_BITS + 1
 #: Default build-time maximum operand size.
 MAX_BITS_DEFAULT = 4096
 #: Smallest operand size accepted by SETMOD, in W-bit words.
@@ -35,6 +46,24 @@ MIN_WORDS = 2
 WINDOW_BITS = 5
 #: EXP_WINDOW with at most this many exponent bits uses 1-bit windows and builds no table (e = 65537).
 SHORT_EXPONENT_BITS = 24
+
+# Slot plan of the hidden slots.  EXP_WINDOW keeps the odd powers a^3 .. a^(2**WINDOW_BITS - 1) in the
+# hidden slots from NUM_SLOTS up and a^2 (only needed while the table is built) in the last slot; EXP_LADDER
+# keeps its second register R1 in that same last slot (the two never run together).
+#: Hidden slot holding a^2 while EXP_WINDOW builds its table.
+SQUARE_SLOT = TOTAL_SLOTS - 1
+#: Hidden slot holding the Montgomery ladder's R1.
+LADDER_SLOT = TOTAL_SLOTS - 1
+
+
+def table_slot(digit):
+    """Slot of a^digit for an odd window digit >= 3 (digit 1 is the base's own slot).  ``digit`` may be an
+    int or an Amaranth value."""
+    return NUM_SLOTS - 1 + (digit >> 1)
+
+
+assert table_slot(2 ** WINDOW_BITS - 1) < SQUARE_SLOT, "the window table overlaps the square slot"
+assert TOTAL_SLOTS <= 1 << SLOT_FIELD_BITS
 
 
 class Opcode(enum.Enum, shape=4):
@@ -74,7 +103,7 @@ class Command(data.Struct):
     dst: SLOT_FIELD_BITS
     a:   SLOT_FIELD_BITS
     b:   SLOT_FIELD_BITS
-    arg: 13
+    arg: ARG_BITS
 
 
 class Status(data.Struct):
@@ -107,10 +136,8 @@ class PeripheralConfig:
             raise ValueError("lanes must be a power of two, at least 4")
         if self.max_words < MIN_WORDS:
             raise ValueError("max_bits too small")
-
-    @property
-    def word_bits(self):
-        return WORD_BITS
+        if self.max_words >= 1 << SIZE_BITS:
+            raise ValueError("max_bits too large for the command's size field")
 
     @property
     def max_words(self):
@@ -123,16 +150,22 @@ class PeripheralConfig:
         return -(-self.max_words // self.lanes)
 
     @property
+    def row_bits(self):
+        """Width of a register-file row: ``lanes`` words."""
+        return self.lanes * WORD_BITS
+
+    @property
+    def operand_rows(self):
+        """Rows of the operand register file (every slot, user and hidden)."""
+        return TOTAL_SLOTS * self.rows_per_slot
+
+    @property
     def bus_words_per_slot(self):
         return self.max_bits // BUS_BITS
 
     @property
     def total_slots(self):
-        return NUM_SLOTS + NUM_HIDDEN_SLOTS
-
-    @property
-    def window_bits(self):
-        return WINDOW_BITS
+        return TOTAL_SLOTS
 
 
 def pack_cmd(op, dst=0, a=0, b=0, arg=0):

@@ -5,7 +5,7 @@ import random
 from amaranth import Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
-from gateware.montmul import _carry_chain
+from gateware.montmul.resolve import carry_chain
 
 
 class _Chain(Elaboratable):
@@ -19,7 +19,7 @@ class _Chain(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        carries, cout = _carry_chain(m, self.gen, self.prop, self.cin, segment=self.segment)
+        carries, cout = carry_chain(m, self.gen, self.prop, self.cin, segment=self.segment)
         m.d.comb += [self.carries.eq(carries), self.cout.eq(cout)]
         return m
 

@@ -5,7 +5,9 @@ import pytest
 from amaranth.lib import data
 
 from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd, c_header,
-                                 WORD_BITS, NUM_SLOTS, MAX_BITS_DEFAULT)
+                                 WORD_BITS, NUM_SLOTS, NUM_HIDDEN_SLOTS, TOTAL_SLOTS, SLOT_FIELD_BITS, ARG_BITS,
+                                 SIZE_BITS, EXP_INDEX_BITS, WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, MAX_BITS_DEFAULT,
+                                 table_slot)
 
 
 def test_command_layout():
@@ -39,6 +41,27 @@ def test_config_validation():
         PeripheralConfig(lanes=3)
     with pytest.raises(ValueError):
         PeripheralConfig(max_bits=100)
+    # the size of a SETMOD must fit the command's arg field
+    PeripheralConfig(max_bits=WORD_BITS * ((1 << SIZE_BITS) - 2) // 32 * 32)
+    with pytest.raises(ValueError):
+        PeripheralConfig(max_bits=WORD_BITS * (1 << SIZE_BITS))
+
+
+def test_slot_plan_and_widths():
+    layout = {name: f.width for name, f in data.Layout.cast(Command)}
+    assert layout["dst"] == layout["a"] == layout["b"] == SLOT_FIELD_BITS
+    assert layout["arg"] == ARG_BITS == SIZE_BITS
+    assert TOTAL_SLOTS == NUM_SLOTS + NUM_HIDDEN_SLOTS <= 1 << SLOT_FIELD_BITS
+    # the window table (odd digits 3 .. 2^K - 1) and the square are distinct hidden slots
+    table = [table_slot(digit) for digit in range(3, 1 << WINDOW_BITS, 2)]
+    hidden = set(range(NUM_SLOTS, TOTAL_SLOTS))
+    assert len(set(table + [SQUARE_SLOT])) == len(table) + 1
+    assert set(table + [SQUARE_SLOT, LADDER_SLOT]) <= hidden
+    # a bit index stepped up to WINDOW_BITS below 0 wraps to at least any exponent length (read as 0)
+    assert (1 << EXP_INDEX_BITS) - WINDOW_BITS >= 1 << ARG_BITS
+    config = PeripheralConfig(max_bits=512, lanes=8)
+    assert config.row_bits == 8 * WORD_BITS and config.operand_rows == TOTAL_SLOTS * 4
+    assert config.total_slots == TOTAL_SLOTS
 
 
 def test_c_header_compiles(tmp_path):

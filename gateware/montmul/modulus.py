@@ -1,0 +1,161 @@
+"""SETMOD: check and load a modulus, and hold the modulus in force.
+
+From the slot holding N and a size s (in W-bit words) SETMOD
+
+* reads N's first row and refuses an even N (``even`` pulses; the previous modulus stays in force);
+* computes n' = -N^-1 mod 2^W by a W-step shift-and-add: with t = 1 and x = 0, each step keeps
+  1 + N*x = t * 2^step; when t is odd it adds N (setting bit ``step`` of x), then halves t;
+* computes the quotient head's constant Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) mod 2^2W (two
+  multiplies, used once);
+* copies the rows of N below the size into the modulus memory, the last one masked to the size;
+* then makes the new modulus the one in force (``done`` pulses in that cycle).
+
+Cycles: 2 + W + 2 + ceil(s/lanes) + 1 from the cycle after ``start``.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..interface import WORD_BITS, SIZE_BITS, SLOT_FIELD_BITS
+from .regfile import ReadPortSignature, WritePortSignature, row_address
+
+__all__ = ["ModulusStateSignature", "ModulusUnit", "last_row_mask"]
+
+
+class ModulusStateSignature(wiring.Signature):
+    """The modulus in force, seen from its holder."""
+
+    def __init__(self, config):
+        super().__init__({
+            "valid":         Out(1),                                # a SETMOD has succeeded
+            "size":          Out(SIZE_BITS),                        # s, in W-bit words
+            "rows":          Out(range(config.rows_per_slot + 1)),  # ceil(s / lanes)
+            "n_inv":         Out(WORD_BITS),                        # n' = -N^-1 mod 2^W
+            "q":             Out(WORD_BITS),                        # 1 + bits[W:2W) of n'*(n_0 + 2^W n_1)
+            "last_row_mask": Out(config.row_bits),                  # the last row's words below s, all ones
+        })
+
+
+def last_row_mask(config, size):
+    """The word mask of the last row of an operand of ``size`` words (all bits of the words below the size
+    set), built by a shift rather than by replicating lane bits: a plain wide AND with it is cheap to
+    simulate."""
+    lanes, row_bits = config.lanes, config.row_bits
+    rem = size[:lanes.bit_length() - 1]
+    ones = C((1 << row_bits) - 1, row_bits)
+    return Mux(rem == 0, ones, ~(ones << Cat(C(0, WORD_BITS.bit_length() - 1), rem))[:row_bits])
+
+
+class ModulusUnit(wiring.Component):
+    """SETMOD and the modulus state.
+
+    ``start`` (one cycle, with ``slot`` and ``size`` already checked by the caller) begins a SETMOD;
+    ``busy`` is high until it ends with a one-cycle pulse of ``done`` (the new modulus is in ``state``
+    from the next cycle) or of ``even`` (refused, ``state`` unchanged)."""
+
+    def __init__(self, config):
+        self.config = config
+        super().__init__({
+            "start": In(1),
+            "slot":  In(SLOT_FIELD_BITS),
+            "size":  In(SIZE_BITS),
+            "busy":  Out(1),
+            "done":  Out(1),
+            "even":  Out(1),
+            "read":  Out(ReadPortSignature(config.operand_rows, config.row_bits)),
+            "write": Out(WritePortSignature(config.rows_per_slot, config.row_bits)),
+            "state": Out(ModulusStateSignature(config)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        L, W, KM = cfg.lanes, WORD_BITS, cfg.rows_per_slot
+        log_lanes = L.bit_length() - 1
+        rd = self.read
+
+        # The modulus in force.
+        size = Signal(SIZE_BITS)
+        rows = Signal(range(KM + 1))
+        n_inv = Signal(W)
+        q_mod = Signal(W)
+        mask = Signal(cfg.row_bits, reset_less=True)
+        valid = Signal()
+        m.d.comb += [self.state.size.eq(size), self.state.rows.eq(rows), self.state.n_inv.eq(n_inv),
+                     self.state.q.eq(q_mod), self.state.last_row_mask.eq(mask), self.state.valid.eq(valid)]
+
+        # The one being loaded.
+        slot = Signal(SLOT_FIELD_BITS)
+        new_size = Signal(SIZE_BITS)
+        new_rows = Signal(range(KM + 1))
+        new_mask = Signal(cfg.row_bits, reset_less=True)
+        inv_t = Signal(W + 1)
+        inv_n = Signal(W)
+        inv_n1 = Signal(W)
+        q_lo = Signal(2 * W)
+        q_hi = Signal(W)
+        q = Signal(W)
+        inv_x = Signal(W)
+        cnt = Signal(range(max(W, KM) + 2))
+        cp_v = Signal()
+        cp_k = Signal(range(KM))
+
+        def read_row(row):
+            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, slot, row))]
+
+        # Copy: the row read in the previous cycle is written, masked, into the modulus memory.
+        m.d.sync += cp_v.eq(0)
+        with m.If(cp_v):
+            m.d.comb += [self.write.addr.eq(cp_k), self.write.en.eq(1),
+                         self.write.data.eq(Mux(cp_k == new_rows - 1, rd.data & new_mask, rd.data))]
+
+        with m.FSM():
+            m.d.comb += self.busy.eq(1)
+            with m.State("IDLE"):
+                m.d.comb += self.busy.eq(0)
+                with m.If(self.start):
+                    m.d.sync += [slot.eq(self.slot), new_size.eq(self.size),
+                                 new_rows.eq((self.size + L - 1) >> log_lanes)]
+                    m.next = "READ"
+            with m.State("READ"):
+                m.d.sync += new_mask.eq(last_row_mask(cfg, new_size))
+                read_row(0)
+                m.next = "CHECK"
+            with m.State("CHECK"):
+                n0 = rd.data[:W]
+                with m.If(~n0[0]):
+                    m.d.comb += self.even.eq(1)
+                    m.next = "IDLE"
+                with m.Else():
+                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), inv_n1.eq(rd.data[W:2 * W]),
+                                 cnt.eq(0)]
+                    m.next = "INVERT"
+            with m.State("INVERT"):
+                # invariant: 1 + n*x = t * 2^cnt; after W steps x = -n^-1 mod 2^W
+                with m.If(inv_t[0]):
+                    m.d.sync += [inv_t.eq((inv_t + inv_n) >> 1), inv_x.eq(inv_x | (1 << cnt))]
+                with m.Else():
+                    m.d.sync += inv_t.eq(inv_t >> 1)
+                m.d.sync += cnt.eq(cnt + 1)
+                with m.If(cnt == W - 1):
+                    m.d.sync += cnt.eq(0)
+                    m.next = "Q_PRODUCTS"
+            with m.State("Q_PRODUCTS"):
+                m.d.sync += [q_lo.eq(inv_x * inv_n), q_hi.eq((inv_x * inv_n1)[:W])]
+                m.next = "Q_SUM"
+            with m.State("Q_SUM"):
+                m.d.sync += q.eq((q_lo[W:] + q_hi + 1)[:W])
+                m.next = "COPY"
+            with m.State("COPY"):
+                read_row(cnt)
+                m.d.sync += [cp_v.eq(1), cp_k.eq(cnt), cnt.eq(cnt + 1)]
+                with m.If(cnt == new_rows - 1):
+                    m.next = "FINISH"
+            with m.State("FINISH"):
+                # the last copy write happens in this cycle
+                m.d.comb += self.done.eq(1)
+                m.d.sync += [size.eq(new_size), rows.eq(new_rows), mask.eq(new_mask),
+                             n_inv.eq(inv_x), q_mod.eq(q), valid.eq(1)]
+                m.next = "IDLE"
+        return m

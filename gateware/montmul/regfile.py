@@ -1,0 +1,102 @@
+"""The operand register file and the modulus memory, with the arbitration of their ports.
+
+Operands live in one block RAM with a row of ``lanes`` words per address: ``rows_per_slot`` rows per slot,
+the user slots first and then the hidden ones (see the slot plan in ``gateware.interface``).  A slot's
+words above the current size are ignored by every command.  SETMOD copies N (the words below the size)
+into a separate modulus memory, so N's slot may be reused afterwards and the core can read N while the
+operand memory's only read port serves a and b.
+
+Read data arrives the cycle after the address (synchronous block-RAM ports).
+"""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.lib.memory import Memory
+
+from ..interface import WORD_BITS
+
+__all__ = ["ReadPortSignature", "WritePortSignature", "RegisterFile", "row_address"]
+
+
+class ReadPortSignature(wiring.Signature):
+    """A row read, seen from the reader: ``addr`` in one cycle, ``data`` in the next.  With ``claim``,
+    ``en`` asks for a shared port in the cycle of the address."""
+
+    def __init__(self, rows, row_bits, claim=True):
+        members = {"addr": Out(range(rows)), "data": In(row_bits)}
+        if claim:
+            members["en"] = Out(1)
+        super().__init__(members)
+
+
+class WritePortSignature(wiring.Signature):
+    """A row write, seen from the writer: ``en`` has one bit per ``granularity`` bits of the row (one bit
+    for whole-row writes)."""
+
+    def __init__(self, rows, row_bits, granularity=None):
+        granularity = granularity or row_bits
+        super().__init__({"en": Out(row_bits // granularity), "addr": Out(range(rows)), "data": Out(row_bits)})
+
+
+def row_address(config, slot, row):
+    """Register-file address of row ``row`` of slot ``slot`` (ints or Amaranth values)."""
+    return slot * config.rows_per_slot + row
+
+
+class RegisterFile(wiring.Component):
+    """Operand and modulus memories.
+
+    The operand memory has one read and one write port.  The multiplier core owns both while it runs
+    (``core_read.en`` is its busy flag); otherwise SETMOD (``setmod_read``) or the exponent sequencer
+    (``exp_read``) may claim the read port for a cycle (the three never run together), and it follows
+    the bus read pointer (``bus_read``) in every other cycle, so ``rdata`` needs no extra latency.  Bus
+    writes (``bus_write``, one enable per W-bit word) happen only while the core is idle.  The modulus
+    memory has one reader (the core) and one writer (SETMOD)."""
+
+    def __init__(self, config):
+        self.config = config
+        rows, n_rows, row = config.operand_rows, config.rows_per_slot, config.row_bits
+        super().__init__({
+            "core_read":     In(ReadPortSignature(rows, row)),
+            "core_write":    In(WritePortSignature(rows, row)),
+            "setmod_read":   In(ReadPortSignature(rows, row)),
+            "exp_read":      In(ReadPortSignature(rows, row)),
+            "bus_read":      In(ReadPortSignature(rows, row, claim=False)),
+            "bus_write":     In(WritePortSignature(rows, row, granularity=WORD_BITS)),
+            "modulus_read":  In(ReadPortSignature(n_rows, row, claim=False)),
+            "modulus_write": In(WritePortSignature(n_rows, row)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        m.submodules.operands = operands = Memory(shape=unsigned(cfg.row_bits), depth=cfg.operand_rows, init=[])
+        m.submodules.modulus = modulus = Memory(shape=unsigned(cfg.row_bits), depth=cfg.rows_per_slot, init=[])
+        rd = operands.read_port()
+        wr = operands.write_port(granularity=WORD_BITS)
+        n_rd = modulus.read_port()
+        n_wr = modulus.write_port()
+
+        with m.If(self.core_read.en):
+            m.d.comb += rd.addr.eq(self.core_read.addr)
+        with m.Elif(self.setmod_read.en):
+            m.d.comb += rd.addr.eq(self.setmod_read.addr)
+        with m.Elif(self.exp_read.en):
+            m.d.comb += rd.addr.eq(self.exp_read.addr)
+        with m.Else():
+            m.d.comb += rd.addr.eq(self.bus_read.addr)
+        for port in (self.core_read, self.setmod_read, self.exp_read, self.bus_read):
+            m.d.comb += port.data.eq(rd.data)
+
+        with m.If(self.core_write.en):
+            m.d.comb += [wr.addr.eq(self.core_write.addr), wr.data.eq(self.core_write.data),
+                         wr.en.eq(self.core_write.en.replicate(cfg.lanes))]
+        with m.Else():
+            m.d.comb += [wr.addr.eq(self.bus_write.addr), wr.data.eq(self.bus_write.data),
+                         wr.en.eq(self.bus_write.en)]
+
+        m.d.comb += [n_rd.addr.eq(self.modulus_read.addr), self.modulus_read.data.eq(n_rd.data),
+                     n_wr.addr.eq(self.modulus_write.addr), n_wr.data.eq(self.modulus_write.data),
+                     n_wr.en.eq(self.modulus_write.en)]
+        return m

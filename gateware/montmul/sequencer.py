@@ -1,0 +1,233 @@
+"""The exponent sequencers: EXP_WINDOW and EXP_LADDER as sequences of products issued to the core.
+
+Both compute dst = a^e in the Montgomery domain (dst holds R mod N, the Montgomery one, on entry), with
+the exponent's ``bits`` low bits read from its slot most significant bit first.  A bit is read in three
+cycles: the register-file row holding it, then the W-bit word holding it (a short path from the block
+RAM), then the bit.  Bit indices below 0 wrap to values at or above ``bits`` (see
+``interface.EXP_INDEX_BITS``) and read as 0.
+
+* EXP_WINDOW: a left-to-right sliding window of ``WINDOW_BITS`` = K bits over the odd powers.  It first
+  builds the table a^2 (``SQUARE_SLOT``), a^3, a^5, .. a^(2^K - 1) (``table_slot``: 2^(K-1) - 1 products
+  after the square).  Then, from the top bit: a zero bit costs one squaring; a one bit starts a window of
+  up to K bits, which ends at its lowest set bit (digit = the window's value without trailing zeros, odd,
+  wlen = its length), and costs wlen squarings and one product by a^digit.  Squarings before the first
+  window are skipped (dst = 1 needs none), so the first window's product replaces them.  Exponents of at
+  most ``SHORT_EXPONENT_BITS`` bits (e = 65537) use 1-bit windows and build no table.  The time depends on
+  the exponent (zero bits are cheaper).
+* EXP_LADDER: the Montgomery ladder with R0 = dst and R1 = a*R0 (``LADDER_SLOT``): for every bit, from
+  the top, R_(1-bit) = R0*R1 and R_bit = R_bit^2, two products per bit whatever its value.
+
+Every product is a request on ``mul`` (start with the slots, then wait for done); the state that issued it
+names the state that continues when it is done.
+"""
+
+from contextlib import contextmanager
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..interface import (WORD_BITS, ARG_BITS, EXP_INDEX_BITS, SLOT_FIELD_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS,
+                         SQUARE_SLOT, LADDER_SLOT, table_slot)
+from .core import ProductSignature
+from .regfile import ReadPortSignature, row_address
+
+__all__ = ["ExponentSequencer"]
+
+
+class ExponentSequencer(wiring.Component):
+    """EXP_WINDOW and EXP_LADDER.
+
+    ``start`` (one cycle, the operands already checked by the caller: ``dst`` differs from ``base`` and
+    ``exponent``, 1 <= ``bits`` <= size*W) begins an exponentiation, a ladder if ``ladder``; ``busy`` is
+    high until the cycle in which ``done`` pulses.  Products go to the core through ``mul``; exponent
+    bits are read through ``read``."""
+
+    def __init__(self, config):
+        self.config = config
+        super().__init__({
+            "start":    In(1),
+            "ladder":   In(1),
+            "dst":      In(SLOT_FIELD_BITS),
+            "base":     In(SLOT_FIELD_BITS),
+            "exponent": In(SLOT_FIELD_BITS),
+            "bits":     In(ARG_BITS),
+            "busy":     Out(1),
+            "done":     Out(1),
+            "mul":      Out(ProductSignature()),
+            "read":     Out(ReadPortSignature(config.operand_rows, config.row_bits)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        L, W, K = cfg.lanes, WORD_BITS, WINDOW_BITS
+        log_word = W.bit_length() - 1
+        log_row = (L * W).bit_length() - 1
+        rd, mul = self.read, self.mul
+
+        e_a = Signal(SLOT_FIELD_BITS)
+        e_b = Signal(SLOT_FIELD_BITS)
+        e_d = Signal(SLOT_FIELD_BITS)
+        e_bits = Signal(ARG_BITS)
+        e_idx = Signal(EXP_INDEX_BITS)  # index of the next exponent bit
+        rem = Signal(EXP_INDEX_BITS)    # exponent bits not yet consumed (e_idx + 1)
+        digit = Signal(K)
+        kw = Signal(range(K + 1))       # window width: K, or 1 for short exponents
+        win = Signal(K)                 # window bits read so far, first (most significant) bit = 1
+        wcnt = Signal(range(K + 1))
+        wlen = Signal(range(K + 1))
+        r_idx = Signal(EXP_INDEX_BITS)  # index of the next window bit to read
+        sqcnt = Signal(range(K + 1))
+        tcnt = Signal(range(2 ** K + 2))
+        started = Signal()
+        bit = Signal()
+        e_word = Signal(W)
+
+        def exp_bit_read(index=e_idx):
+            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, e_b, index >> log_row))]
+
+        def exp_word_latch(index=e_idx):
+            m.d.sync += e_word.eq(Array(rd.data.word_select(k, W) for k in range(L))[index[log_word:log_row]])
+
+        def exp_bit_value(index=e_idx):
+            return e_word.bit_select(index[:log_word], 1) & (index < e_bits)
+
+        def multiply(dst, a, b, then):
+            """Start dst = a*b*R^-1 in this cycle; state ``then`` waits for it."""
+            m.d.comb += [mul.start.eq(1), mul.dst.eq(dst), mul.a.eq(a), mul.b.eq(b)]
+            m.next = then
+
+        @contextmanager
+        def when_done(state):
+            """State ``state`` waits for the product in flight; the body runs in the cycle it is done."""
+            with m.State(state):
+                with m.If(mul.done):
+                    yield
+
+        def finish():
+            m.d.comb += self.done.eq(1)
+            m.next = "IDLE"
+
+        with m.FSM():
+            m.d.comb += self.busy.eq(1)
+            with m.State("IDLE"):
+                m.d.comb += self.busy.eq(0)
+                with m.If(self.start):
+                    m.d.sync += [e_a.eq(self.base), e_b.eq(self.exponent), e_d.eq(self.dst), e_bits.eq(self.bits),
+                                 e_idx.eq(self.bits - 1), rem.eq(self.bits), started.eq(0)]
+                    with m.If(~self.ladder & (self.bits <= SHORT_EXPONENT_BITS)):
+                        m.d.sync += kw.eq(1)
+                        m.next = "EW_TOP"
+                    with m.Elif(~self.ladder):
+                        m.d.sync += [kw.eq(K), tcnt.eq(3)]
+                        m.next = "EW_SQUARE"
+                    with m.Else():
+                        m.next = "EL_INIT"
+
+            # ---- EXP_WINDOW: the table of odd powers ----
+            with m.State("EW_SQUARE"):
+                multiply(SQUARE_SLOT, e_a, e_a, then="EW_SQUARE_WAIT")
+            with when_done("EW_SQUARE_WAIT"):
+                m.next = "EW_TABLE"
+            with m.State("EW_TABLE"):
+                multiply(table_slot(tcnt), Mux(tcnt == 3, e_a, table_slot(tcnt - 2)), SQUARE_SLOT,
+                         then="EW_TABLE_WAIT")
+            with when_done("EW_TABLE_WAIT"):
+                m.d.sync += tcnt.eq(tcnt + 2)
+                with m.If(tcnt == 2 ** K - 1):
+                    m.next = "EW_TOP"
+                with m.Else():
+                    m.next = "EW_TABLE"
+
+            # ---- EXP_WINDOW: the exponent, top bit first ----
+            with m.State("EW_TOP"):
+                with m.If(rem == 0):
+                    finish()
+                with m.Else():
+                    exp_bit_read()
+                    m.next = "EW_TOP_WORD"
+            with m.State("EW_TOP_WORD"):
+                exp_word_latch()
+                m.next = "EW_TOP_BIT"
+            with m.State("EW_TOP_BIT"):
+                with m.If(~exp_bit_value()):
+                    # a zero bit: one squaring (none before the first window)
+                    with m.If(started):
+                        multiply(e_d, e_d, e_d, then="EW_ZERO_WAIT")
+                    with m.Else():
+                        m.d.sync += [e_idx.eq(e_idx - 1), rem.eq(rem - 1)]
+                        m.next = "EW_TOP"
+                with m.Else():
+                    m.d.sync += [win.eq(1), wcnt.eq(1), r_idx.eq(e_idx - 1)]
+                    m.next = "EW_WINDOW"
+            with when_done("EW_ZERO_WAIT"):
+                m.d.sync += [e_idx.eq(e_idx - 1), rem.eq(rem - 1)]
+                m.next = "EW_TOP"
+            with m.State("EW_WINDOW"):
+                with m.If(wcnt == kw):
+                    m.next = "EW_DIGIT"
+                with m.Else():
+                    exp_bit_read(r_idx)
+                    m.next = "EW_WINDOW_WORD"
+            with m.State("EW_WINDOW_WORD"):
+                exp_word_latch(r_idx)
+                m.next = "EW_WINDOW_BIT"
+            with m.State("EW_WINDOW_BIT"):
+                m.d.sync += [win.eq(Cat(exp_bit_value(r_idx), win[:K - 1])), wcnt.eq(wcnt + 1),
+                             r_idx.eq(r_idx - 1)]
+                m.next = "EW_WINDOW"
+            with m.State("EW_DIGIT"):
+                # the window ends at its lowest set bit: digit = win >> trailing zeros, odd
+                with m.Switch(win):
+                    for value in range(1, 2 ** K):
+                        tz = (value & -value).bit_length() - 1
+                        with m.Case(value):
+                            m.d.sync += [digit.eq(value >> tz), wlen.eq(kw - tz)]
+                m.d.sync += sqcnt.eq(0)
+                m.next = "EW_SQUARINGS"
+            with m.State("EW_SQUARINGS"):
+                with m.If(started & (sqcnt != wlen)):
+                    multiply(e_d, e_d, e_d, then="EW_SQUARINGS_WAIT")
+                with m.Else():
+                    m.next = "EW_DIGIT_MUL"
+            with when_done("EW_SQUARINGS_WAIT"):
+                m.d.sync += sqcnt.eq(sqcnt + 1)
+                m.next = "EW_SQUARINGS"
+            with m.State("EW_DIGIT_MUL"):
+                multiply(e_d, e_d, Mux(digit == 1, e_a, table_slot(digit)), then="EW_DIGIT_MUL_WAIT")
+            with when_done("EW_DIGIT_MUL_WAIT"):
+                m.d.sync += [started.eq(1), e_idx.eq(e_idx - wlen), rem.eq(rem - wlen)]
+                m.next = "EW_TOP"
+
+            # ---- EXP_LADDER: R0 = dst, R1 = LADDER_SLOT ----
+            with m.State("EL_INIT"):
+                multiply(LADDER_SLOT, e_a, e_d, then="EL_INIT_WAIT")
+            with when_done("EL_INIT_WAIT"):
+                m.d.sync += e_idx.eq(e_bits - 1)
+                m.next = "EL_BIT"
+            with m.State("EL_BIT"):
+                exp_bit_read()
+                m.next = "EL_BIT_WORD"
+            with m.State("EL_BIT_WORD"):
+                exp_word_latch()
+                m.next = "EL_BIT_VALUE"
+            with m.State("EL_BIT_VALUE"):
+                m.d.sync += bit.eq(exp_bit_value())
+                m.next = "EL_PRODUCT"
+            with m.State("EL_PRODUCT"):
+                # R_(1-bit) = R0 * R1
+                multiply(Mux(bit, e_d, LADDER_SLOT), e_d, LADDER_SLOT, then="EL_PRODUCT_WAIT")
+            with when_done("EL_PRODUCT_WAIT"):
+                m.next = "EL_SQUARE"
+            with m.State("EL_SQUARE"):
+                # R_bit = R_bit^2
+                r_bit = Mux(bit, LADDER_SLOT, e_d)
+                multiply(r_bit, r_bit, r_bit, then="EL_SQUARE_WAIT")
+            with when_done("EL_SQUARE_WAIT"):
+                with m.If(e_idx == 0):
+                    finish()
+                with m.Else():
+                    m.d.sync += e_idx.eq(e_idx - 1)
+                    m.next = "EL_BIT"
+        return m
