@@ -25,14 +25,15 @@ def digest(*values, files=(), ignore=None):
     for path in files:
         path = Path(path)
         data = path.read_bytes()
-        h.update(path.name.encode() + b"\0" + str(len(data)).encode() + b"\0")
-        h.update(ignore.sub(b"", data) if ignore is not None else data)
+        if ignore is not None:
+            data = ignore.sub(b"", data)
+        h.update(path.name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
     return h.hexdigest()
 
 
-def python_sources(*packages):
-    """Every `.py` file of the given top-level packages, recursively, in a stable order."""
-    return sorted(path for package in packages for path in (ROOT / package).rglob("*.py")
+def python_sources(*packages, root=ROOT):
+    """Every `.py` file of the given top-level packages (sub-packages too), in a stable order."""
+    return sorted(path for package in packages for path in (Path(root) / package).rglob("*.py")
                   if "__pycache__" not in path.parts)
 
 

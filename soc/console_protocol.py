@@ -38,11 +38,11 @@ COMMANDS = {
     "help": ("", "list the commands"),
     "info": ("", "CPU, clock, memory sizes, cycle counter check"),
     "bench": ("[hw] [bits ...]", "time sw / hw_cpu / hw_seq RSA (public, private, private_crt); hw: no sw"),
+    "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
     "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),
     "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),
     "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
     "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
-    "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
 }
 
 
