@@ -117,7 +117,7 @@ class MontgomeryPeripheral(wiring.Component):
                     with m.Else():
                         m.d.comb += [
                             regfile.bus_write.addr.eq(row_address(cfg, wslot, wpos >> pair_bits)),
-                            regfile.bus_write.data.eq(self.wdata.replicate(bus_per_row)),
+                            regfile.bus_write.data.eq(self.wdata),
                             regfile.bus_write.en.eq(C(3, L) << (pair(wpos) * 2)),
                         ]
                         m.d.sync += wpos.eq(wpos + 1)

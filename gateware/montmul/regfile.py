@@ -14,9 +14,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
 
-from ..interface import WORD_BITS
+from ..interface import WORD_BITS, BUS_BITS
 
-__all__ = ["ReadPortSignature", "WritePortSignature", "RegisterFile", "row_address"]
+__all__ = ["ReadPortSignature", "WritePortSignature", "WordWriteSignature", "RegisterFile", "row_address"]
 
 
 class ReadPortSignature(wiring.Signature):
@@ -31,12 +31,18 @@ class ReadPortSignature(wiring.Signature):
 
 
 class WritePortSignature(wiring.Signature):
-    """A row write, seen from the writer: ``en`` has one bit per ``granularity`` bits of the row (one bit
-    for whole-row writes)."""
+    """A row write, seen from the writer: ``data`` is a whole row, ``en`` writes it."""
 
-    def __init__(self, rows, row_bits, granularity=None):
-        granularity = granularity or row_bits
-        super().__init__({"en": Out(row_bits // granularity), "addr": Out(range(rows)), "data": Out(row_bits)})
+    def __init__(self, rows, row_bits):
+        super().__init__({"en": Out(1), "addr": Out(range(rows)), "data": Out(row_bits)})
+
+
+class WordWriteSignature(wiring.Signature):
+    """A write of one bus word into a row, seen from the writer: ``en`` has one bit per W-bit word of the
+    row, set for the two words the bus word goes to."""
+
+    def __init__(self, rows, lanes):
+        super().__init__({"en": Out(lanes), "addr": Out(range(rows)), "data": Out(BUS_BITS)})
 
 
 def row_address(config, slot, row):
@@ -51,8 +57,8 @@ class RegisterFile(wiring.Component):
     (``core_read.en`` is its busy flag); otherwise SETMOD (``setmod_read``) or the exponent sequencer
     (``exp_read``) may claim the read port for a cycle (the three never run together), and it follows
     the bus read pointer (``bus_read``) in every other cycle, so ``rdata`` needs no extra latency.  Bus
-    writes (``bus_write``, one enable per W-bit word) happen only while the core is idle.  The modulus
-    memory has one reader (the core) and one writer (SETMOD)."""
+    writes (``bus_write``: a 32-bit word and the enables of the two W-bit words it goes to) happen only
+    while the core is idle.  The modulus memory has one reader (the core) and one writer (SETMOD)."""
 
     def __init__(self, config):
         self.config = config
@@ -63,7 +69,7 @@ class RegisterFile(wiring.Component):
             "setmod_read":   In(ReadPortSignature(rows, row)),
             "exp_read":      In(ReadPortSignature(rows, row)),
             "bus_read":      In(ReadPortSignature(rows, row, claim=False)),
-            "bus_write":     In(WritePortSignature(rows, row, granularity=WORD_BITS)),
+            "bus_write":     In(WordWriteSignature(rows, config.lanes)),
             "modulus_read":  In(ReadPortSignature(n_rows, row, claim=False)),
             "modulus_write": In(WritePortSignature(n_rows, row)),
         })
@@ -93,7 +99,9 @@ class RegisterFile(wiring.Component):
             m.d.comb += [wr.addr.eq(self.core_write.addr), wr.data.eq(self.core_write.data),
                          wr.en.eq(self.core_write.en.replicate(cfg.lanes))]
         with m.Else():
-            m.d.comb += [wr.addr.eq(self.bus_write.addr), wr.data.eq(self.bus_write.data),
+            # the bus word goes to every word pair of the row; its enables pick one pair
+            m.d.comb += [wr.addr.eq(self.bus_write.addr),
+                         wr.data.eq(self.bus_write.data.replicate(cfg.row_bits // BUS_BITS)),
                          wr.en.eq(self.bus_write.en)]
 
         m.d.comb += [n_rd.addr.eq(self.modulus_read.addr), self.modulus_read.data.eq(n_rd.data),

@@ -91,7 +91,7 @@ def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, iss
     f4_p = lane_signals(L, "f4_p", 1)
     f4_val = lane_signals(L, "f4_val", W)
     f4_n = lane_signals(L, "f4_n", W)
-    hiprev = Signal(2)
+    hiprev = Signal(len(f1_y[L - 1]) - W)    # the high bits of the last column of the previous row
     cin = Signal()
     bin_ = Signal()
 

@@ -66,23 +66,25 @@ class ExponentSequencer(wiring.Component):
         log_row = (L * W).bit_length() - 1
         rd, mul = self.read, self.mul
 
-        e_a = Signal(SLOT_FIELD_BITS)
-        e_b = Signal(SLOT_FIELD_BITS)
-        e_d = Signal(SLOT_FIELD_BITS)
-        e_bits = Signal(ARG_BITS)
-        e_idx = Signal(EXP_INDEX_BITS)  # index of the next exponent bit
-        rem = Signal(EXP_INDEX_BITS)    # exponent bits not yet consumed (e_idx + 1)
-        digit = Signal(K)
-        kw = Signal(range(K + 1))       # window width: K, or 1 for short exponents
-        win = Signal(K)                 # window bits read so far, first (most significant) bit = 1
-        wcnt = Signal(range(K + 1))
-        wlen = Signal(range(K + 1))
-        r_idx = Signal(EXP_INDEX_BITS)  # index of the next window bit to read
-        sqcnt = Signal(range(K + 1))
-        tcnt = Signal(range(2 ** K + 2))
-        started = Signal()
-        bit = Signal()
-        e_word = Signal(W)
+        # Reset-less: every one is written before it is read in each exponentiation, and without a reset
+        # their logic stays out of Verilator's evaluation on input changes.
+        e_a = Signal(SLOT_FIELD_BITS, reset_less=True)
+        e_b = Signal(SLOT_FIELD_BITS, reset_less=True)
+        e_d = Signal(SLOT_FIELD_BITS, reset_less=True)
+        e_bits = Signal(ARG_BITS, reset_less=True)
+        e_idx = Signal(EXP_INDEX_BITS, reset_less=True)  # index of the next exponent bit
+        rem = Signal(EXP_INDEX_BITS, reset_less=True)    # exponent bits not yet consumed (e_idx + 1)
+        digit = Signal(K, reset_less=True)
+        kw = Signal(range(K + 1), reset_less=True)       # window width: K, or 1 for short exponents
+        win = Signal(K, reset_less=True)                 # window bits read so far, the first (top) one set
+        wcnt = Signal(range(K + 1), reset_less=True)
+        wlen = Signal(range(K + 1), reset_less=True)
+        r_idx = Signal(EXP_INDEX_BITS, reset_less=True)  # index of the next window bit to read
+        sqcnt = Signal(range(K + 1), reset_less=True)
+        tcnt = Signal(range(2 ** K + 2), reset_less=True)
+        started = Signal(reset_less=True)
+        bit = Signal(reset_less=True)
+        e_word = Signal(W, reset_less=True)
 
         def exp_bit_read(index=e_idx):
             m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, e_b, index >> log_row))]

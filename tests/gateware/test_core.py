@@ -9,6 +9,7 @@ from amaranth.sim import Simulator
 from gateware.interface import WORD_BITS, PeripheralConfig
 from gateware.montmul import MontMulCore
 from gateware.montmul.regfile import RegisterFile
+import regfile_access
 
 W = WORD_BITS
 MASK = (1 << W) - 1
@@ -63,12 +64,7 @@ def run_products(config, cases, seed):
 
     async def tb(ctx):
         async def write_slot(slot, value):
-            for k, row in enumerate(rows_of(config, value, config.rows_per_slot)):
-                ctx.set(rf.bus_write.addr, slot * config.rows_per_slot + k)
-                ctx.set(rf.bus_write.data, row)
-                ctx.set(rf.bus_write.en, (1 << config.lanes) - 1)
-                await ctx.tick()
-            ctx.set(rf.bus_write.en, 0)
+            await regfile_access.write_slot(ctx, rf, config, slot, value)
 
         async def read_slot(slot):
             value = 0

@@ -9,6 +9,7 @@ from amaranth.sim import Simulator
 from gateware.interface import WORD_BITS, PeripheralConfig
 from gateware.montmul.modulus import ModulusUnit
 from gateware.montmul.regfile import RegisterFile
+import regfile_access
 
 W = WORD_BITS
 CONFIG = PeripheralConfig(max_bits=512, lanes=8)      # 32 words, 4 rows per slot
@@ -47,12 +48,7 @@ def test_setmod():
 
     async def tb(ctx):
         async def write_slot(slot, value):
-            for k in range(CONFIG.rows_per_slot):
-                ctx.set(rf.bus_write.addr, slot * CONFIG.rows_per_slot + k)
-                ctx.set(rf.bus_write.data, (value >> (CONFIG.row_bits * k)) & ((1 << CONFIG.row_bits) - 1))
-                ctx.set(rf.bus_write.en, (1 << CONFIG.lanes) - 1)
-                await ctx.tick()
-            ctx.set(rf.bus_write.en, 0)
+            await regfile_access.write_slot(ctx, rf, CONFIG, slot, value)
 
         async def setmod(slot, size):
             ctx.set(unit.slot, slot)

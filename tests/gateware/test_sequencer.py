@@ -12,6 +12,7 @@ from gateware.interface import (WORD_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS, SQU
                                 PeripheralConfig)
 from gateware.montmul.regfile import RegisterFile
 from gateware.montmul.sequencer import ExponentSequencer
+import regfile_access
 
 W = WORD_BITS
 CONFIG = PeripheralConfig(max_bits=256, lanes=4)
@@ -86,12 +87,7 @@ def run_exponentiations(cases, latency):
         for ladder, e, bits in cases:
             # only the exponent's slot lives in the register file: the products act on Python values
             junk = rng.getrandbits(CONFIG.max_bits) >> bits << bits
-            for k in range(CONFIG.rows_per_slot):
-                ctx.set(rf.bus_write.addr, EXPONENT * CONFIG.rows_per_slot + k)
-                ctx.set(rf.bus_write.data, ((e | junk) >> (CONFIG.row_bits * k)) & ((1 << CONFIG.row_bits) - 1))
-                ctx.set(rf.bus_write.en, (1 << CONFIG.lanes) - 1)
-                await ctx.tick()
-            ctx.set(rf.bus_write.en, 0)
+            await regfile_access.write_slot(ctx, rf, CONFIG, EXPONENT, e | junk)
             slots = {BASE: a, DST: (1 << (W * SIZE)) % n}
             products = []
             ctx.set(seq.ladder, ladder)
