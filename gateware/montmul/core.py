@@ -27,7 +27,7 @@ Architecture
   during the loop.
 
 Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
-``gateware.measure``.
+``gateware.model`` (the cycle model, checked against this RTL).
 
 Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + N < 2N still holds, so the one
 conditional subtraction reduces fully); the words of an operand slot above the current size are ignored.
