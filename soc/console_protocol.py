@@ -31,7 +31,13 @@ IMPLS = {
     "sw": "software on the CPU",
     "hw_cpu": "CPU loop + peripheral MUL commands",
     "hw_seq": "peripheral sequencer",
+    "hw_seq_window": "peripheral sequencer, sliding window (not constant-time)",
 }
+#: The implementations whose private-key operations (private, private_crt) claim to be constant-time:
+#: no branch, loop bound or memory index depends on the message, the key's secrets or intermediates.
+CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", "hw_seq")
+#: The operations that use the private key.
+PRIVATE_OPS = ("private", "private_crt")
 
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
@@ -43,6 +49,7 @@ COMMANDS = {
     "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),
     "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
     "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
+    "time": ("<op> <impl> <hex>", "one operation with your key on one implementation, timed"),
 }
 
 
@@ -55,6 +62,8 @@ class Error(enum.Enum):
     BAD_HEX = "bad_hex"
     TOO_LARGE = "too_large"
     UNKNOWN_SIZE = "unknown_size"
+    UNKNOWN_OP = "unknown_op"
+    UNKNOWN_IMPL = "unknown_impl"
     BAD_KEY = "bad_key"
     NO_KEY = "no_key"
     ZERO_MODULUS = "zero_modulus"
@@ -138,6 +147,10 @@ BENCH_DONE = Line("BENCH_DONE", ("bench", "done"), ())
 # modexp, encrypt, decrypt: both results (hex), both cycle counts, whether they agree (yes/no).
 COMPARISON = Line("COMPARISON", (), (Field("sw", "s", _hex), Field("hw", "s", _hex), Field("sw_cycles", "llu"),
                                      Field("hw_cycles", "llu"), Field("match", "s")))
+# `time`: one operation on one implementation with the user's key; ok=1 when it succeeded (a private
+# result also passed the check result^e == message); the host checks `result` against its own.
+TIMED = Line("TIMED", ("timed",), (Field("op", "s"), Field("impl", "s"), Field("cycles", "llu"), Field("ok", "d"),
+                                   Field("result", "s", _hex)))
 KEY_SET = Line("KEY_SET", ("key",), (Field("bits", "u"), Field("private", "s")))
 # One PKCS#1 vector: each path ok or FAIL, and ok=1 when all are.
 VECTOR = Line("VECTOR", (), (Field("vector", "u"), Field("bits", "u"), Field("sw", "s"), Field("hw_seq", "s"),
@@ -148,7 +161,7 @@ INFO_SOC = Line("INFO_SOC", (), (Field("cpu", "s"), Field("clk_hz", "lu"), Field
 INFO_LIMITS = Line("INFO_LIMITS", (), (Field("bignum_max_bits", "d"), Field("console_line_max", "d")))
 INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cycles", "lu"),
                                          Field("loop_cycles", "lu")))
-LINES = (RESULT, BENCH_START, BENCH_DONE, COMPARISON, KEY_SET, VECTOR, VECTORS_DONE,
+LINES = (RESULT, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER)
 
 
