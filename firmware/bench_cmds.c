@@ -11,16 +11,15 @@
 #include "cycles.h"
 #include "keys.h"
 #include "rsa_hw.h"
-#include "rsa_sw.h"
+#include "rsa_impls.h"
 
 static rsa_ctx ctx;
-static rsa_hw_ctx hw_ctx;
 static uint32_t buf_in[BN_MAX_WORDS], buf_sw[BN_MAX_WORDS], buf_hw[BN_MAX_WORDS], buf_x[BN_MAX_WORDS];
 
 /* ---- bench ---- */
 
 struct measurement { const char *op, *impl; uint64_t cycles; int ok; };
-#define MAX_MEASUREMENTS 12
+#define MAX_MEASUREMENTS 16
 static struct measurement table[MAX_MEASUREMENTS];
 static unsigned table_len;
 
@@ -67,28 +66,6 @@ static void refuse_size(const char *bits)
 	printf("\n");
 }
 
-typedef int (*sw_op)(const rsa_key *, const rsa_ctx *, uint32_t *, const uint32_t *);
-
-static uint64_t time_sw(sw_op op, const rsa_key *k, uint32_t *out, const uint32_t *in, int *err)
-{
-	uint64_t t0 = cycles_now();
-	*err = op(k, &ctx, out, in);
-	return cycles_now() - t0;
-}
-
-static uint64_t time_hw(const char *op, const rsa_key *k, uint32_t *out, const uint32_t *in,
-                        enum hw_mode mode, int *err)
-{
-	uint64_t t0 = cycles_now();
-	if (op[0] == 'p' && op[1] == 'u')
-		*err = rsa_hw_public(k, &ctx, out, in, mode);
-	else if (strcmp(op, OP_PRIVATE) == 0)
-		*err = rsa_hw_private(k, &ctx, out, in, mode);
-	else
-		*err = rsa_hw_private_crt(k, &ctx, &hw_ctx, out, in, mode);
-	return cycles_now() - t0;
-}
-
 static void print_ms(uint64_t cycles)
 {
 	uint64_t us = cycles * 1000000ull / CONFIG_CLOCK_FREQUENCY;   /* microseconds */
@@ -101,13 +78,13 @@ static void print_table(unsigned bits)
 	unsigned i, j;
 	printf("\nRSA-%u, cycles at %lu MHz (" IMPL_LEGEND ")\n", bits,
 	       (unsigned long)(CONFIG_CLOCK_FREQUENCY / 1000000));
-	printf("  %-12s %-7s %12s %12s %10s %9s %3s\n", "op", "impl", "cycles", "ms", "ops/s", "speedup", "ok");
+	printf("  %-12s %-13s %12s %12s %10s %9s %3s\n", "op", "impl", "cycles", "ms", "ops/s", "speedup", "ok");
 	for (i = 0; i < table_len; i++) {
 		uint64_t sw = 0, per_s = table[i].cycles ? CONFIG_CLOCK_FREQUENCY * 10ull / table[i].cycles : 0;
 		for (j = 0; j < table_len; j++)
 			if (strcmp(table[j].op, table[i].op) == 0 && strcmp(table[j].impl, IMPL_SW) == 0)
 				sw = table[j].cycles;
-		printf("  %-12s %-7s %12llu ", table[i].op, table[i].impl, (unsigned long long)table[i].cycles);
+		printf("  %-12s %-13s %12llu ", table[i].op, table[i].impl, (unsigned long long)table[i].cycles);
 		print_ms(table[i].cycles);
 		printf(" %8llu.%llu", (unsigned long long)(per_s / 10), (unsigned long long)(per_s % 10));
 		if (sw && table[i].cycles) {
@@ -121,53 +98,55 @@ static void print_table(unsigned bits)
 	printf("\n");
 }
 
+/*
+ * public: message -> c; private and private_crt: c -> the message again. Every implementation runs
+ * every operation (hw_seq_window only the private ones: its public operation is hw_seq's). The first
+ * implementation's result is the reference the others must match (software; without software,
+ * `bench hw`, the CPU loop's); the private ones must also give the message back.
+ */
 static void bench_size(const rsa_key *k, int with_sw)
 {
-	static const char *const ops[] = { OP_PUBLIC, OP_PRIVATE, OP_PRIVATE_CRT };
-	static const sw_op sw_ops[] = { rsa_public, rsa_private, rsa_private_crt };
-	static const char *const impls[] = { IMPL_HW_CPU, IMPL_HW_SEQ };
-	unsigned bits = k->bits, nw = (bits + 31) / 32, op, impl, i;
+	const struct rsa_op *op;
+	const struct rsa_impl *impl;
+	unsigned bits = k->bits, nw = (bits + 31) / 32, i;
 	uint32_t mul_cpu = 0, mul_seq = 0;
-	uint64_t t0, t1;
+	timed_region t;
+	uint64_t cycles;
 	int err;
 
-	if (rsa_ctx_init(&ctx, k) != RSA_OK || rsa_hw_init(&hw_ctx, k, &ctx) != RSA_OK) {
+	if (rsa_ctx_init(&ctx, k) != RSA_OK) {
 		printf(ERR_BAD_KEY " bits=%u\n", bits);
 		return;
 	}
 	table_len = 0;
 	random_below(buf_in, k->n, nw);
 	printf(BENCH_START_LINE, bits);
-	/* public: message -> c; private and private_crt: c -> the message again. The software result
-	   is the reference the hardware must match; the private ones must also give the message back.
-	   Without software (`bench hw`), the CPU-loop result is the reference for the sequencer's. */
-	for (op = 0; op < 3; op++) {
-		const uint32_t *src = op == 0 ? buf_in : buf_x;
-		uint64_t cycles;
-		int ok = 1;
-		if (with_sw) {
-			cycles = time_sw(sw_ops[op], k, buf_sw, src, &err);
-			ok = err == RSA_OK && (op == 0 || bn_cmp(buf_sw, buf_in, nw) == 0);
-			report(bits, ops[op], IMPL_SW, cycles, ok);
-		}
-		for (impl = 0; impl < 2; impl++) {
-			cycles = time_hw(ops[op], k, buf_hw, src, (enum hw_mode)impl, &err);
-			if (!with_sw && impl == 0)
+	for (op = rsa_ops; op->name; op++) {
+		const uint32_t *src = op->private_key ? buf_x : buf_in;
+		int have_reference = 0, reference_ok = 0;
+		for (impl = with_sw ? rsa_impls : rsa_impls + 1; impl->name; impl++) {
+			if (!impl->constant_time && !op->private_key)
+				continue;
+			cycles = rsa_timed(op, impl, k, &ctx, buf_hw, src, &err);
+			if (!have_reference) {
 				bn_copy(buf_sw, buf_hw, nw);
-			report(bits, ops[op], impls[impl], cycles, err == RSA_OK && bn_cmp(buf_hw, buf_sw, nw) == 0 && ok
-			       && (op == 0 || bn_cmp(buf_hw, buf_in, nw) == 0));
+				have_reference = 1;
+				reference_ok = err == RSA_OK && (!op->private_key || bn_cmp(buf_hw, buf_in, nw) == 0);
+			}
+			report(bits, op->name, impl->name, cycles, reference_ok && err == RSA_OK
+			       && bn_cmp(buf_hw, buf_sw, nw) == 0);
 		}
-		if (op == 0)
+		if (!op->private_key)
 			bn_copy(buf_x, buf_sw, nw);   /* the ciphertext the private operations start from */
 	}
 	/* One Montgomery product at this size: software, hardware issued by the CPU, inside the sequencer. */
 	random_below(buf_hw, k->n, nw);
-	t0 = cycles_now();
+	t = timed_start();
 	for (i = 0; i < 4; i++)
 		mont_mul(&ctx.n, buf_sw, buf_hw, buf_in);
-	t1 = cycles_now();
+	cycles = timed_stop(t);
 	if (with_sw)
-		report(bits, OP_MUL, IMPL_SW, (t1 - t0) / 4, 1);
+		report(bits, OP_MUL, IMPL_SW, cycles / 4, 1);
 	err = hw_mul_cycles(&ctx.n, &mul_cpu, &mul_seq);
 	report(bits, OP_MUL, IMPL_HW_CPU, mul_cpu, err == 0);
 	report(bits, OP_MUL, IMPL_HW_SEQ, mul_seq, err == 0);
@@ -231,14 +210,14 @@ static void cmd_vectors(int argc, char **argv)
 		if (!selected[i])
 			continue;
 		run++;
-		key_ok = rsa_ctx_init(&ctx, k) == RSA_OK && rsa_hw_init(&hw_ctx, k, &ctx) == RSA_OK;
+		key_ok = rsa_ctx_init(&ctx, k) == RSA_OK;
 		if (key_ok) {
-			sw_ok = rsa_private_crt(k, &ctx, buf_sw, v->c) == RSA_OK && bn_cmp(buf_sw, v->em, nw) == 0;
-			hw_ok = rsa_hw_private_crt(k, &ctx, &hw_ctx, buf_hw, v->c, HW_SEQ) == RSA_OK
+			sw_ok = rsa_private_crt(&rsa_sw, k, &ctx, buf_sw, v->c) == RSA_OK && bn_cmp(buf_sw, v->em, nw) == 0;
+			hw_ok = rsa_private_crt(&rsa_hw_seq, k, &ctx, buf_hw, v->c) == RSA_OK
 			        && bn_cmp(buf_hw, v->em, nw) == 0;
-			cpu_ok = rsa_hw_private(k, &ctx, buf_hw, v->c, HW_CPU) == RSA_OK && bn_cmp(buf_hw, v->em, nw) == 0;
-			pub_ok = rsa_hw_public(k, &ctx, buf_hw, v->em, HW_SEQ) == RSA_OK && bn_cmp(buf_hw, v->c, nw) == 0
-			         && rsa_public(k, &ctx, buf_sw, v->em) == RSA_OK && bn_cmp(buf_sw, v->c, nw) == 0;
+			cpu_ok = rsa_private(&rsa_hw_cpu, k, &ctx, buf_hw, v->c) == RSA_OK && bn_cmp(buf_hw, v->em, nw) == 0;
+			pub_ok = rsa_public(&rsa_hw_seq, k, &ctx, buf_hw, v->em) == RSA_OK && bn_cmp(buf_hw, v->c, nw) == 0
+			         && rsa_public(&rsa_sw, k, &ctx, buf_sw, v->em) == RSA_OK && bn_cmp(buf_sw, v->c, nw) == 0;
 		}
 		printf(VECTOR_LINE, i, k->bits, pass(sw_ok), pass(hw_ok), pass(cpu_ok), pass(pub_ok),
 		       sw_ok && hw_ok && cpu_ok && pub_ok);

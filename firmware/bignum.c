@@ -764,7 +764,7 @@ void mont_exp_fixed_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, 
 			mont_sqr(ctx, exp_table + k * w, exp_table + (k / 2) * w);
 	}
 	/* Windows from the top; the first one takes the ebits % width leftover bits (if any). */
-	unsigned pos = ebits - ((ebits - 1) % width + 1);
+	unsigned pos = exp_fixed_top(ebits, width);
 	table_select(acc, exp_table, entries, exp_bits(e, ebits, pos, ebits - pos), w);
 	while (pos > 0) {
 		pos -= width;

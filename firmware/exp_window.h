@@ -1,8 +1,9 @@
 /*
- * Reading an exponent, and the left-to-right sliding-window scan over it, written once for both
- * exponent loops: the software one (bignum.c, mont_exp_window_m) and the CPU-driven one on the
- * peripheral (rsa_hw.c, HW_CPU). The scan says which squarings and which odd power to multiply
- * by; the caller does the arithmetic (in memory, or as peripheral commands).
+ * Reading an exponent, the left-to-right sliding-window scan over it and the fixed-window split,
+ * written once for both kinds of exponent loop: the software ones (bignum.c, mont_exp_window_m and
+ * mont_exp_fixed_m) and the CPU-driven ones on the peripheral (rsa_hw.c, rsa_hw_cpu). The scan says
+ * which squarings and which table entry to multiply by; the caller does the arithmetic (in memory,
+ * or as peripheral commands).
  *
  * Header-only (static inline): the same code is inlined into each loop, as before it was shared.
  */
@@ -86,6 +87,17 @@ static inline enum exp_window_step exp_window_next(exp_window_scan *s, unsigned 
 	}
 	*squarings = count + (unsigned)(i - low + 1);
 	return EXP_WINDOW_NEXT;
+}
+
+/*
+ * Fixed windows of `width` bits over a declared length of ebits >= 1 bits: the first window is the
+ * top (ebits - 1) % width + 1 bits, the others `width` bits each, so the number of windows depends on
+ * ebits alone. Returns the position of the first window's lowest bit; the next windows start at
+ * pos - width, pos - 2*width, ..., 0.
+ */
+static inline unsigned exp_fixed_top(unsigned ebits, unsigned width)
+{
+	return ebits - ((ebits - 1) % width + 1);
 }
 
 #endif

@@ -26,8 +26,3 @@ unsigned mm_setmod(unsigned slot, unsigned limbs)
 {
 	return mm_run(montmul_cmd(MONTMUL_OP_SETMOD, 0, slot, 0, MM_SIZE_WORDS(limbs)));
 }
-
-unsigned mm_exp(unsigned dst, unsigned base, unsigned e, unsigned ebits, int ladder)
-{
-	return mm_run(montmul_cmd(ladder ? MONTMUL_OP_EXP_LADDER : MONTMUL_OP_EXP_WINDOW, dst, base, e, ebits));
-}

@@ -40,7 +40,11 @@ unsigned mm_load(unsigned slot, const uint32_t *a, unsigned limbs, unsigned tota
 unsigned mm_store(unsigned slot, uint32_t *r, unsigned limbs);
 /* Takes the modulus from `slot`, `limbs` 32-bit limbs wide. */
 unsigned mm_setmod(unsigned slot, unsigned limbs);
-/* dst = base^e (Montgomery domain; dst must hold R mod N), e = the low `ebits` bits of slot `e`. */
-unsigned mm_exp(unsigned dst, unsigned base, unsigned e, unsigned ebits, int ladder);
+/* dst = base^e (Montgomery domain; dst must hold R mod N), e = the low `ebits` bits of slot `e`, with
+   op one of MONTMUL_OP_EXP_WINDOW, MONTMUL_OP_EXP_FIXED, MONTMUL_OP_EXP_LADDER. */
+static inline unsigned mm_exp(unsigned op, unsigned dst, unsigned base, unsigned e, unsigned ebits)
+{
+	return mm_run(montmul_cmd(op, dst, base, e, ebits));
+}
 
 #endif

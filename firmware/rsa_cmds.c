@@ -1,4 +1,4 @@
-/* Console commands on the user's own numbers: modexp, and a key for encrypt and decrypt.
+/* Console commands on the user's own numbers: modexp, and a key for encrypt, decrypt and time.
    Results are machine-readable lines (console_protocol.h); refused input gives one `error=` line. */
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include "cycles.h"
 #include "rsa_cmds.h"
 #include "rsa_hw.h"
-#include "rsa_sw.h"
+#include "rsa_impls.h"
 
 #define HEX_MAX (BN_MAX_WORDS * 8 + 1)
 
@@ -15,7 +15,6 @@
    set up their own). */
 static rsa_key user_key;
 static rsa_ctx user_ctx;
-static rsa_hw_ctx user_hw_ctx;
 static int user_key_set, user_key_private;
 static uint32_t buf_in[BN_MAX_WORDS], buf_sw[BN_MAX_WORDS], buf_hw[BN_MAX_WORDS], buf_x[BN_MAX_WORDS];
 static char hex_sw[HEX_MAX], hex_hw[HEX_MAX];
@@ -51,7 +50,8 @@ static void cmd_modexp(int argc, char **argv)
 	static mont_ctx m;
 	static uint32_t e[BN_MAX_WORDS];
 	unsigned w, ebits;
-	uint64_t t0, sw_cycles, hw_cycles;
+	uint64_t sw_cycles, hw_cycles;
+	timed_region t;
 	int err;
 
 	if (argc != 4) {
@@ -81,14 +81,14 @@ static void cmd_modexp(int argc, char **argv)
 		return;
 	}
 	mont_init(&m, buf_x, w);
-	t0 = cycles_now();
+	t = timed_start();
 	mont_exp_window(&m, buf_sw, buf_in, e, ebits);
-	sw_cycles = cycles_now() - t0;
-	t0 = cycles_now();
-	err = hw_modexp(&m, buf_hw, buf_in, e, ebits, HW_SEQ);
-	hw_cycles = cycles_now() - t0;
+	sw_cycles = timed_stop(t);
+	t = timed_start();
+	err = rsa_hw_seq.exp(&m, buf_hw, buf_in, e, ebits, 0);
+	hw_cycles = timed_stop(t);
 	if (err) {
-		printf(ERR_PERIPHERAL " code=%d\n", err);
+		printf(ERR_PERIPHERAL " code=%u\n", rsa_hw_error);
 		return;
 	}
 	print_comparison(w, sw_cycles, hw_cycles);
@@ -150,19 +150,49 @@ static void cmd_key(int argc, char **argv)
 		                                             : "n must be odd, e odd and > 1");
 		return;
 	}
-	if (user_key.has_crt && rsa_hw_init(&user_hw_ctx, &user_key, &user_ctx) != RSA_OK) {
-		printf(ERR_BAD_KEY " reason=crt_setup\n");
-		return;
-	}
 	user_key_set = 1;
 	user_key_private = argc == 6;
 	printf(KEY_SET_LINE, user_key.bits, user_key_private ? "yes" : "no");
 }
 
+/* The user's key is set (with its private part when `private_key`); else prints the error line. */
+static int have_key(int private_key)
+{
+	if (!user_key_set || (private_key && !user_key_private)) {
+		printf(ERR_NO_KEY " (set one with: key <n> <e>%s)\n", private_key ? " <d> <p> <q>" : "");
+		return 0;
+	}
+	return 1;
+}
+
+/* Parses the message argument: below the user's modulus, else prints the error line. */
+static int parse_message(const char *text)
+{
+	unsigned nw = (user_key.bits + 31) / 32;
+
+	if (parse_hex("message", text, buf_in, BN_MAX_WORDS))
+		return -1;
+	if (bn_bits(buf_in, BN_MAX_WORDS) > 32 * nw || bn_cmp(buf_in, user_key.n, nw) >= 0) {
+		printf(ERR_MESSAGE_NOT_BELOW_MODULUS "\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void failed(int sw_err, int hw_err)
+{
+	printf("%s sw=%d hw=%d", sw_err == RSA_ERR_FAULT || hw_err == RSA_ERR_FAULT ? ERR_CRT_CHECK_FAILED
+	       : ERR_OPERATION_FAILED, sw_err, hw_err);
+	if (hw_err == RSA_ERR_HW)
+		printf(" peripheral_code=%u", rsa_hw_error);
+	printf("\n");
+}
+
+/* encrypt: public; decrypt: private with CRT; in software and on the sequencer. */
 static void encrypt_or_decrypt(int argc, char **argv, int decrypt)
 {
-	unsigned nw;
-	uint64_t t0, sw_cycles, hw_cycles;
+	const struct rsa_op *op = rsa_op_find(decrypt ? OP_PRIVATE_CRT : OP_PUBLIC);
+	uint64_t sw_cycles, hw_cycles;
 	int sw_err, hw_err;
 
 	if (argc != 2) {
@@ -170,40 +200,70 @@ static void encrypt_or_decrypt(int argc, char **argv, int decrypt)
 		printf("\n");
 		return;
 	}
-	if (!user_key_set || (decrypt && !user_key_private)) {
-		printf(ERR_NO_KEY " (set one with: key <n> <e>%s)\n", decrypt ? " <d> <p> <q>" : "");
+	if (!have_key(decrypt) || parse_message(argv[1]))
 		return;
-	}
-	if (parse_hex("message", argv[1], buf_in, BN_MAX_WORDS))
-		return;
-	nw = (user_key.bits + 31) / 32;
-	if (bn_bits(buf_in, BN_MAX_WORDS) > 32 * nw || bn_cmp(buf_in, user_key.n, nw) >= 0) {
-		printf(ERR_MESSAGE_NOT_BELOW_MODULUS "\n");
-		return;
-	}
-	t0 = cycles_now();
-	sw_err = decrypt ? rsa_private_crt(&user_key, &user_ctx, buf_sw, buf_in)
-	                 : rsa_public(&user_key, &user_ctx, buf_sw, buf_in);
-	sw_cycles = cycles_now() - t0;
-	t0 = cycles_now();
-	hw_err = decrypt ? rsa_hw_private_crt(&user_key, &user_ctx, &user_hw_ctx, buf_hw, buf_in, HW_SEQ)
-	                 : rsa_hw_public(&user_key, &user_ctx, buf_hw, buf_in, HW_SEQ);
-	hw_cycles = cycles_now() - t0;
+	sw_cycles = rsa_timed(op, rsa_impl_find(IMPL_SW), &user_key, &user_ctx, buf_sw, buf_in, &sw_err);
+	hw_cycles = rsa_timed(op, rsa_impl_find(IMPL_HW_SEQ), &user_key, &user_ctx, buf_hw, buf_in, &hw_err);
 	if (sw_err || hw_err) {
-		printf("%s sw=%d hw=%d\n", sw_err == RSA_ERR_FAULT || hw_err == RSA_ERR_FAULT ? ERR_CRT_CHECK_FAILED
-		       : ERR_OPERATION_FAILED, sw_err, hw_err);
+		failed(sw_err, hw_err);
 		return;
 	}
-	print_comparison(nw, sw_cycles, hw_cycles);
+	print_comparison((user_key.bits + 31) / 32, sw_cycles, hw_cycles);
 }
 
 static void cmd_encrypt(int argc, char **argv) { encrypt_or_decrypt(argc, argv, 0); }
 static void cmd_decrypt(int argc, char **argv) { encrypt_or_decrypt(argc, argv, 1); }
+
+/* ---- time: one operation on one implementation ---- */
+
+static void list_names(const char *what, const char *given, int ops)
+{
+	unsigned i;
+	printf("%s %s=%s choices=", ops ? ERR_UNKNOWN_OP : ERR_UNKNOWN_IMPL, what, given);
+	for (i = 0; ops ? rsa_ops[i].name != NULL : rsa_impls[i].name != NULL; i++)
+		printf("%s%s", i ? "," : "", ops ? rsa_ops[i].name : rsa_impls[i].name);
+	printf("\n");
+}
+
+static void cmd_time(int argc, char **argv)
+{
+	const struct rsa_op *op;
+	const struct rsa_impl *impl;
+	unsigned nw;
+	uint64_t cycles;
+	int err, ok;
+
+	if (argc != 4) {
+		console_usage(argv[0]);
+		printf("\n");
+		return;
+	}
+	if (!(op = rsa_op_find(argv[1]))) {
+		list_names("op", argv[1], 1);
+		return;
+	}
+	if (!(impl = rsa_impl_find(argv[2]))) {
+		list_names("impl", argv[2], 0);
+		return;
+	}
+	if (!have_key(op->private_key) || parse_message(argv[3]))
+		return;
+	nw = (user_key.bits + 31) / 32;
+	cycles = rsa_timed(op, impl, &user_key, &user_ctx, buf_hw, buf_in, &err);
+	ok = err == RSA_OK;
+	if (ok && op->private_key) {   /* after the timed region: the result must map back to the message */
+		ok = rsa_public(&rsa_sw, &user_key, &user_ctx, buf_sw, buf_hw) == RSA_OK
+		     && bn_cmp(buf_sw, buf_in, nw) == 0;
+	}
+	bn_to_hex(hex_hw, sizeof(hex_hw), buf_hw, nw);
+	printf(TIMED_LINE, op->name, impl->name, (unsigned long long)cycles, ok, hex_hw);
+}
 
 const struct console_command rsa_commands[] = {
 	{ CMD_MODEXP, cmd_modexp },
 	{ CMD_KEY, cmd_key },
 	{ CMD_ENCRYPT, cmd_encrypt },
 	{ CMD_DECRYPT, cmd_decrypt },
+	{ CMD_TIME, cmd_time },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -12,7 +12,7 @@ from soc.keys import generate_key, is_probable_prime, random_prime  # noqa: F401
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 BUILD = ROOT / "build" / "test-firmware"
-SOURCES = ["bignum.c", "rsa_sw.c"]
+SOURCES = ["bignum.c", "rsa.c", "rsa_sw.c"]
 #: Compiled into the test library only: the C layout of the structures below.
 LAYOUT_SOURCE = Path(__file__).resolve().parent / "layout.c"
 
@@ -26,7 +26,7 @@ Limbs = ctypes.c_uint32 * BN_MAX_WORDS
 HalfLimbs = ctypes.c_uint32 * HALF
 
 
-# ctypes mirrors of bignum.h / rsa_sw.h; `layout_mismatches` compares them with the C compiler's.
+# ctypes mirrors of bignum.h / rsa.h; `layout_mismatches` compares them with the C compiler's.
 
 class MontCtx(ctypes.Structure):
     _fields_ = [("n", Limbs), ("rr", Limbs), ("one", Limbs),
@@ -42,7 +42,8 @@ class RsaKey(ctypes.Structure):
 
 
 class RsaCtx(ctypes.Structure):
-    _fields_ = [("n", MontCtx), ("p", MontCtx), ("q", MontCtx)]
+    _fields_ = [("n", MontCtx), ("p", MontCtx), ("q", MontCtx), ("p_wide", MontCtx), ("q_wide", MontCtx),
+                ("qinv_m", HalfLimbs), ("q_m", Limbs)]
 
 
 MIRRORS = (MontCtx, RsaKey, RsaCtx)
@@ -137,7 +138,7 @@ class BigNumLib:
         for name in ["mont_exp_window", "mont_exp_ladder", "mont_exp_fixed"]:
             sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u32p, u])
         for name in ["rsa_public", "rsa_private", "rsa_private_crt"]:
-            sig[name] = (ctypes.c_int, [ctypes.POINTER(RsaKey), ctypes.POINTER(RsaCtx), u32p, u32p])
+            sig[name] = (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(RsaKey), ctypes.POINTER(RsaCtx), u32p, u32p])
         for name, (res, args) in sig.items():
             fn = getattr(lib, name)
             fn.restype, fn.argtypes = res, args
@@ -242,8 +243,13 @@ class BigNumLib:
     def rsa(self, name, key, ctx, x):
         w = words_for(key.bits)
         out = (ctypes.c_uint32 * w)(*([0xDEADBEEF] * w))
-        rc = getattr(self.lib, name)(ctypes.byref(key), ctypes.byref(ctx), out, limbs(x, w))
+        rc = getattr(self.lib, name)(self.sw_backend, ctypes.byref(key), ctypes.byref(ctx), out, limbs(x, w))
         return rc, value(out)
+
+    @property
+    def sw_backend(self):
+        """The address of rsa.h's software backend `rsa_sw` (the first argument of the RSA operations)."""
+        return ctypes.addressof(ctypes.c_void_p.in_dll(self.lib, "rsa_sw"))
 
 
 def compile_host(out, extra=()):

@@ -2,7 +2,7 @@
    same compiler run as the library: the ctypes mirrors are checked against it, field by field. */
 #include <stddef.h>
 
-#include "rsa_sw.h"
+#include "rsa.h"
 
 struct layout_entry { const char *name; size_t offset, size; };
 
@@ -17,6 +17,7 @@ const struct layout_entry test_layout[] = {
 	FIELD(rsa_key, bits), FIELD(rsa_key, n), FIELD(rsa_key, e), FIELD(rsa_key, d), FIELD(rsa_key, p),
 	FIELD(rsa_key, q), FIELD(rsa_key, dp), FIELD(rsa_key, dq), FIELD(rsa_key, qinv), FIELD(rsa_key, has_crt),
 	STRUCT(rsa_ctx),
-	FIELD(rsa_ctx, n), FIELD(rsa_ctx, p), FIELD(rsa_ctx, q),
+	FIELD(rsa_ctx, n), FIELD(rsa_ctx, p), FIELD(rsa_ctx, q), FIELD(rsa_ctx, p_wide), FIELD(rsa_ctx, q_wide),
+	FIELD(rsa_ctx, qinv_m), FIELD(rsa_ctx, q_m),
 	{ NULL, 0, 0 },
 };

@@ -1,0 +1,186 @@
+/* Raw RSA over a backend (see rsa.h): written once for every implementation. */
+#include "rsa.h"
+
+/* Intermediates (static: single-threaded firmware, see rsa.h); wiped before every return. */
+static uint32_t xp[RSA_HALF_WORDS], m1[RSA_HALF_WORDS], m2[RSA_HALF_WORDS], h[RSA_HALF_WORDS];
+static uint32_t wide[BN_MAX_WORDS], sum[BN_MAX_WORDS], check[BN_MAX_WORDS];
+
+#define TRY(x) do { err = (x); if (err != RSA_OK) goto done; } while (0)
+
+static unsigned words_for(unsigned bits)
+{
+	return (bits + 31) / 32;
+}
+
+/* ---- key set-up (once per key; not constant-time) ---- */
+
+/* A prime factor as stored in the key: odd, > 1, and fits RSA_HALF_WORDS limbs. */
+static int factor_ok(const uint32_t *f)
+{
+	return (f[0] & 1) && bn_bits(f, RSA_HALF_WORDS) > 1;
+}
+
+/* The CRT half of rsa_ctx_init: the factors' contexts, the constants of Garner's step, and the
+   checks p*q == n, dp < p, dq < q, qinv < p. 0 or -1. */
+static int crt_ctx_init(rsa_ctx *c, const rsa_key *k)
+{
+	const unsigned nw = words_for(k->bits);
+
+	if (!factor_ok(k->p) || !factor_ok(k->q))
+		return -1;
+	const unsigned pw = words_for(bn_bits(k->p, RSA_HALF_WORDS));
+	const unsigned qw = words_for(bn_bits(k->q, RSA_HALF_WORDS));
+	const unsigned mw = pw > qw ? pw : qw;
+	if (2 * mw < nw || mont_init(&c->p, k->p, pw) != 0 || mont_init(&c->q, k->q, qw) != 0)
+		return -1;
+	if (bn_cmp(k->dp, k->p, pw) >= 0 || bn_cmp(k->dq, k->q, qw) >= 0 || bn_cmp(k->qinv, k->p, pw) >= 0)
+		return -1;
+	/* A wrong factor would make every CRT result fail the check anyway; say so now. */
+	bn_zero(xp, RSA_HALF_WORDS);
+	bn_zero(h, RSA_HALF_WORDS);
+	bn_copy(xp, k->q, qw);
+	bn_copy(h, k->p, pw);
+	bn_mul(check, xp, h, mw);   /* 2*mw limbs <= BN_MAX_WORDS */
+	int same = bn_cmp(check, k->n, nw) == 0 && bn_bits(check, 2 * mw) == k->bits;
+	if (!same)
+		return -1;
+	/* p and q widened to n's limb count: reduce n-sized values modulo the factors (see rsa.h). */
+	bn_zero(wide, nw);
+	bn_copy(wide, k->p, pw);
+	if (mont_init(&c->p_wide, wide, nw) != 0)
+		return -1;
+	bn_zero(wide, nw);
+	bn_copy(wide, k->q, qw);
+	if (mont_init(&c->q_wide, wide, nw) != 0)
+		return -1;
+	mont_to(&c->n, c->q_m, wide);          /* q * R_n mod n */
+	bn_zero(xp, RSA_HALF_WORDS);
+	bn_copy(xp, k->qinv, pw);
+	mont_to(&c->p, c->qinv_m, xp);         /* qinv * R_p mod p */
+	return 0;
+}
+
+int rsa_ctx_init(rsa_ctx *c, const rsa_key *k)
+{
+	int err = RSA_OK;
+
+	bn_wipe(c, sizeof(*c));
+	if (k->bits < 16 || k->bits > BN_MAX_BITS)
+		return RSA_ERR_KEY;
+	const unsigned nw = words_for(k->bits);
+	if (bn_bits(k->n, nw) != k->bits || (k->e[0] & 1) == 0 || bn_bits(k->e, nw) < 2
+	    || mont_init(&c->n, k->n, nw) != 0)
+		err = RSA_ERR_KEY;
+	else if (k->has_crt && crt_ctx_init(c, k) != 0)
+		err = RSA_ERR_KEY;
+	if (err != RSA_OK)
+		bn_wipe(c, sizeof(*c));
+	bn_wipe(xp, sizeof(xp));
+	bn_wipe(h, sizeof(h));
+	bn_wipe(wide, sizeof(wide));
+	bn_wipe(check, sizeof(check));
+	return err;
+}
+
+/* ---- operations ---- */
+
+/* The context must have been made for this key's modulus; in must be below n (a full-length,
+   constant-time comparison: the message may be secret). */
+static int check_args(const rsa_key *k, const rsa_ctx *c, const uint32_t *in)
+{
+	if (k->bits < 16 || k->bits > BN_MAX_BITS)
+		return RSA_ERR_KEY;
+	const unsigned nw = words_for(k->bits);
+	if (c->n.words != nw || bn_cmp(c->n.n, k->n, nw) != 0)
+		return RSA_ERR_KEY;
+	if (bn_cmp(in, k->n, nw) >= 0)
+		return RSA_ERR_RANGE;
+	return RSA_OK;
+}
+
+static void wipe_intermediates(void)
+{
+	bn_wipe(xp, sizeof(xp));
+	bn_wipe(m1, sizeof(m1));
+	bn_wipe(m2, sizeof(m2));
+	bn_wipe(h, sizeof(h));
+	bn_wipe(wide, sizeof(wide));
+	bn_wipe(sum, sizeof(sum));
+	bn_wipe(check, sizeof(check));
+}
+
+int rsa_public(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in)
+{
+	int err = check_args(k, c, in);
+
+	if (err != RSA_OK)
+		return err;
+	const unsigned nw = words_for(k->bits);
+	return b->exp(&c->n, out, in, k->e, bn_bits(k->e, nw), 0);
+}
+
+int rsa_private(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in)
+{
+	int err = check_args(k, c, in);
+
+	if (err != RSA_OK)
+		return err;
+	/* The modulus' length, not bn_bits(d): the exponent's length is not revealed either. */
+	return b->exp(&c->n, out, in, k->d, k->bits, 1);
+}
+
+/* r (the factor's limbs) = x mod the factor, x of n's limbs: one product with 2^(32*nw) mod f. */
+static int reduce(const rsa_backend *b, const mont_ctx *f_wide, unsigned fw, uint32_t *r, const uint32_t *x)
+{
+	int err = b->mul(f_wide, wide, x, f_wide->one);
+
+	bn_copy(r, wide, fw);
+	return err;
+}
+
+int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, uint32_t *out,
+                    const uint32_t *in)
+{
+	int err = check_args(k, c, in);
+
+	if (err != RSA_OK)
+		return err;
+	if (!k->has_crt || c->p.words == 0 || c->q.words == 0)
+		return RSA_ERR_KEY;
+	const unsigned nw = c->n.words, pw = c->p.words, qw = c->q.words;
+
+	/* m1 = in^dp mod p, m2 = in^dq mod q; the exponents' declared length is the factor's. */
+	TRY(reduce(b, &c->p_wide, pw, xp, in));
+	TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
+	TRY(reduce(b, &c->q_wide, qw, xp, in));
+	TRY(b->exp(&c->q, m2, xp, k->dq, 32 * qw, 1));
+	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: reduce it by a product with
+	   R_p mod p (needs m2 < R_p, true when q has no more limbs than p), else in the widened context. */
+	bn_zero(wide, nw);
+	bn_copy(wide, m2, qw);
+	if (qw <= pw)
+		TRY(b->mul(&c->p, h, wide, c->p.one));
+	else
+		TRY(reduce(b, &c->p_wide, pw, h, wide));
+	mont_sub(&c->p, h, m1, h);
+	TRY(b->mul(&c->p, h, h, c->qinv_m));
+	/* out = m2 + q*h < q*p = n: the product q*h is below n, so the product modulo n is exact. */
+	bn_zero(wide, nw);
+	bn_copy(wide, h, pw);
+	TRY(b->mul(&c->n, sum, wide, c->q_m));
+	bn_zero(wide, nw);
+	bn_copy(wide, m2, qw);
+	bn_add(sum, sum, wide, nw);
+	/* Release only what the public exponent maps back to the input (fault attacks on the CRT). */
+	TRY(b->exp(&c->n, check, sum, k->e, bn_bits(k->e, nw), 0));
+	if (bn_cmp(check, in, nw) != 0) {
+		err = RSA_ERR_FAULT;
+		goto done;
+	}
+	bn_copy(out, sum, nw);
+done:
+	if (err != RSA_OK)
+		bn_zero(out, nw);
+	wipe_intermediates();
+	return err;
+}

@@ -1,0 +1,46 @@
+#include <string.h>
+
+#include "console.h"
+#include "cycles.h"
+#include "rsa_impls.h"
+
+const struct rsa_op rsa_ops[] = {
+	{ OP_PUBLIC, rsa_public, 0 },
+	{ OP_PRIVATE, rsa_private, 1 },
+	{ OP_PRIVATE_CRT, rsa_private_crt, 1 },
+	{ NULL, NULL, 0 },
+};
+
+const struct rsa_impl rsa_impls[] = {
+	{ IMPL_SW, &rsa_sw, 1 },
+	{ IMPL_HW_CPU, &rsa_hw_cpu, 1 },
+	{ IMPL_HW_SEQ, &rsa_hw_seq, 1 },
+	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, 0 },
+	{ NULL, NULL, 0 },
+};
+
+const struct rsa_op *rsa_op_find(const char *name)
+{
+	const struct rsa_op *op;
+	for (op = rsa_ops; op->name; op++)
+		if (strcmp(op->name, name) == 0)
+			return op;
+	return NULL;
+}
+
+const struct rsa_impl *rsa_impl_find(const char *name)
+{
+	const struct rsa_impl *impl;
+	for (impl = rsa_impls; impl->name; impl++)
+		if (strcmp(impl->name, name) == 0)
+			return impl;
+	return NULL;
+}
+
+uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const rsa_key *k, const rsa_ctx *c,
+                   uint32_t *out, const uint32_t *in, int *err)
+{
+	timed_region t = timed_start();
+	*err = op->run(impl->backend, k, c, out, in);
+	return timed_stop(t);
+}
