@@ -12,10 +12,10 @@ const struct rsa_op rsa_ops[] = {
 };
 
 const struct rsa_impl rsa_impls[] = {
-	{ IMPL_SW, &rsa_sw, 1 },
-	{ IMPL_HW_CPU, &rsa_hw_cpu, 1 },
-	{ IMPL_HW_SEQ, &rsa_hw_seq, 1 },
-	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, 0 },
+	{ IMPL_SW, &rsa_sw, IMPL_SW_CONSTANT_TIME },
+	{ IMPL_HW_CPU, &rsa_hw_cpu, IMPL_HW_CPU_CONSTANT_TIME },
+	{ IMPL_HW_SEQ, &rsa_hw_seq, IMPL_HW_SEQ_CONSTANT_TIME },
+	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, IMPL_HW_SEQ_WINDOW_CONSTANT_TIME },
 	{ NULL, NULL, 0 },
 };
 

@@ -10,6 +10,7 @@
 typedef int (*rsa_op_fn)(const rsa_backend *, const rsa_key *, const rsa_ctx *, uint32_t *, const uint32_t *);
 
 struct rsa_op { const char *name; rsa_op_fn run; int private_key; };
+/* constant_time: its private-key operations claim to be (console_protocol.CONSTANT_TIME_IMPLS). */
 struct rsa_impl { const char *name; const rsa_backend *backend; int constant_time; };
 
 /* public, private, private_crt; and sw, hw_cpu, hw_seq, hw_seq_window; each ends with a NULL name. */

@@ -68,20 +68,26 @@ def markdown(data):
              f"transfers; {soc['cpu']} {soc['variant']} at {clk / 1e6:.0f} MHz, peripheral with "
              f"{soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits, "
              f"max {soc['peripheral']['max_bits']} bits. `{data['command']}`, {data['date']}.", "",
-             "| key | operation | software | hw: CPU loop | hw: sequencer | ms (sequencer) | speedup | ok |",
-             "|---:|---|---:|---:|---:|---:|---:|:-:|"]
+             "| key | operation | software | hw: CPU loop | hw: sequencer | hw: sequencer, sliding window "
+             "(not constant-time) | ms (sequencer) | speedup | ok |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|:-:|"]
     for bits in sizes:
         for op, what in protocol.OPS.items():
             row = {impl: _cycles(results, bits, op, impl) for impl in protocol.IMPLS}
-            if not all(row.values()):
+            if not all(row[impl] for impl in protocol.CONSTANT_TIME_IMPLS):
                 continue
             sw, seq = row["sw"]["cycles"], row["hw_seq"]["cycles"]
-            ok = all(r["ok"] for r in row.values())
-            lines.append(f"| {bits} | {what} | {sw:,} | {row['hw_cpu']['cycles']:,} | {seq:,} | "
+            window = f"{row['hw_seq_window']['cycles']:,}" if row["hw_seq_window"] else "-"
+            ok = all(r["ok"] for r in row.values() if r)
+            lines.append(f"| {bits} | {what} | {sw:,} | {row['hw_cpu']['cycles']:,} | {seq:,} | {window} | "
                          f"{seq / clk * 1e3:.3f} | {sw / seq:,.1f}x | {'yes' if ok else '**no**'} |")
-    lines += ["", "Speedup = software cycles / sequencer cycles. For `one Montgomery product`, the CPU-loop "
-              "figure is one MUL command issued and waited for by the CPU, the sequencer figure one "
-              "product inside an EXP_LADDER (their difference is the per-command overhead).", ""]
+    lines += ["", "Speedup = software cycles / sequencer cycles. The private-key operations (private, "
+              "private with CRT) are constant-time on software, CPU loop and sequencer (fixed windows; "
+              "`python -m sim --leak` measures it); the sliding-window column is the sequencer's faster "
+              "variable-time path, shown for the cost of safety. For `one Montgomery product`, the "
+              "CPU-loop figure is one MUL command issued and waited for by the CPU, the sequencer figure "
+              "one product inside an EXP_LADDER (their difference is the per-command overhead). Every "
+              "timed region runs with interrupts masked and the caches invalidated at its start.", ""]
     return "\n".join(lines)
 
 
@@ -93,7 +99,7 @@ def plot(data, path):
     sizes = sorted({r["bits"] for r in results})
     fig, axes = plt.subplots(1, len(RSA_OPS), figsize=(15, 4.5), sharey=True)
     for ax, op in zip(axes, RSA_OPS):
-        for impl, style in zip(protocol.IMPLS, ("o-", "s--", "^-")):
+        for impl, style in zip(protocol.IMPLS, ("o-", "s--", "^-", "v:")):
             points = [(b, _cycles(results, b, op, impl)) for b in sizes]
             points = [(b, r["cycles"]) for b, r in points if r]
             if points:

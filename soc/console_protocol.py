@@ -39,6 +39,13 @@ CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", "hw_seq")
 #: The operations that use the private key.
 PRIVATE_OPS = ("private", "private_crt")
 
+
+def bench_rows():
+    """(op, impl) of every RESULT line `bench` prints for one size, in order: every implementation for
+    the private-key operations; the others (public, mul) only on the constant-time implementations
+    (hw_seq_window's public operation is hw_seq's)."""
+    return [(op, impl) for op in OPS for impl in IMPLS if op in PRIVATE_OPS or impl in CONSTANT_TIME_IMPLS]
+
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
@@ -180,6 +187,7 @@ def c_header():
     lines += ["", "/* Operation and implementation names of the benchmark. */"]
     lines += [f"#define OP_{name.upper()} {_c_string(name)}" for name in OPS]
     lines += [f"#define IMPL_{name.upper()} {_c_string(name)}" for name in IMPLS]
+    lines += [f"#define IMPL_{name.upper()}_CONSTANT_TIME {int(name in CONSTANT_TIME_IMPLS)}" for name in IMPLS]
     legend = ", ".join(f"{name}: {what}" for name, what in IMPLS.items())
     lines += [f"#define IMPL_LEGEND {_c_string(legend)}", "",
               "/* Output lines (printf formats). */"]

@@ -38,7 +38,8 @@ def test_bench_results_all_ok(bench_results):
     results = RESULT.parse_all(bench_results)
     assert not error_lines(bench_results)
     combos = [(r["bits"], r["op"], r["impl"]) for r in results]
-    assert combos == [(bits, op, impl) for bits in (512, 1024) for op in protocol.OPS for impl in protocol.IMPLS]
+    assert combos == [(bits, op, impl) for bits in (512, 1024) for op, impl in protocol.bench_rows()]
+    assert {impl for _, op, impl in combos if op in protocol.PRIVATE_OPS} == set(protocol.IMPLS)
     assert all(r["ok"] == 1 for r in results), [r for r in results if r["ok"] != 1]
     assert all(r["cycles"] > 0 for r in results)
     assert protocol.BENCH_START.parse_all(bench_results) == [{"bits": 512}, {"bits": 1024}]
@@ -65,6 +66,43 @@ def test_user_key_encrypt_decrypt_agree_with_python(console):
         assert enc["match"] == "yes"
         dec = _comparison(console.command(f"decrypt {enc['sw']:x}"))
         assert dec["sw"] == dec["hw"] == m
+
+
+def test_time_every_operation_on_every_implementation(console):
+    """`time <op> <impl> <hex>`: each result against Python, ok=1, a cycle count; the constant-time
+    private paths give the same count twice for different messages."""
+    key = soc_keys.generate_key(512, seed="test-time")
+    n, e, d, p, q = (key[k] for k in ("n", "e", "d", "p", "q"))
+    console.command(f"key {n:x} {e:x} {d:x} {p:x} {q:x}")
+    rng = random.Random(5)
+    messages = [rng.randrange(n), 1]
+    for op in protocol.OPS:
+        if op == "mul":
+            continue
+        for impl in protocol.IMPLS:
+            cycles = []
+            for m in messages:
+                [r] = protocol.TIMED.parse_all(console.command(f"time {op} {impl} {m:x}"))
+                expected = pow(m, e, n) if op == "public" else pow(m, d, n)
+                assert (r["op"], r["impl"], r["ok"], r["result"]) == (op, impl, 1, expected)
+                assert r["cycles"] > 0
+                cycles.append(r["cycles"])
+            if op in protocol.PRIVATE_OPS and impl in protocol.CONSTANT_TIME_IMPLS:
+                assert cycles[0] == cycles[1], (op, impl, cycles)
+
+
+def test_time_refuses_bad_input(console):
+    key = soc_keys.generate_key(512, seed="test-time-bad")
+    console.command(f"key {key['n']:x} {key['e']:x}")
+    assert _error(console.command("time private_crt sw 12")) is Error.NO_KEY
+    for line, error in (("time public sw", Error.USAGE), ("time decrypt sw 12", Error.UNKNOWN_OP),
+                        ("time public fpga 12", Error.UNKNOWN_IMPL), ("time public sw 1x", Error.BAD_HEX),
+                        (f"time public sw {key['n']:x}", Error.MESSAGE_NOT_BELOW_MODULUS)):
+        out = console.command(line)
+        assert _error(out) is error, line
+    assert "choices=public,private,private_crt" in console.command("time decrypt sw 12")
+    [r] = protocol.TIMED.parse_all(console.command("time public hw_seq 12"))
+    assert r["result"] == pow(0x12, key["e"], key["n"])
 
 
 def test_user_key_outlives_the_built_in_commands(console):
