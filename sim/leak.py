@@ -1,0 +1,406 @@
+"""`python -m sim --leak`: does the time of a private-key operation depend on the message or the key?
+
+Every measurement is one `time <op> <impl> <message>` command on the simulated SoC: the firmware runs
+that one operation with the key last set by `key`, with interrupts masked and caches in a defined
+state, and prints its cycle count and result. The simulation is cycle-accurate and deterministic,
+so a constant-time path gives exactly the same count every time: any spread at all is a leak.
+
+Three cases, each run on every implementation (protocol.IMPLS) for the private operations
+(protocol.PRIVATE_OPS) and, for comparison only, the public one:
+
+- one_key: one key; edge-case messages (0, 1, 2, n-1, n-2, short ones of a few bits, the top bit
+  alone, all bits below it) and random messages below n.
+- keys: a different random key of the same size for each measurement, one random message each.
+- fixed_vs_random: one key; a fixed message and random messages, interleaved.
+
+Keys are made on the host (soc.keys.generate_key: a seeded prime generator, the key checked by the
+`cryptography` package), so every run measures the same keys and messages. Every result is checked
+against Python's `pow()`.
+
+t is Welch's t statistic between two groups of one row's cycle counts: edge-case vs random messages
+(one_key), fixed vs random message (fixed_vs_random); it is not computed for `keys` (null). It is
+undefined (null) when both groups have no variance and the same mean, or a group has fewer than two
+counts; infinite ("inf"/"-inf" in the JSON) when neither group varies but their means differ.
+
+A row is leak-free when its spread (max - min) is 0 and t is undefined or |t| < T_LIMIT. A row
+whose (impl, op) claims to be constant-time (protocol.CONSTANT_TIME_IMPLS x protocol.PRIVATE_OPS)
+fails when it is not leak-free; the other rows are reported, never failed.
+
+Outputs, under build/leak/: report.json (settings, SoC, one entry per row) and report.md (the table).
+"""
+
+import inspect
+import json
+import math
+import queue
+import random
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from common import cache
+from common.errors import ProjectError
+from soc import config
+from soc import console_protocol as protocol
+from soc import keys as soc_keys
+
+#: |t| at or above this is a leak (the usual threshold of fixed-vs-random timing tests, TVLA).
+T_LIMIT = 4.5
+CASES = {
+    "one_key": "one key, edge-case and random messages",
+    "keys": "a different random key for each measurement, one random message each",
+    "fixed_vs_random": "one key, a fixed message interleaved with random messages",
+}
+#: What t compares in each case (None: not computed).
+T_GROUPS = {"one_key": ("edge", "random"), "keys": None, "fixed_vs_random": ("fixed", "random")}
+#: The operations measured: the private ones, and the public one for comparison.
+OPS = (*protocol.PRIVATE_OPS, "public")
+DEFAULT_SEED = "leak"
+
+
+def is_constant_time(impl, op):
+    """Whether (impl, op) claims to be constant-time, so that a leak in it fails the run."""
+    return impl in protocol.CONSTANT_TIME_IMPLS and op in protocol.PRIVATE_OPS
+
+
+# ---- statistics ----
+
+def welch_t(a, b):
+    """Welch's t of samples `a` and `b` (sample variances), computed exactly in rationals.
+
+    None when it is undefined: a group with fewer than two values, or no variance in either group
+    and equal means. +-math.inf when neither group varies but the means differ."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    mean_a, mean_b = Fraction(sum(a), len(a)), Fraction(sum(b), len(b))
+    var_a = sum((x - mean_a) ** 2 for x in a) / (len(a) - 1)
+    var_b = sum((x - mean_b) ** 2 for x in b) / (len(b) - 1)
+    squared_error = var_a / len(a) + var_b / len(b)
+    if squared_error == 0:
+        return None if mean_a == mean_b else math.copysign(math.inf, mean_a - mean_b)
+    return float(mean_a - mean_b) / math.sqrt(squared_error)
+
+
+def summarize(case, impl, op, samples):
+    """One row of the report from `samples`: [(group, cycles, result_ok)] of one (case, impl, op)."""
+    cycles = [c for _, c, _ in samples]
+    groups = T_GROUPS[case]
+    t = welch_t(*([c for g, c, _ in samples if g == name] for name in groups)) if groups else None
+    spread = max(cycles) - min(cycles)
+    leak_free = spread == 0 and (t is None or abs(t) < T_LIMIT)
+    constant_time = is_constant_time(impl, op)
+    return {
+        "case": case, "impl": impl, "op": op, "n": len(cycles),
+        "min": min(cycles), "max": max(cycles), "spread": spread,
+        "mean": sum(cycles) / len(cycles),
+        "t": t, "t_groups": "{} vs {}".format(*groups) if groups else None,
+        "constant_time": constant_time,
+        "leak_free": leak_free,
+        "failed": constant_time and not leak_free,
+        "wrong_results": sum(not ok for _, _, ok in samples),
+    }
+
+
+def _json_t(t):
+    return t if t is None or math.isfinite(t) else ("inf" if t > 0 else "-inf")
+
+
+def _md_t(t):
+    if t is None:
+        return "undefined"
+    if isinstance(t, str) or not math.isfinite(t):
+        return f"{'-' if str(t).startswith('-') else ''}inf"
+    return f"{t:.2f}"
+
+
+# ---- what to measure ----
+
+@dataclass(frozen=True)
+class Measurement:
+    case: str
+    key: int            # index into the plan's keys
+    message: int
+    group: str          # the t-test group the message belongs to ("" when none)
+    impl: str
+    op: str
+
+    def command(self):
+        return f"time {self.op} {self.impl} {self.message:x}"
+
+
+def make_key(bits, seed):
+    """A reproducible key of `bits` bits (cached: a 4096-bit key takes seconds to find)."""
+    generator = "".join(inspect.getsource(f) for f in
+                        (soc_keys.is_probable_prime, soc_keys.random_prime, soc_keys.generate_key))
+    stored = cache.cached_json(soc_keys.KEYS_CACHE, f"leak-{bits}", (seed, config.PUBLIC_EXPONENT, generator),
+                               lambda: {k: hex(v) for k, v in soc_keys.generate_key(bits, seed=seed).items()})
+    return {k: int(v, 16) for k, v in stored.items()}
+
+
+def edge_messages(n):
+    """Messages that a data-dependent shortcut would treat differently, most telling first."""
+    bits = n.bit_length()
+    candidates = [0, 1, n - 1, 2, 3, 0xff, n - 2, 1 << (bits - 1), 5, 0xffff, (1 << (bits - 1)) - 1]
+    return list(dict.fromkeys(m for m in candidates if 0 <= m < n))
+
+
+def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, impls=tuple(protocol.IMPLS), ops=OPS):
+    """(keys, jobs): the keys to set and the measurements, grouped into jobs of one key and one
+    message each (all (impl, op) of that message). keys[0] serves one_key and fixed_vs_random."""
+    rng = random.Random(f"{seed}-{bits}-messages")
+    key_list = [make_key(bits, f"{seed}-one-key")] + [make_key(bits, f"{seed}-key-{i}") for i in range(keys)]
+    n = key_list[0]["n"]
+
+    def job(case, key, message, group):
+        return [Measurement(case, key, message, group, impl, op) for impl in impls for op in ops]
+
+    edges = edge_messages(n)[:messages // 2]
+    one_key = [job("one_key", 0, m, "edge") for m in edges]
+    one_key += [job("one_key", 0, rng.randrange(n), "random") for _ in range(messages - len(edges))]
+    fixed = rng.randrange(n)
+    fixed_vs_random = []
+    for _ in range(pairs):
+        fixed_vs_random += [job("fixed_vs_random", 0, fixed, "fixed"),
+                            job("fixed_vs_random", 0, rng.randrange(n), "random")]
+    several = [job("keys", i, rng.randrange(key_list[i]["n"]), "") for i in range(1, keys + 1)]
+    return key_list, one_key + fixed_vs_random + several
+
+
+def expected(key, op, message):
+    return pow(message, key["e"] if op == "public" else key["d"], key["n"])
+
+
+# ---- running it ----
+
+class _Worker(threading.Thread):
+    """One simulation taking jobs from a shared queue until it is empty."""
+
+    def __init__(self, build, keys, jobs, record, stop, timeout):
+        super().__init__(daemon=True)
+        self.build, self.keys, self.jobs, self.record, self.stop = build, keys, jobs, record, stop
+        self.timeout = timeout
+        self.console = None
+        self.error = None
+
+    def run(self):
+        from sim.console import SimConsole
+        try:
+            self.console = SimConsole(self.build.model, self.build.gateware_dir, timeout=self.timeout)
+            try:
+                self.console.wait_prompt()
+                self._run_jobs()
+            finally:
+                self.console.close()
+        except Exception as error:          # handed to the main thread, which raises it
+            self.error = error
+            self.stop.set()
+
+    def _run_jobs(self):
+        current = None
+        while not self.stop.is_set():
+            try:
+                job = self.jobs.get_nowait()
+            except queue.Empty:
+                return
+            if job[0].key != current:
+                self._set_key(self.keys[job[0].key])
+                current = job[0].key
+            for m in job:
+                if self.stop.is_set():
+                    return
+                self.record(m, self._time(m))
+
+    def _answer(self, command):
+        out = self.console.command(command)
+        errors = protocol.error_lines(out)
+        if errors:
+            raise ProjectError(f"the firmware refused `{command[:40]}...`: {errors[0]}")
+        return out
+
+    def _set_key(self, key):
+        command = "key " + " ".join(f"{key[k]:x}" for k in ("n", "e", "d", "p", "q"))
+        answer = protocol.KEY_SET.parse_all(self._answer(command))
+        if answer != [{"bits": key["bits"], "private": "yes"}]:
+            raise ProjectError(f"the firmware did not take the {key['bits']}-bit key: {answer}")
+
+    def _time(self, m):
+        out = self._answer(m.command())
+        timed = protocol.TIMED.parse_all(out)
+        if len(timed) != 1 or (timed[0]["op"], timed[0]["impl"]) != (m.op, m.impl):
+            raise ProjectError(f"`time {m.op} {m.impl}` did not print one matching `timed` line: {out!r}")
+        return timed[0]
+
+
+def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress=sys.stderr):
+    """Runs the jobs on `simulations` simulations in parallel, each taking the next job when it is
+    free. Returns (samples, wrong): {(case, impl, op): [(group, cycles, result_ok)]} and the
+    measurements whose result was wrong, [(measurement, timed line)]. Raises ProjectError when the
+    firmware refuses a command or does not answer."""
+    started = time.monotonic()
+    jobs = queue.Queue()
+    for job in job_list:
+        jobs.put(job)
+    total = sum(len(job) for job in job_list)
+    samples, wrong = {}, []
+    lock = threading.Lock()
+
+    def record(m, timed):
+        ok = timed["ok"] == 1 and timed["result"] == expected(key_list[m.key], m.op, m.message)
+        with lock:
+            samples.setdefault((m.case, m.impl, m.op), []).append((m.group, timed["cycles"], ok))
+            if not ok:
+                wrong.append((m, timed))
+            done = sum(len(s) for s in samples.values())
+            progress.write(f"[leak {time.monotonic() - started:6.0f} s] {done:>4}/{total} {m.case:<15} "
+                           f"{m.op:<11} {m.impl:<13} {timed['cycles']:>13,} cycles "
+                           f"{'ok' if ok else 'WRONG RESULT'}\n")
+            progress.flush()
+
+    stop = threading.Event()
+    workers = [_Worker(build, key_list, jobs, record, stop, timeout) for _ in range(simulations)]
+    for w in workers:
+        w.start()
+    try:
+        while any(w.is_alive() for w in workers):
+            for w in workers:
+                w.join(0.5)
+    except BaseException:           # Ctrl-C: end the simulations, then let it go on
+        stop.set()
+        for w in workers:
+            if w.console is not None and w.console.proc.poll() is None:
+                w.console.proc.kill()
+        raise
+    errors = [w.error for w in workers if w.error is not None]
+    if errors:
+        raise errors[0]
+    return samples, wrong
+
+
+def soc_info(build):
+    """The CPU and the peripheral configuration, as the benchmark records them."""
+    from gateware.interface import NUM_SLOTS, WORD_BITS, PeripheralConfig
+    cfg = PeripheralConfig()
+    return {**build.soc_info, "peripheral": {"max_bits": cfg.max_bits, "lanes": cfg.lanes,
+                                              "word_bits": WORD_BITS, "slots": NUM_SLOTS}}
+
+
+def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc, command, simulations,
+                seconds):
+    """The report (a JSON-ready dict) of measured `samples` and `wrong` results (see `measure`)."""
+    rows = [summarize(case, impl, op, samples[(case, impl, op)])
+            for case in CASES for op in OPS for impl in protocol.IMPLS if (case, impl, op) in samples]
+    for row in rows:
+        row["t"] = _json_t(row["t"])
+    report = {
+        "command": command,
+        "date": time.strftime("%Y-%m-%d"),
+        "bits": bits,
+        "seed": seed,
+        "soc": soc,
+        "t_limit": T_LIMIT,
+        "cases": {
+            "one_key": {"what": CASES["one_key"], "keys": 1, "messages": messages, "edge_messages": edges,
+                        "t": "edge-case vs random messages"},
+            "keys": {"what": CASES["keys"], "keys": keys, "messages": keys, "t": None},
+            "fixed_vs_random": {"what": CASES["fixed_vs_random"], "keys": 1, "messages": 2 * pairs,
+                                "t": "fixed vs random message"},
+        },
+        "key_count": 1 + keys,
+        "message_count": messages + 2 * pairs + keys,
+        "measurements": sum(len(s) for s in samples.values()),
+        "simulations": simulations,
+        "seconds": round(seconds, 1),
+        "rows": rows,
+        "failed_rows": [_row_name(r) for r in rows if r["failed"]],
+        "wrong_results": [{"case": m.case, "impl": m.impl, "op": m.op, "message": hex(m.message),
+                           "key": m.key, "ok": timed["ok"], "result": hex(timed["result"])}
+                          for m, timed in wrong],
+    }
+    report["passed"] = not report["failed_rows"] and not report["wrong_results"]
+    return report
+
+
+def write(report, out_dir):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "report.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
+    (out_dir / "report.md").write_text(markdown(report))
+
+
+def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, simulations=2,
+        timeout=4 * 3600, progress=sys.stderr, command=None):
+    """Plans, measures and writes report.{json,md} to `out_dir`; returns the report. A wrong result
+    or a leak is in the report, not raised: `check(report)` raises for them."""
+    started = time.monotonic()
+    key_list, job_list = plan(bits, messages, keys, pairs, seed)
+    samples, wrong = measure(build, key_list, job_list, simulations, timeout, progress)
+    report = make_report(
+        samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs,
+        edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
+        command=command or f"python -m sim --leak --bits {bits} --messages {messages} --keys {keys} --pairs {pairs}",
+        simulations=simulations, seconds=time.monotonic() - started)
+    write(report, out_dir)
+    return report
+
+
+def _row_name(row):
+    return f"{row['case']} {row['op']} {row['impl']}"
+
+
+def check(report):
+    """Raises ProjectError naming the rows when a result was wrong or a constant-time row leaks."""
+    if report["wrong_results"]:
+        first = report["wrong_results"][0]
+        raise ProjectError(f"{len(report['wrong_results'])} wrong results, the first in row "
+                           f"{first['case']} {first['op']} {first['impl']} (message {first['message'][:20]}, "
+                           f"ok={first['ok']})")
+    if report["failed_rows"]:
+        raise ProjectError(f"{len(report['failed_rows'])} constant-time rows leak: "
+                           + ", ".join(report["failed_rows"]))
+
+
+def _verdict(row):
+    if row["wrong_results"]:
+        return "**WRONG RESULT**"
+    if row["constant_time"]:
+        return "pass" if row["leak_free"] else "**LEAK**"
+    return "no leak seen" if row["leak_free"] else "leaks (not claimed constant-time)"
+
+
+def markdown(report):
+    soc = report["soc"]
+    cases = report["cases"]
+    lines = [f"Timing-leak test, RSA-{report['bits']}: cycles of one operation as counted by the firmware's "
+             f"`time` command (interrupts masked, caches in a defined state); {soc['cpu']} {soc['variant']}, "
+             f"peripheral with {soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits. "
+             f"`{report['command']}`, {report['date']}, {report['key_count']} keys, "
+             f"{report['message_count']} messages, {report['measurements']} measurements "
+             f"in {report['seconds']:.0f} s on {report['simulations']} simulations.", "",
+             f"- one_key: {cases['one_key']['messages']} messages with one key "
+             f"({cases['one_key']['edge_messages']} edge cases: 0, 1, n-1, 2, short ones, ...; the rest random);",
+             f"- keys: {cases['keys']['keys']} random keys, one random message each;",
+             f"- fixed_vs_random: one key, a fixed message and random ones, {cases['fixed_vs_random']['messages'] // 2}"
+             f" of each, interleaved.", "",
+             "spread = max - min cycles: on a constant-time path it must be 0 (the simulation is cycle-exact). "
+             f"t = Welch's t between edge-case and random messages (one_key) or fixed and random message "
+             f"(fixed_vs_random), not computed for keys; undefined when neither group varies and their means "
+             f"agree. A constant-time row passes when spread = 0 and |t| < {report['t_limit']} (or undefined); "
+             "public rows and the sliding-window sequencer are shown for comparison and not checked.", "",
+             "| case | operation | implementation | n | min cycles | max cycles | spread | t | constant-time | verdict |",
+             "|---|---|---|---:|---:|---:|---:|---:|:-:|---|"]
+    for row in report["rows"]:
+        lines.append(f"| {row['case']} | {row['op']} | {row['impl']} | {row['n']} | {row['min']:,} | "
+                     f"{row['max']:,} | {row['spread']:,} | {_md_t(row['t'])} | "
+                     f"{'yes' if row['constant_time'] else 'no'} | {_verdict(row)} |")
+    lines.append("")
+    if report["passed"]:
+        lines.append("Every constant-time row passes; every result agreed with Python's pow().")
+    else:
+        if report["failed_rows"]:
+            lines.append("Leaking constant-time rows: " + ", ".join(report["failed_rows"]) + ".")
+        if report["wrong_results"]:
+            lines.append("Rows with wrong results: " + ", ".join(sorted(
+                {f"{w['case']} {w['op']} {w['impl']}" for w in report["wrong_results"]})) + ".")
+    lines.append("")
+    return "\n".join(lines)

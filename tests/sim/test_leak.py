@@ -1,0 +1,170 @@
+"""The timing-leak test (sim/leak.py): its statistics and report on made-up numbers, then a small run
+in the simulated SoC where every constant-time path must take exactly the same number of cycles."""
+
+import json
+import math
+
+import pytest
+
+from common.errors import ProjectError
+from sim import leak
+from soc import console_protocol as protocol
+
+ROW_FIELDS = {"impl", "op", "case", "n", "min", "max", "spread", "mean", "t", "t_groups", "constant_time",
+              "leak_free", "failed", "wrong_results"}
+REPORT_FIELDS = {"command", "date", "bits", "seed", "soc", "t_limit", "cases", "key_count", "message_count",
+                 "measurements", "simulations", "seconds", "rows", "failed_rows", "wrong_results", "passed"}
+
+
+# ---- statistics ----
+
+def test_welch_t_equal_sizes():
+    # means 2.5 and 5, variances 5/3 and 20/3: t = -2.5 / sqrt((5/3 + 20/3) / 4) = -sqrt(3)
+    assert leak.welch_t([1, 2, 3, 4], [2, 4, 6, 8]) == pytest.approx(-math.sqrt(3), rel=1e-12)
+
+
+def test_welch_t_unequal_sizes_and_sign():
+    # means 11 and 22, variances 2 and 4: t = 11 / sqrt(2/2 + 4/3) = 11 / sqrt(7/3)
+    assert leak.welch_t([20, 22, 24], [10, 12]) == pytest.approx(11 / math.sqrt(7 / 3), rel=1e-12)
+
+
+def test_welch_t_one_group_without_variance():
+    # variance 0 and 1: t = (10 - 12) / sqrt(0/3 + 1/3)
+    assert leak.welch_t([10, 10, 10], [11, 12, 13]) == pytest.approx(-2 / math.sqrt(1 / 3), rel=1e-12)
+
+
+def test_welch_t_undefined_without_variance_and_difference():
+    assert leak.welch_t([5, 5, 5], [5, 5]) is None
+    # counts of a long operation: exact arithmetic, no rounding into a tiny variance
+    big = 987_654_321_987
+    assert leak.welch_t([big] * 16, [big] * 16) is None
+
+
+def test_welch_t_infinite_without_variance_but_with_difference():
+    assert leak.welch_t([5, 5], [6, 6, 6]) == -math.inf
+    assert leak.welch_t([7, 7], [6, 6]) == math.inf
+
+
+def test_welch_t_undefined_for_a_group_of_one():
+    assert leak.welch_t([1], [2, 3]) is None
+    assert leak.welch_t([], []) is None
+
+
+def test_constant_time_claims_follow_the_protocol():
+    assert leak.is_constant_time("hw_seq", "private_crt")
+    assert not leak.is_constant_time("hw_seq_window", "private")
+    assert not leak.is_constant_time("sw", "public")
+
+
+def test_summarize_verdicts():
+    same = [("edge", 1000, True)] * 3 + [("random", 1000, True)] * 5
+    row = leak.summarize("one_key", "hw_seq", "private", same)
+    assert (row["n"], row["min"], row["max"], row["spread"], row["t"]) == (8, 1000, 1000, 0, None)
+    assert row["constant_time"] and row["leak_free"] and not row["failed"]
+
+    varying = [("fixed", 1000, True), ("random", 1001, True), ("fixed", 1000, True), ("random", 1003, True)]
+    row = leak.summarize("fixed_vs_random", "sw", "private_crt", varying)
+    assert row["spread"] == 3 and row["t"] == pytest.approx(-2 / math.sqrt(2 / 2), rel=1e-12)
+    assert not row["leak_free"] and row["failed"]
+
+    row = leak.summarize("keys", "hw_seq_window", "private", [("", 900, True), ("", 1100, True)])
+    assert row["t"] is None and row["t_groups"] is None
+    assert not row["leak_free"] and not row["failed"]       # reported, not claimed constant-time
+
+    row = leak.summarize("keys", "sw", "private", [("", 900, True), ("", 900, False)])
+    assert row["wrong_results"] == 1
+
+
+def test_edge_messages_are_distinct_and_below_n():
+    n = (1 << 511) + 12345 * 2 + 1
+    edges = leak.edge_messages(n)
+    assert edges[:3] == [0, 1, n - 1]
+    assert len(set(edges)) == len(edges) and all(0 <= m < n for m in edges)
+    assert leak.edge_messages(7) == [0, 1, 6, 2, 3, 5, 4]
+
+
+# ---- the report, on made-up measurements ----
+
+def _synthetic_samples(leaking=()):
+    """Constant counts for every row except those in `leaking` ((case, impl, op)), and the
+    sliding-window sequencer, which varies with the key."""
+    samples = {}
+    for case, groups in (("one_key", ("edge", "random")), ("keys", ("",)), ("fixed_vs_random", ("fixed", "random"))):
+        for impl in protocol.IMPLS:
+            for op in leak.OPS:
+                base = 10_000 + 100 * len(impl) + len(op)
+                vary = (case, impl, op) in leaking or (impl == "hw_seq_window" and case == "keys")
+                samples[(case, impl, op)] = [(groups[i % len(groups)], base + (i % 2) * (7 + i) * vary, True)
+                                             for i in range(8)]
+    return samples
+
+
+def _report(samples, wrong=()):
+    return leak.make_report(samples, list(wrong), bits=512, messages=8, keys=8, pairs=4, edges=4, seed="test",
+                            soc={"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
+                                 "peripheral": {"max_bits": 4096, "lanes": 4, "word_bits": 16, "slots": 16}},
+                            command="python -m sim --leak --bits 512", simulations=2, seconds=1.0)
+
+
+def test_report_without_leaks(tmp_path):
+    report = _report(_synthetic_samples())
+    leak.write(report, tmp_path)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert set(data) >= REPORT_FIELDS
+    assert len(data["rows"]) == len(leak.CASES) * len(protocol.IMPLS) * len(leak.OPS)
+    assert all(set(row) >= ROW_FIELDS for row in data["rows"])
+    assert data["passed"] and data["failed_rows"] == [] and data["wrong_results"] == []
+    window = [r for r in data["rows"] if r["impl"] == "hw_seq_window" and r["case"] == "keys"]
+    assert all(r["spread"] > 0 and not r["leak_free"] and not r["failed"] for r in window)
+    md = (tmp_path / "report.md").read_text()
+    assert "| one_key | private | hw_seq | 8 | " in md and "undefined" in md and "nan" not in md.lower()
+    assert "Every constant-time row passes" in md
+    leak.check(data)
+
+
+def test_report_names_a_leaking_row_and_check_fails(tmp_path):
+    report = _report(_synthetic_samples(leaking={("fixed_vs_random", "hw_cpu", "private_crt")}))
+    leak.write(report, tmp_path)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert not data["passed"]
+    assert data["failed_rows"] == ["fixed_vs_random private_crt hw_cpu"]
+    assert "Leaking constant-time rows: fixed_vs_random private_crt hw_cpu." in (tmp_path / "report.md").read_text()
+    with pytest.raises(ProjectError, match="1 constant-time rows leak: fixed_vs_random private_crt hw_cpu"):
+        leak.check(data)
+
+
+def test_infinite_t_is_valid_json(tmp_path):
+    samples = _synthetic_samples()
+    samples[("fixed_vs_random", "sw", "private")] = [("fixed", 5, True), ("random", 9, True)] * 4
+    report = _report(samples)
+    leak.write(report, tmp_path)
+    [row] = [r for r in json.loads((tmp_path / "report.json").read_text())["rows"]
+             if (r["case"], r["impl"], r["op"]) == ("fixed_vs_random", "sw", "private")]
+    assert row["t"] == "-inf" and row["failed"]
+    assert "| -inf |" in (tmp_path / "report.md").read_text()
+
+
+def test_a_wrong_result_is_an_error_naming_the_row():
+    samples = _synthetic_samples()
+    samples[("keys", "hw_seq", "private")][3] = ("", 10_000, False)
+    wrong = [(leak.Measurement("keys", 2, 0x1234, "", "hw_seq", "private"), {"ok": 1, "result": 0x99})]
+    report = _report(samples, wrong)
+    assert not report["passed"]
+    assert "**WRONG RESULT**" in leak.markdown(report)
+    with pytest.raises(ProjectError, match="1 wrong results, the first in row keys private hw_seq"):
+        leak.check(report)
+
+
+def test_plan_is_reproducible_and_complete():
+    keys, jobs = leak.plan(512, messages=8, keys=3, pairs=2, seed="test-plan")
+    again_keys, again_jobs = leak.plan(512, messages=8, keys=3, pairs=2, seed="test-plan")
+    assert keys == again_keys and jobs == again_jobs
+    assert len(keys) == 4 and len({k["n"] for k in keys}) == 4 and all(k["bits"] == 512 for k in keys)
+    cases = [job[0].case for job in jobs]
+    assert cases.count("one_key") == 8 and cases.count("keys") == 3 and cases.count("fixed_vs_random") == 4
+    assert [job[0].group for job in jobs if job[0].case == "fixed_vs_random"] == ["fixed", "random"] * 2
+    fixed = {job[0].message for job in jobs if job[0].group == "fixed"}
+    assert len(fixed) == 1
+    for job in jobs:
+        assert {(m.impl, m.op) for m in job} == {(i, o) for i in protocol.IMPLS for o in leak.OPS}
+        assert all(m.key == job[0].key and m.message == job[0].message < keys[m.key]["n"] for m in job)
