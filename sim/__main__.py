@@ -2,9 +2,12 @@
 
     python -m sim                       console attached to this terminal (Ctrl-C ends it)
     python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
+    python -m sim --bench               the benchmark, written to build/bench/
+    python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
 """
 
 import argparse
+import io
 import subprocess
 import sys
 
@@ -24,8 +27,24 @@ def _parse_args(argv):
     parser.add_argument("--sizes", default=",".join(str(s) for s in config.BENCH_SIZES),
                         help="key sizes for --bench, comma-separated (default: %(default)s; "
                              f"available: {','.join(str(s) for s in config.KEY_SIZES)})")
+    leak = parser.add_argument_group("timing-leak test (--leak)")
+    leak.add_argument("--leak", action="store_true",
+                      help="time private-key operations on every implementation with many messages and keys "
+                           "and write build/leak/report.{json,md}; exit 1 if a constant-time path leaks")
+    leak.add_argument("--bits", type=int, default=1024, choices=config.KEY_SIZES,
+                      help="key size (default: %(default)s)")
+    leak.add_argument("--messages", type=int, default=32,
+                      help="messages with one key, edge cases and random (default: %(default)s)")
+    leak.add_argument("--keys", type=int, default=8,
+                      help="random keys, one random message each (default: %(default)s)")
+    leak.add_argument("--pairs", type=int, default=16,
+                      help="fixed and random messages each, interleaved (default: %(default)s)")
+    leak.add_argument("--seed", default="leak", help="seed of the keys and messages (default: %(default)s)")
+    leak.add_argument("--simulations", type=int, default=2,
+                      help="simulations run in parallel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="give up after this many wall-clock seconds (default: 600, 7200 with --bench)")
+                        help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
+                             "14400 with --leak)")
     parser.add_argument("--cpu-variant", default=config.CPU_VARIANT,
                         help="VexRiscv variant (default: %(default)s)")
     parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
@@ -62,6 +81,20 @@ def run_commands(build, commands, timeout, out=sys.stdout):
         console.close()
 
 
+def _leak(build, args):
+    from sim import leak
+    out_dir = BUILD_DIR / "leak"
+    command = (f"python -m sim --leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
+               f"--pairs {args.pairs}" + (f" --seed {args.seed}" if args.seed != leak.DEFAULT_SEED else ""))
+    report = leak.run(build, args.bits, out_dir, messages=args.messages, keys=args.keys, pairs=args.pairs,
+                      seed=args.seed, simulations=args.simulations, timeout=args.timeout or 14400,
+                      progress=io.StringIO() if args.quiet else sys.stderr, command=command)
+    print(leak.markdown(report))
+    print(f"report: {out_dir}/report.{{json,md}}")
+    leak.check(report)
+    return 0
+
+
 @reports_errors
 def main(argv=None):
     args = _parse_args(argv)
@@ -75,6 +108,10 @@ def main(argv=None):
             print(f"error: --sizes takes key sizes from {','.join(str(s) for s in config.KEY_SIZES)}, "
                   f"comma-separated (got {args.sizes!r})", file=sys.stderr)
             return 2
+    if args.leak and (args.messages < 2 or args.keys < 0 or args.pairs < 0 or args.simulations < 1):
+        print("error: --messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1",
+              file=sys.stderr)
+        return 2
     from sim import build as sim_build
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     kwargs = {"cpu_variant": args.cpu_variant, "log": log}
@@ -91,6 +128,8 @@ def main(argv=None):
         if bad:
             raise ProjectError(f"{len(bad)} results disagree: {bad}")
         return 0
+    if args.leak:
+        return _leak(build, args)
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]
