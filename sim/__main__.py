@@ -17,6 +17,18 @@ from soc import config
 from soc import console_protocol as protocol
 
 
+def _count_or_all(text):
+    if text == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"takes a count or 'all' (got {text!r})")
+    return value
+
+
 def _parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -39,6 +51,9 @@ def _parse_args(argv):
                       help="random keys, one random message each (default: %(default)s)")
     leak.add_argument("--pairs", type=int, default=16,
                       help="fixed and random messages each, interleaved (default: %(default)s)")
+    leak.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
+                      help="messages of each case the slowest row (software private without CRT, about a "
+                           "minute of simulation per 1024-bit operation) runs on (default: %(default)s)")
     leak.add_argument("--seed", default="leak", help="seed of the keys and messages (default: %(default)s)")
     leak.add_argument("--simulations", type=int, default=2,
                       help="simulations run in parallel (default: %(default)s)")
@@ -85,9 +100,11 @@ def _leak(build, args):
     from sim import leak
     out_dir = BUILD_DIR / "leak"
     command = (f"python -m sim --leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
-               f"--pairs {args.pairs}" + (f" --seed {args.seed}" if args.seed != leak.DEFAULT_SEED else ""))
+               f"--pairs {args.pairs} --slow-messages {'all' if args.slow_messages is None else args.slow_messages}"
+               + (f" --seed {args.seed}" if args.seed != leak.DEFAULT_SEED else ""))
     report = leak.run(build, args.bits, out_dir, messages=args.messages, keys=args.keys, pairs=args.pairs,
-                      seed=args.seed, simulations=args.simulations, timeout=args.timeout or 14400,
+                      slow_messages=args.slow_messages, seed=args.seed, simulations=args.simulations,
+                      timeout=args.timeout or 14400,
                       progress=io.StringIO() if args.quiet else sys.stderr, command=command)
     print(leak.markdown(report))
     print(f"report: {out_dir}/report.{{json,md}}")

@@ -58,6 +58,9 @@ T_GROUPS = {"one_key": ("edge", "random"), "keys": None, "fixed_vs_random": ("fi
 #: The operations measured: the private ones, and the public one for comparison.
 OPS = (*protocol.PRIVATE_OPS, "public")
 DEFAULT_SEED = "leak"
+#: The slowest (impl, op): software without CRT, about 3x software with CRT and over 100x the
+#: peripheral (a minute of simulation per 1024-bit operation). --slow-messages limits it.
+SLOW = (("sw", "private"),)
 
 
 def is_constant_time(impl, op):
@@ -146,26 +149,40 @@ def edge_messages(n):
     return list(dict.fromkeys(m for m in candidates if 0 <= m < n))
 
 
-def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, impls=tuple(protocol.IMPLS), ops=OPS):
+def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
+         impls=tuple(protocol.IMPLS), ops=OPS):
     """(keys, jobs): the keys to set and the measurements, grouped into jobs of one key and one
-    message each (all (impl, op) of that message). keys[0] serves one_key and fixed_vs_random."""
+    message each (the (impl, op) pairs measured on that message). keys[0] serves one_key and
+    fixed_vs_random. With `slow_messages`, the SLOW rows run on that many messages of each case
+    only, shared evenly between the case's t-test groups; the jobs holding them come first, so
+    that the simulations finish together."""
     rng = random.Random(f"{seed}-{bits}-messages")
     key_list = [make_key(bits, f"{seed}-one-key")] + [make_key(bits, f"{seed}-key-{i}") for i in range(keys)]
     n = key_list[0]["n"]
-
-    def job(case, key, message, group):
-        return [Measurement(case, key, message, group, impl, op) for impl in impls for op in ops]
-
+    messages_of = []            # (case, key, message, group)
     edges = edge_messages(n)[:messages // 2]
-    one_key = [job("one_key", 0, m, "edge") for m in edges]
-    one_key += [job("one_key", 0, rng.randrange(n), "random") for _ in range(messages - len(edges))]
+    messages_of += [("one_key", 0, m, "edge") for m in edges]
+    messages_of += [("one_key", 0, rng.randrange(n), "random") for _ in range(messages - len(edges))]
     fixed = rng.randrange(n)
-    fixed_vs_random = []
     for _ in range(pairs):
-        fixed_vs_random += [job("fixed_vs_random", 0, fixed, "fixed"),
-                            job("fixed_vs_random", 0, rng.randrange(n), "random")]
-    several = [job("keys", i, rng.randrange(key_list[i]["n"]), "") for i in range(1, keys + 1)]
-    return key_list, one_key + fixed_vs_random + several
+        messages_of += [("fixed_vs_random", 0, fixed, "fixed"), ("fixed_vs_random", 0, rng.randrange(n), "random")]
+    messages_of += [("keys", i, rng.randrange(key_list[i]["n"]), "") for i in range(1, keys + 1)]
+
+    slow = [True] * len(messages_of)
+    if slow_messages is not None:
+        for case, groups in T_GROUPS.items():
+            groups = groups or ("",)
+            for rank, group in enumerate(groups):
+                quota = slow_messages // len(groups) + (rank < slow_messages % len(groups))
+                indices = [i for i, (c, _, _, g) in enumerate(messages_of) if (c, g) == (case, group)]
+                for i in indices[quota:]:
+                    slow[i] = False
+    jobs = []
+    for (case, key, message, group), with_slow in zip(messages_of, slow):
+        jobs.append([Measurement(case, key, message, group, impl, op) for impl in impls for op in ops
+                     if with_slow or (impl, op) not in SLOW])
+    jobs.sort(key=lambda job: not any((m.impl, m.op) in SLOW for m in job))        # stable
+    return key_list, jobs
 
 
 def expected(key, op, message):
@@ -216,7 +233,8 @@ class _Worker(threading.Thread):
         out = self.console.command(command)
         errors = protocol.error_lines(out)
         if errors:
-            raise ProjectError(f"the firmware refused `{command[:40]}...`: {errors[0]}")
+            shown = command if len(command) <= 40 else command[:40] + "..."
+            raise ProjectError(f"the firmware refused `{shown}`: {errors[0]}")
         return out
 
     def _set_key(self, key):
@@ -287,7 +305,7 @@ def soc_info(build):
 
 
 def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc, command, simulations,
-                seconds):
+                seconds, slow_messages=None):
     """The report (a JSON-ready dict) of measured `samples` and `wrong` results (see `measure`)."""
     rows = [summarize(case, impl, op, samples[(case, impl, op)])
             for case in CASES for op in OPS for impl in protocol.IMPLS if (case, impl, op) in samples]
@@ -307,6 +325,8 @@ def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc
             "fixed_vs_random": {"what": CASES["fixed_vs_random"], "keys": 1, "messages": 2 * pairs,
                                 "t": "fixed vs random message"},
         },
+        "slow_rows": [f"{op} {impl}" for impl, op in SLOW] if slow_messages is not None else [],
+        "slow_messages": slow_messages,
         "key_count": 1 + keys,
         "message_count": messages + 2 * pairs + keys,
         "measurements": sum(len(s) for s in samples.values()),
@@ -328,15 +348,15 @@ def write(report, out_dir):
     (out_dir / "report.md").write_text(markdown(report))
 
 
-def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, simulations=2,
-        timeout=4 * 3600, progress=sys.stderr, command=None):
+def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
+        simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None):
     """Plans, measures and writes report.{json,md} to `out_dir`; returns the report. A wrong result
     or a leak is in the report, not raised: `check(report)` raises for them."""
     started = time.monotonic()
-    key_list, job_list = plan(bits, messages, keys, pairs, seed)
+    key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages)
     samples, wrong = measure(build, key_list, job_list, simulations, timeout, progress)
     report = make_report(
-        samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs,
+        samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs, slow_messages=slow_messages,
         edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
         command=command or f"python -m sim --leak --bits {bits} --messages {messages} --keys {keys} --pairs {pairs}",
         simulations=simulations, seconds=time.monotonic() - started)
@@ -381,14 +401,17 @@ def markdown(report):
              f"({cases['one_key']['edge_messages']} edge cases: 0, 1, n-1, 2, short ones, ...; the rest random);",
              f"- keys: {cases['keys']['keys']} random keys, one random message each;",
              f"- fixed_vs_random: one key, a fixed message and random ones, {cases['fixed_vs_random']['messages'] // 2}"
-             f" of each, interleaved.", "",
-             "spread = max - min cycles: on a constant-time path it must be 0 (the simulation is cycle-exact). "
-             f"t = Welch's t between edge-case and random messages (one_key) or fixed and random message "
-             f"(fixed_vs_random), not computed for keys; undefined when neither group varies and their means "
-             f"agree. A constant-time row passes when spread = 0 and |t| < {report['t_limit']} (or undefined); "
-             "public rows and the sliding-window sequencer are shown for comparison and not checked.", "",
-             "| case | operation | implementation | n | min cycles | max cycles | spread | t | constant-time | verdict |",
-             "|---|---|---|---:|---:|---:|---:|---:|:-:|---|"]
+             f" of each, interleaved.", ""]
+    if report["slow_rows"]:
+        lines[-1:] = [f"The slowest rows ({', '.join(report['slow_rows'])}) ran on {report['slow_messages']} "
+                      "messages of each case only (--slow-messages; their n says so).", ""]
+    lines += ["spread = max - min cycles: on a constant-time path it must be 0 (the simulation is cycle-exact). "
+              "t = Welch's t between edge-case and random messages (one_key) or fixed and random message "
+              "(fixed_vs_random), not computed for keys; undefined when neither group varies and their means "
+              f"agree. A constant-time row passes when spread = 0 and |t| < {report['t_limit']} (or undefined); "
+              "public rows and the sliding-window sequencer are shown for comparison and not checked.", "",
+              "| case | operation | implementation | n | min cycles | max cycles | spread | t | constant-time | verdict |",
+              "|---|---|---|---:|---:|---:|---:|---:|:-:|---|"]
     for row in report["rows"]:
         lines.append(f"| {row['case']} | {row['op']} | {row['impl']} | {row['n']} | {row['min']:,} | "
                      f"{row['max']:,} | {row['spread']:,} | {_md_t(row['t'])} | "

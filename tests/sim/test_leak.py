@@ -168,3 +168,64 @@ def test_plan_is_reproducible_and_complete():
     for job in jobs:
         assert {(m.impl, m.op) for m in job} == {(i, o) for i in protocol.IMPLS for o in leak.OPS}
         assert all(m.key == job[0].key and m.message == job[0].message < keys[m.key]["n"] for m in job)
+
+
+def test_plan_runs_the_slow_row_on_fewer_messages_first():
+    _, jobs = leak.plan(512, messages=8, keys=3, pairs=4, seed="test-plan", slow_messages=2)
+    has_slow = [any((m.impl, m.op) in leak.SLOW for m in job) for job in jobs]
+    slow = [job[0] for job, with_slow in zip(jobs, has_slow) if with_slow]
+    assert [(m.case, m.group) for m in slow] == [("one_key", "edge"), ("one_key", "random"),
+                                                 ("fixed_vs_random", "fixed"), ("fixed_vs_random", "random"),
+                                                 ("keys", ""), ("keys", "")]
+    assert has_slow == [True] * len(slow) + [False] * (len(jobs) - len(slow))      # the slow jobs first
+    assert sum(len(job) for job in jobs) == 19 * len(protocol.IMPLS) * len(leak.OPS) - (19 - 6) * len(leak.SLOW)
+
+
+# ---- in the simulated SoC ----
+
+@pytest.fixture(scope="module")
+def small_run(sim_soc, tmp_path_factory):
+    """A 512-bit run: 8 messages with one key, 3 keys, 4 fixed and 4 random messages."""
+    out_dir = tmp_path_factory.mktemp("leak")
+    report = leak.run(sim_soc, 512, out_dir, messages=8, keys=3, pairs=4, seed="test-leak", timeout=1200)
+    return report, out_dir
+
+
+def test_every_result_is_right(small_run):
+    report, _ = small_run
+    assert report["wrong_results"] == []
+    assert all(row["wrong_results"] == 0 for row in report["rows"])
+
+
+def test_constant_time_paths_take_exactly_the_same_cycles(small_run):
+    report, _ = small_run
+    constant = [row for row in report["rows"] if row["constant_time"]]
+    assert {(r["impl"], r["op"]) for r in constant} == {
+        (impl, op) for impl in protocol.CONSTANT_TIME_IMPLS for op in protocol.PRIVATE_OPS}
+    leaking = [(r["case"], r["op"], r["impl"], r["min"], r["max"]) for r in constant if r["spread"] != 0]
+    assert leaking == []
+    assert all(r["leak_free"] and r["t"] is None for r in constant)
+    assert report["passed"] and report["failed_rows"] == []
+    leak.check(report)
+
+
+def test_the_sliding_window_is_seen_to_leak(small_run):
+    """The test can see a leak: the window sequencer's time follows the key's exponent."""
+    report, _ = small_run
+    window = [r for r in report["rows"] if r["impl"] == "hw_seq_window" and r["case"] == "keys"
+              and r["op"] in protocol.PRIVATE_OPS]
+    assert len(window) == 2 and all(r["spread"] > 0 and not r["leak_free"] for r in window)
+
+
+def test_report_files(small_run):
+    report, out_dir = small_run
+    data = json.loads((out_dir / "report.json").read_text())
+    assert data == report
+    assert set(data) >= REPORT_FIELDS and all(set(row) >= ROW_FIELDS for row in data["rows"])
+    assert (data["bits"], data["key_count"], data["message_count"]) == (512, 4, 8 + 3 + 8)
+    assert data["measurements"] == data["message_count"] * len(protocol.IMPLS) * len(leak.OPS)
+    assert {(r["case"], r["n"]) for r in data["rows"]} == {("one_key", 8), ("keys", 3), ("fixed_vs_random", 8)}
+    assert data["soc"]["cpu"] == "vexriscv" and data["soc"]["peripheral"]["lanes"] > 0
+    md = (out_dir / "report.md").read_text()
+    assert md == leak.markdown(data)
+    assert md.count("\n| ") == 1 + len(data["rows"])      # header and one line per row
