@@ -3,6 +3,10 @@ in the simulated SoC where every constant-time path must take exactly the same n
 
 import json
 import math
+import stat
+import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -179,6 +183,59 @@ def test_plan_runs_the_slow_row_on_fewer_messages_first():
                                                  ("keys", ""), ("keys", "")]
     assert has_slow == [True] * len(slow) + [False] * (len(jobs) - len(slow))      # the slow jobs first
     assert sum(len(job) for job in jobs) == 19 * len(protocol.IMPLS) * len(leak.OPS) - (19 - 6) * len(leak.SLOW)
+
+
+# ---- the runner, against a stand-in console ----
+
+def _fake_build(tmp_path, mode):
+    """A build whose `model` is tests/sim/fake_console.py in `mode`."""
+    model = tmp_path / f"fake-{mode}"
+    model.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).parent / 'fake_console.py'} {mode}\n")
+    model.chmod(model.stat().st_mode | stat.S_IXUSR)
+    return SimpleNamespace(model=model, gateware_dir=tmp_path,
+                           soc_info={"cpu": "vexriscv", "variant": "fake", "sys_clk_hz": 100_000_000})
+
+
+def _fake_run(tmp_path, mode, **kwargs):
+    progress = tmp_path / "progress.txt"
+    with open(progress, "w") as out:
+        report = leak.run(_fake_build(tmp_path, mode), 512, tmp_path / "leak", messages=6, keys=3, pairs=3,
+                          seed="test-fake", timeout=60, progress=out, **kwargs)
+    return report, progress.read_text()
+
+
+def test_run_on_two_consoles(tmp_path):
+    report, progress = _fake_run(tmp_path, "ok", slow_messages=2)
+    assert report["passed"] and report["simulations"] == 2
+    assert report["measurements"] == 15 * len(protocol.IMPLS) * len(leak.OPS) - (15 - 6) * len(leak.SLOW)
+    assert progress.count("\n") == report["measurements"] and "WRONG" not in progress
+    rows = {(r["case"], r["impl"], r["op"]): r for r in report["rows"]}
+    assert rows[("one_key", "sw", "private")]["n"] == 2 and rows[("one_key", "sw", "private_crt")]["n"] == 6
+    assert rows[("keys", "hw_seq_window", "private")]["spread"] > 0        # the fake's window follows d
+    assert rows[("fixed_vs_random", "hw_seq", "private")]["spread"] == 0
+    assert json.loads((tmp_path / "leak" / "report.json").read_text()) == report
+    leak.check(report)
+
+
+def test_run_finds_a_message_dependent_leak(tmp_path):
+    report, _ = _fake_run(tmp_path, "leak", simulations=1)
+    assert set(report["failed_rows"]) == {f"{case} private hw_seq" for case in leak.CASES}
+    with pytest.raises(ProjectError, match="constant-time rows leak"):
+        leak.check(report)
+
+
+def test_run_reports_a_wrong_result(tmp_path):
+    report, progress = _fake_run(tmp_path, "wrong")
+    assert [(w["case"], w["op"], w["impl"], w["message"]) for w in report["wrong_results"]] == [
+        ("one_key", "private_crt", "hw_cpu", "0x1")]
+    assert "WRONG RESULT" in progress
+    with pytest.raises(ProjectError, match="wrong results, the first in row one_key private_crt hw_cpu"):
+        leak.check(report)
+
+
+def test_run_stops_when_the_firmware_refuses(tmp_path):
+    with pytest.raises(ProjectError, match="refused `time private sw 0`: error=unknown_command"):
+        _fake_run(tmp_path, "refuse")
 
 
 # ---- in the simulated SoC ----
