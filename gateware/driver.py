@@ -131,7 +131,7 @@ class Driver:
 
     async def exp(self, dst, base, exponent, exponent_bits, op=Opcode.EXP_WINDOW):
         """``dst`` (holding the Montgomery one, R mod N) becomes base^exponent in the Montgomery
-        domain; ``base`` and ``exponent`` are slots."""
+        domain; ``base`` and ``exponent`` are slots, ``op`` is EXP_WINDOW, EXP_LADDER or EXP_FIXED."""
         return await self.run(op, dst, base, exponent, exponent_bits)
 
     async def load_modulus(self, n, size, slot=0):

@@ -1,8 +1,20 @@
 """The bus-facing contract of the Montgomery peripheral: the one source of truth.
 
 Everything the LiteX wrapper, the C driver and the tests need to agree on is defined here once:
-the internal word width, the slot counts, the command word layout, the opcodes, the error codes and
-the status bits.  ``c_header(config)`` renders the same facts as a C header for the firmware.
+the internal word width, the slot counts and the hidden slots' plan, the command word layout, the
+opcodes, the error codes and the status bits.  ``c_header(config)`` renders the same facts as a C
+header for the firmware.
+
+The three exponentiations compute dst = a^e in the Montgomery domain from the exponent's low ``arg``
+bits, dst holding R mod N (the Montgomery one) when the command starts:
+
+* EXP_WINDOW: sliding windows of ``WINDOW_BITS`` over a table of odd powers; zero bits are cheaper, so
+  its time depends on the exponent.  The fastest on average, for public exponents.
+* EXP_LADDER: the Montgomery ladder, two products per bit whatever the bit.
+* EXP_FIXED: fixed windows of ``FIXED_WINDOW_BITS``, aligned to bit 0, over the table of every power
+  a^0 .. a^(2^k - 1); every window, a zero digit too, costs k squarings and one product.  Its time
+  depends only on the operand size and ``arg`` (the declared exponent length), never on the
+  exponent's bits, and it needs far fewer products than the ladder: the mode for secret exponents.
 """
 
 from dataclasses import dataclass
@@ -10,9 +22,10 @@ from dataclasses import dataclass
 from amaranth.lib import data, enum
 
 __all__ = [
-    "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "ARG_BITS",
-    "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS", "SHORT_EXPONENT_BITS",
-    "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "Opcode", "ErrorCode", "Command", "Status",
+    "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "SLOT_BITS",
+    "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
+    "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "fixed_table_slot",
+    "Opcode", "ErrorCode", "Command", "Status",
     "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
 ]
 
@@ -21,14 +34,22 @@ __all__ = [
 WORD_BITS = 16
 #: Width of a bus data word.
 BUS_BITS = 32
-#: User-visible operand slots (0 .. NUM_SLOTS-1).
+#: User-visible operand slots (0 .. NUM_SLOTS-1): the only slots a command may name.
 NUM_SLOTS = 16
-#: Slots only the exponentiation sequencer uses (NUM_SLOTS .. NUM_SLOTS+NUM_HIDDEN_SLOTS-1).
-NUM_HIDDEN_SLOTS = 16
+#: Width of a slot field in the command word.  One bit wider than the user slots need, so that a command
+#: naming a slot above them is refused (BAD_SLOT) instead of wrapping onto a user slot.  Fixed: the firmware
+#: packs command words with it.
+SLOT_FIELD_BITS = 5
+#: Window width of EXP_FIXED (chosen with ``gateware.model.exp_cycles``: of 4, 5 and 6 bits, 6 takes the
+#: fewest cycles at 1024- and 2048-bit operands with exponents as long; 5 would at 512 bits).
+FIXED_WINDOW_BITS = 6
+#: Slots only the exponentiation sequencers use (NUM_SLOTS .. TOTAL_SLOTS-1): as many as EXP_FIXED's table
+#: has entries (see the slot plan below).
+NUM_HIDDEN_SLOTS = 2 ** FIXED_WINDOW_BITS
 #: Every slot, user and hidden.
 TOTAL_SLOTS = NUM_SLOTS + NUM_HIDDEN_SLOTS
-#: Width of a slot field in the command word (and of every slot register in the gateware).
-SLOT_FIELD_BITS = (TOTAL_SLOTS - 1).bit_length()
+#: Width of a slot number inside the gateware (any slot, hidden ones too).
+SLOT_BITS = (TOTAL_SLOTS - 1).bit_length()
 #: Width of the command's ``arg`` field: an operand size in W-bit words (SETMOD) or an exponent length in
 #: bits (EXP_*).
 ARG_BITS = 13
@@ -49,7 +70,9 @@ SHORT_EXPONENT_BITS = 24
 
 # Slot plan of the hidden slots.  EXP_WINDOW keeps the odd powers a^3 .. a^(2**WINDOW_BITS - 1) in the
 # hidden slots from NUM_SLOTS up and a^2 (only needed while the table is built) in the last slot; EXP_LADDER
-# keeps its second register R1 in that same last slot (the two never run together).
+# keeps its second register R1 in that same last slot.  EXP_FIXED keeps a^digit in slot NUM_SLOTS + digit
+# for every digit but 1 (the base's own slot), over all the hidden slots.  The three never run together, so
+# their slots may overlap.
 #: Hidden slot holding a^2 while EXP_WINDOW builds its table.
 SQUARE_SLOT = TOTAL_SLOTS - 1
 #: Hidden slot holding the Montgomery ladder's R1.
@@ -62,8 +85,19 @@ def table_slot(digit):
     return NUM_SLOTS - 1 + (digit >> 1)
 
 
+def fixed_table_slot(digit):
+    """Slot of a^digit in EXP_FIXED's table, for a digit other than 1 (a^0 is the Montgomery one; digit 1
+    is the base's own slot and its slot here stays unused, so that the plan is a plain addition).
+    ``digit`` may be an int or an Amaranth value."""
+    return NUM_SLOTS + digit
+
+
 assert table_slot(2 ** WINDOW_BITS - 1) < SQUARE_SLOT, "the window table overlaps the square slot"
-assert TOTAL_SLOTS <= 1 << SLOT_FIELD_BITS
+assert fixed_table_slot(2 ** FIXED_WINDOW_BITS - 1) < TOTAL_SLOTS
+assert NUM_SLOTS <= 1 << (SLOT_FIELD_BITS - 1), "a slot field cannot name a slot past the user slots"
+# The sequencer reads a fixed window from two adjacent words, and finds the top window while it builds the
+# table, which k >= 3 makes long enough (see ``gateware.montmul.sequencer``).
+assert 3 <= FIXED_WINDOW_BITS <= WORD_BITS
 
 
 class Opcode(enum.Enum, shape=4):
@@ -74,6 +108,7 @@ class Opcode(enum.Enum, shape=4):
     MUL        = 4
     EXP_WINDOW = 5
     EXP_LADDER = 6
+    EXP_FIXED  = 7
 
 
 class ErrorCode(enum.Enum, shape=8):
@@ -204,6 +239,7 @@ def c_header(config=PeripheralConfig()):
         f"#define MONTMUL_LANES {config.lanes}",
         f"#define MONTMUL_WINDOW_BITS {WINDOW_BITS}",
         f"#define MONTMUL_SHORT_EXPONENT_BITS {SHORT_EXPONENT_BITS}",
+        f"#define MONTMUL_FIXED_WINDOW_BITS {FIXED_WINDOW_BITS}",
         "",
         "/* Command word fields */",
     ]

@@ -8,13 +8,16 @@ at any size, in a fraction of the time.
 * The schedule: ``mul_cycles``, ``setmod_cycles`` and ``exp_cycles`` give the cycles of a command
   from the strobe that is accepted (counted as 1) to the first cycle ``status.busy`` reads 0
   (exclusive); a NOP takes 1.  An exponentiation is a program of Montgomery products
-  (``exp_program``), built from one sliding-window decomposition (``exponent_windows``); the model
-  both executes that program and counts its cycles.
-* ``PeripheralModel`` is the whole peripheral, one clock edge at a time: the 32 slots as
-  register-file rows, the modulus state, the bus pointers, status, irq and every refusal.
+  (``exp_program``), built from the sliding-window decomposition of the exponent
+  (``exponent_windows``, EXP_WINDOW), its bits (EXP_LADDER) or its fixed windows
+  (``fixed_windows``, EXP_FIXED, whose program depends only on the exponent's declared length
+  except for which table entry each window multiplies by); the model both executes that program
+  and counts its cycles.
+* ``PeripheralModel`` is the whole peripheral, one clock edge at a time: every slot, hidden ones
+  too, as register-file rows, the modulus state, the bus pointers, status, irq and every refusal.
   ``gateware.driver.ModelTransport`` drives it like the RTL.
 
-The operand contract is the RTL's (``gateware/montmul.py``): b < N and a < R = 2^(W*size); outside
+The operand contract is the RTL's (``gateware/montmul/``): b < N and a < R = 2^(W*size); outside
 it the model gives the core's algorithm's value, which the RTL is not checked against.
 """
 
@@ -24,11 +27,12 @@ from functools import lru_cache
 from amaranth.lib import data
 
 from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS,
+                        FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, table_slot, fixed_table_slot,
                         Opcode, ErrorCode, Command, Status, PeripheralConfig)
 
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",
-    "mul_cycles", "setmod_cycles", "exp_cycles", "exponent_windows", "exp_program", "Step",
+    "mul_cycles", "setmod_cycles", "exp_cycles", "exponent_windows", "fixed_windows", "exp_program", "Step",
     "Modulus", "PeripheralModel",
 ]
 
@@ -117,6 +121,15 @@ def exponent_windows(exponent, exponent_bits, width):
         e -= width - zeros
 
 
+def fixed_windows(exponent, exponent_bits, width):
+    """EXP_FIXED's windows over the low ``exponent_bits`` bits of ``exponent``, from the top: the
+    digits of ``width`` bits each that spell it, ceil(exponent_bits / width) of them, the first one
+    short when ``width`` does not divide ``exponent_bits``."""
+    exponent &= (1 << exponent_bits) - 1
+    for low in reversed(range(0, exponent_bits, width)):
+        yield exponent >> low & ((1 << width) - 1)
+
+
 @dataclass(frozen=True)
 class Step:
     """A stretch of an exponentiation: ``overhead`` cycles of the sequencer's own (reading exponent
@@ -126,24 +139,29 @@ class Step:
     products: tuple = ()
 
 
-def _square_slot(config):
-    # the last hidden slot: a^2 for the window table, R1 of the ladder (never both at once)
-    return config.total_slots - 1
-
-
-def _table_slot(digit):
-    # hidden slot of a^digit for odd digit >= 3 (digit 1 is the base's own slot)
-    return NUM_SLOTS - 1 + (digit >> 1)
+def _fixed_program(exponent, exponent_bits, dst, base, width):
+    acc = (dst, dst, dst)
+    table = [(fixed_table_slot(0), dst, dst), (fixed_table_slot(2), base, base)]
+    table += [(fixed_table_slot(digit), fixed_table_slot(digit - 1), base) for digit in range(3, 1 << width)]
+    steps = [Step(0, tuple(table))]
+    for digit in fixed_windows(exponent, exponent_bits, width):
+        # read the window's two words (4 cycles); k squarings but before the first window
+        squares = (acc,) * width if len(steps) > 1 else ()
+        multiply = (dst, dst, base if digit == 1 else fixed_table_slot(digit))
+        steps.append(Step(4, squares + (multiply,)))
+    return steps
 
 
 def exp_program(config, op, exponent, exponent_bits, dst, base):
-    """The steps of EXP_WINDOW or EXP_LADDER on slots ``dst`` (the accumulator, which holds the
-    Montgomery one, R mod N, when the command starts) and ``base``."""
+    """The steps of EXP_WINDOW, EXP_LADDER or EXP_FIXED on slots ``dst`` (the accumulator, which holds
+    the Montgomery one, R mod N, when the command starts) and ``base``."""
     op = Opcode(op)
     exponent &= (1 << exponent_bits) - 1
     acc = (dst, dst, dst)
+    if op is Opcode.EXP_FIXED:
+        return _fixed_program(exponent, exponent_bits, dst, base, FIXED_WINDOW_BITS)
     if op is Opcode.EXP_LADDER:
-        r1 = _square_slot(config)
+        r1 = LADDER_SLOT
         steps = [Step(0, ((r1, base, dst),))]
         for i in reversed(range(exponent_bits)):
             # read the bit (3 cycles); R0 = dst, R1 swap roles with the bit
@@ -157,10 +175,10 @@ def exp_program(config, op, exponent, exponent_bits, dst, base):
     width = 1 if exponent_bits <= SHORT_EXPONENT_BITS else WINDOW_BITS
     steps = []
     if width > 1:
-        square = _square_slot(config)
+        square = SQUARE_SLOT
         table = [(square, base, base)]
         for digit in range(3, 1 << width, 2):
-            table.append((_table_slot(digit), base if digit == 3 else _table_slot(digit - 2), square))
+            table.append((table_slot(digit), base if digit == 3 else table_slot(digit - 2), square))
         steps.append(Step(0, tuple(table)))
     started = False                     # no squaring before the first window
     for length, digit in exponent_windows(exponent, exponent_bits, width):
@@ -170,7 +188,7 @@ def exp_program(config, op, exponent, exponent_bits, dst, base):
             continue
         # read the window (3 per bit), end check and digit (2), end of the squarings (1)
         squares = (acc,) * length if started else ()
-        multiply = (dst, dst, base if digit == 1 else _table_slot(digit))
+        multiply = (dst, dst, base if digit == 1 else table_slot(digit))
         steps.append(Step(3 * width + 3, squares + (multiply,)))
         started = True
     steps.append(Step(1))               # the check that finds no bit left
@@ -183,22 +201,31 @@ def _program_cycles(steps, mul):
 
 def _exp_op(mode):
     if isinstance(mode, str):
-        return {"window": Opcode.EXP_WINDOW, "ladder": Opcode.EXP_LADDER}[mode.lower()]
+        return {"window": Opcode.EXP_WINDOW, "ladder": Opcode.EXP_LADDER, "fixed": Opcode.EXP_FIXED}[mode.lower()]
     return Opcode(mode)
 
 
-def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None):
-    """Cycles of an exponentiation (``mode``: "window", "ladder" or the opcode) at the size of a
-    ``bits``-bit modulus with an ``exponent_bits``-bit exponent (default ``bits``).  ``exponent``
-    defaults to all ones: the most windows, window mode's worst case (the ladder's count does not
-    depend on the value)."""
+def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None, fixed_window_bits=FIXED_WINDOW_BITS):
+    """Cycles of an exponentiation (``mode``: "window", "ladder", "fixed" or the opcode) at the size of
+    a ``bits``-bit modulus with an ``exponent_bits``-bit exponent (default ``bits``).  ``exponent``
+    defaults to all ones: the most windows, window mode's worst case (the counts of the ladder and of
+    fixed windows do not depend on the value).  ``fixed_window_bits`` counts EXP_FIXED with another
+    window width than the peripheral's, to compare widths::
+
+        python -c "from gateware import model, interface as i; c = i.PeripheralConfig(); \
+                   print([model.exp_cycles(c, 1024, 'fixed', fixed_window_bits=k) for k in (4, 5, 6)])"
+    """
     if exponent_bits is None:
         exponent_bits = bits
     if not 1 <= exponent_bits <= WORD_BITS * size_words(bits):
         raise ValueError(f"EXP refuses a {exponent_bits}-bit exponent at the size of a {bits}-bit modulus")
     if exponent is None:
         exponent = (1 << exponent_bits) - 1
-    steps = exp_program(config, _exp_op(mode), exponent, exponent_bits, dst=0, base=1)
+    op = _exp_op(mode)
+    if op is Opcode.EXP_FIXED:
+        steps = _fixed_program(exponent, exponent_bits, dst=0, base=1, width=fixed_window_bits)
+    else:
+        steps = exp_program(config, op, exponent, exponent_bits, dst=0, base=1)
     return _program_cycles(steps, mul_cycles(config, bits))
 
 
@@ -358,7 +385,7 @@ class PeripheralModel:
             if not MIN_WORDS <= arg <= self.config.max_words:
                 return self._refuse(ErrorCode.BAD_SIZE)
             return self._setmod(a, arg)
-        if op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+        if op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None:

@@ -40,7 +40,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
 
-from ..interface import WORD_BITS, SIZE_BITS, SLOT_FIELD_BITS
+from ..interface import WORD_BITS, SIZE_BITS, SLOT_BITS
 from .modulus import ModulusStateSignature
 from .regfile import ReadPortSignature, WritePortSignature, row_address
 from .resolve import lane_signals, resolve_pass
@@ -56,9 +56,9 @@ class ProductSignature(wiring.Signature):
     def __init__(self):
         super().__init__({
             "start": Out(1),
-            "dst":   Out(SLOT_FIELD_BITS),
-            "a":     Out(SLOT_FIELD_BITS),
-            "b":     Out(SLOT_FIELD_BITS),
+            "dst":   Out(SLOT_BITS),
+            "a":     Out(SLOT_BITS),
+            "b":     Out(SLOT_BITS),
             "busy":  In(1),
             "done":  In(1),
         })
@@ -136,9 +136,9 @@ class MontMulCore(wiring.Component):
 
         acc1_lo0 = acc_rd1.data[:W]
 
-        sa = Signal(SLOT_FIELD_BITS)
-        sb = Signal(SLOT_FIELD_BITS)
-        sd = Signal(SLOT_FIELD_BITS)
+        sa = Signal(SLOT_BITS)
+        sb = Signal(SLOT_BITS)
+        sd = Signal(SLOT_BITS)
         rows = mod.rows
         period = Signal(range(max(KM, 2) + 1))
         cnt = Signal(range(KM + 9))

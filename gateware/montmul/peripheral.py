@@ -5,8 +5,8 @@ only wires the components and decides, in the cycle a command is strobed, whethe
 
 * WRITE / READ set the write / read pointer to the first 32-bit word of a slot; ``wdata_stb`` writes a word
   and advances, ``rdata_stb`` advances (``rdata`` follows the read pointer within two cycles).
-* SETMOD goes to the ``ModulusUnit``, MUL straight to the ``MontMulCore``, EXP_WINDOW and EXP_LADDER to
-  the ``ExponentSequencer``, which issues its products to the same core.
+* SETMOD goes to the ``ModulusUnit``, MUL straight to the ``MontMulCore``, EXP_WINDOW, EXP_LADDER and
+  EXP_FIXED to the ``ExponentSequencer``, which issues its products to the same core.
 * ``status`` shows busy (one of them runs), done (the last command completed) and the error code of the
   last refused command or access; ``irq`` pulses for one cycle when a multi-cycle command ends or a
   command is refused.  ``rdata`` is only meaningful while not busy.
@@ -98,7 +98,7 @@ class MontgomeryPeripheral(wiring.Component):
         m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b),
                      modulus.slot.eq(cmd.a), modulus.size.eq(arg),
                      sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
-                     sequencer.bits.eq(arg), sequencer.ladder.eq(op == Opcode.EXP_LADDER)]
+                     sequencer.bits.eq(arg), sequencer.op.eq(cmd.op)]
         with m.If(sequencer.mul.start):
             m.d.comb += [core.ctl.dst.eq(sequencer.mul.dst), core.ctl.a.eq(sequencer.mul.a),
                          core.ctl.b.eq(sequencer.mul.b)]
@@ -170,7 +170,7 @@ class MontgomeryPeripheral(wiring.Component):
                                 accept(False)
                                 m.d.comb += mul_start.eq(1)
                                 m.next = "MUL"
-                        with m.Case(Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+                        with m.Case(Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
                             with m.If(bad_dst | bad_a | bad_b):
                                 refuse(ErrorCode.BAD_SLOT)
                             with m.Elif(~state.valid):

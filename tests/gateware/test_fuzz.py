@@ -96,7 +96,7 @@ def test_random_bus_activity(seed):
                 (_, status), _ = await both(command, Opcode.MUL, slot, a, b)
                 ran["mul"] += status["error"] == 0
             elif choice < 0.8:
-                op = rng.choice([Opcode.EXP_WINDOW, Opcode.EXP_LADDER])
+                op = rng.choice([Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED])
                 a, b = rng.randrange(NUM_SLOTS), rng.randrange(NUM_SLOTS)
                 bits = rng.choice([0, 1, 5, 12, 30, 300])
                 if n is not None and slot < NUM_SLOTS and slot not in (a, b):
@@ -106,6 +106,7 @@ def test_random_bus_activity(seed):
                         continue
                 (_, status), _ = await both(command, op, slot, a, b, bits)
                 ran["exp"] += status["error"] == 0
+                ran[op.name] += status["error"] == 0
             elif choice < 0.85 and n is not None:
                 a, b = rng.randrange(NUM_SLOTS), rng.randrange(NUM_SLOTS)
                 if not in_contract(b):
@@ -114,7 +115,7 @@ def test_random_bus_activity(seed):
                 await both(while_busy, Opcode.MUL, rng.randrange(NUM_SLOTS), a, b, 0, pokes)
                 ran["busy"] += 1
             elif choice < 0.9:
-                await both(command, rng.choice([0, 7, 8, 15]))
+                await both(command, rng.choice([0, 8, 9, 15]))
             else:
                 await both(read, slot, rng.randrange(1, NW + 1), rng.randrange(3))
         for slot in range(NUM_SLOTS):
@@ -123,3 +124,4 @@ def test_random_bus_activity(seed):
 
     ran = simulate(CONFIG, bench)
     assert ran["mul"] >= 10 and ran["exp"] >= 2 and ran["setmod"] >= 2 and ran["busy"] >= 3, ran
+    assert ran["EXP_FIXED"] >= 1, ran

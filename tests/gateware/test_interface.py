@@ -5,9 +5,9 @@ import pytest
 from amaranth.lib import data
 
 from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd, c_header,
-                                 WORD_BITS, NUM_SLOTS, NUM_HIDDEN_SLOTS, TOTAL_SLOTS, SLOT_FIELD_BITS, ARG_BITS,
-                                 SIZE_BITS, EXP_INDEX_BITS, WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, MAX_BITS_DEFAULT,
-                                 table_slot)
+                                 WORD_BITS, NUM_SLOTS, NUM_HIDDEN_SLOTS, TOTAL_SLOTS, SLOT_FIELD_BITS, SLOT_BITS,
+                                 ARG_BITS, SIZE_BITS, EXP_INDEX_BITS, WINDOW_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
+                                 LADDER_SLOT, MAX_BITS_DEFAULT, table_slot, fixed_table_slot)
 
 
 def test_command_layout():
@@ -29,7 +29,8 @@ def test_status_layout():
 
 
 def test_codes():
-    assert [op.value for op in Opcode] == list(range(7))
+    assert [op.value for op in Opcode] == list(range(8))
+    assert Opcode.EXP_FIXED.value == 7
     assert ErrorCode.OVERFLOW.value == 9 and ErrorCode.ALIAS.value == 8
     assert WORD_BITS in (16, 32, 64)
     assert NUM_SLOTS >= 16
@@ -49,14 +50,19 @@ def test_config_validation():
 
 def test_slot_plan_and_widths():
     layout = {name: f.width for name, f in data.Layout.cast(Command)}
-    assert layout["dst"] == layout["a"] == layout["b"] == SLOT_FIELD_BITS
+    assert layout["dst"] == layout["a"] == layout["b"] == SLOT_FIELD_BITS == 5
     assert layout["arg"] == ARG_BITS == SIZE_BITS
-    assert TOTAL_SLOTS == NUM_SLOTS + NUM_HIDDEN_SLOTS <= 1 << SLOT_FIELD_BITS
+    # a command names user slots, and one past them is still a slot number it can carry (BAD_SLOT)
+    assert NUM_SLOTS < 1 << SLOT_FIELD_BITS
+    assert TOTAL_SLOTS == NUM_SLOTS + NUM_HIDDEN_SLOTS <= 1 << SLOT_BITS
     # the window table (odd digits 3 .. 2^K - 1) and the square are distinct hidden slots
     table = [table_slot(digit) for digit in range(3, 1 << WINDOW_BITS, 2)]
     hidden = set(range(NUM_SLOTS, TOTAL_SLOTS))
     assert len(set(table + [SQUARE_SLOT])) == len(table) + 1
     assert set(table + [SQUARE_SLOT, LADDER_SLOT]) <= hidden
+    # the fixed-window table: a distinct hidden slot for every digit but 1 (the base's own slot)
+    fixed = [fixed_table_slot(digit) for digit in range(1 << FIXED_WINDOW_BITS) if digit != 1]
+    assert len(set(fixed)) == len(fixed) == 2 ** FIXED_WINDOW_BITS - 1 and set(fixed) <= hidden
     # a bit index stepped up to WINDOW_BITS below 0 wraps to at least any exponent length (read as 0)
     assert (1 << EXP_INDEX_BITS) - WINDOW_BITS >= 1 << ARG_BITS
     config = PeripheralConfig(max_bits=512, lanes=8)
@@ -71,14 +77,19 @@ def test_c_header_compiles(tmp_path):
     assert "#define MONTMUL_NUM_SLOTS 16" in header
     assert "#define MONTMUL_MAX_BITS 4096" in header
     assert "#define MONTMUL_ERR_OVERFLOW 9" in header
+    assert "#define MONTMUL_OP_EXP_FIXED 7" in header
+    assert f"#define MONTMUL_FIXED_WINDOW_BITS {FIXED_WINDOW_BITS}" in header
+    # the command fields the firmware packs with did not grow with the hidden slots
+    assert "#define MONTMUL_CMD_DST_MASK 0x1fu" in header and "#define MONTMUL_CMD_ARG_SHIFT 19" in header
     (tmp_path / "montmul.h").write_text(header)
     (tmp_path / "main.c").write_text(
         '#include <stdio.h>\n#include "montmul.h"\n'
-        'int main(void) { printf("%u\\n", (unsigned)montmul_cmd(MONTMUL_OP_MUL, 3, 17, 31, 0x1fff)); '
-        'return 0; }\n')
+        'int main(void) { printf("%u %u\\n", (unsigned)montmul_cmd(MONTMUL_OP_MUL, 3, 17, 31, 0x1fff), '
+        '(unsigned)montmul_cmd(MONTMUL_OP_EXP_FIXED, 3, 1, 2, 1024)); return 0; }\n')
     cc = shutil.which("cc") or shutil.which("gcc")
     assert cc, "a host C compiler is needed"
     subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(tmp_path / "main"), str(tmp_path / "main.c")],
                    check=True)
     out = subprocess.run([str(tmp_path / "main")], check=True, capture_output=True, text=True).stdout
-    assert int(out) == pack_cmd(Opcode.MUL, 3, 17, 31, 0x1fff)
+    assert [int(word) for word in out.split()] == [pack_cmd(Opcode.MUL, 3, 17, 31, 0x1fff),
+                                                   pack_cmd(Opcode.EXP_FIXED, 3, 1, 2, 1024)]

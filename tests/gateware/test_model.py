@@ -6,7 +6,8 @@ import random
 import pytest
 
 from gateware import driver, model
-from gateware.interface import WORD_BITS, NUM_SLOTS, MIN_WORDS, Opcode, ErrorCode, PeripheralConfig, bus_words
+from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
+                                PeripheralConfig, bus_words)
 from montmul_harness import twin, mont_ref, mont_exp_ref
 
 SMALL = PeripheralConfig(max_bits=256, lanes=4)
@@ -78,10 +79,17 @@ def exponents(rng, bits):
     return sorted(patterns)
 
 
-@pytest.mark.parametrize("op", [Opcode.EXP_WINDOW, Opcode.EXP_LADDER], ids=["window", "ladder"])
+EXP_OPS = [Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED]
+
+
+@pytest.mark.parametrize("op", EXP_OPS, ids=["window", "ladder", "fixed"])
 def test_exp(op):
-    """Results and cycles of EXP with short (1-bit windows) and long (5-bit windows) exponents."""
+    """Results and cycles of each EXP with short and long exponents (EXP_WINDOW: 1-bit and 5-bit windows;
+    EXP_FIXED: lengths that are and are not multiples of its window), at sizes that fill whole rows or
+    not."""
     cases = [(64, 9), (100, 24), (128, 25), (64, 41), (48, 48)]
+    if op is Opcode.EXP_FIXED:
+        cases = cases[1::2]             # its 2^k - 1 products of table make it slow to simulate
 
     async def scenario(d):
         rng = random.Random(int(op.value))
@@ -103,7 +111,7 @@ def test_exp(op):
         return seen, expected
 
     seen, expected = assert_twins(SMALL, scenario)
-    assert len(seen) > 40
+    assert len(seen) > 7 * len(cases)
     for (bits, ebits, e, cycles, status, result), (cycles_expected, result_expected) in zip(seen, expected):
         assert status == OK
         assert (cycles, result) == (cycles_expected, result_expected), (bits, ebits, hex(e))
@@ -119,7 +127,7 @@ def test_exp_from_other_accumulator():
         n = random_modulus(rng, size * WORD_BITS)
         await d.load_modulus(n, size)
         seen = []
-        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+        for op in EXP_OPS:
             for e, ebits in ((0, 8), (0b1011, 4), (rng.getrandbits(40), 40)):
                 await d.write_slot(5, rng.randrange(n), bus_words(size))
                 await d.write_slot(6, e, bus_words(size))
@@ -135,6 +143,29 @@ def test_exp_cycles_api():
     assert ladder == 1 + model.mul_cycles(SMALL, 64) * (1 + 2 * 64) + 3 * 64
     assert ladder == model.exp_cycles(SMALL, 64, Opcode.EXP_LADDER, exponent=0)
     assert model.exp_cycles(SMALL, 64, "window") > model.exp_cycles(SMALL, 64, "window", exponent=1)
+    k = FIXED_WINDOW_BITS
+    for ebits in (1, k, k + 1, 64):
+        fixed = {model.exp_cycles(SMALL, 64, "fixed", e, ebits) for e in (0, 1, 1 << (ebits - 1), (1 << ebits) - 1)}
+        windows = -(-ebits // k)
+        products = 2 ** k - 1 + windows + k * (windows - 1)
+        assert fixed == {model.exp_cycles(SMALL, 64, Opcode.EXP_FIXED, exponent_bits=ebits)} \
+               == {1 + model.mul_cycles(SMALL, 64) * products + 4 * windows}, ebits
+    # the window width is a parameter, to compare widths: wider windows, a longer table
+    assert model.exp_cycles(SMALL, 64, "fixed", exponent_bits=5, fixed_window_bits=5) \
+           < model.exp_cycles(SMALL, 64, "fixed", exponent_bits=5, fixed_window_bits=6)
+    with pytest.raises(ValueError):
+        model.exp_cycles(SMALL, 64, "fixed", exponent_bits=65)
+
+
+def test_fixed_windows_spell_the_exponent():
+    rng = random.Random(4)
+    for width in (4, 5, 6):
+        for bits in (1, width - 1, width, width + 1, 64, 100):
+            for e in {0, 1, (1 << bits) - 1, 1 << (bits - 1), rng.getrandbits(bits)}:
+                digits = list(model.fixed_windows(e | 1 << bits, bits, width))   # the bit above is ignored
+                assert len(digits) == -(-bits // width) and all(0 <= d < 1 << width for d in digits)
+                assert digits[0] < 1 << (bits - width * (len(digits) - 1))
+                assert sum(d << (width * j) for j, d in enumerate(reversed(digits))) == e
 
 
 @pytest.mark.parametrize("width", [1, 5])
@@ -190,9 +221,9 @@ def test_refusals():
         values[9] &= ~1
         for slot, value in enumerate(values):
             await d.write_slot(slot, value, nw)
-        for op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+        for op in (Opcode.MUL, *EXP_OPS):
             await note(op, 3, 1, 2, 4)                                  # NO_MODULUS
-        for op in (7, 8, 15):
+        for op in (8, 9, 15):
             await note(op)
         await note(Opcode.SETMOD, a=9, arg=size)                        # EVEN_MODULUS
         await note(Opcode.MUL, 3, 1, 2)                                 # still NO_MODULUS
@@ -204,9 +235,9 @@ def test_refusals():
         await note(Opcode.SETMOD, a=0, arg=size)
         await note(Opcode.NOP)
         for dst, a, b in ((NUM_SLOTS, 1, 2), (3, NUM_SLOTS + 3, 2), (3, 1, 31)):
-            for op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            for op in (Opcode.MUL, *EXP_OPS):
                 await note(op, dst, a, b, 3)                            # BAD_SLOT
-        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+        for op in EXP_OPS:
             for dst, a, b, arg in ((3, 3, 2, 4), (3, 1, 3, 4), (3, 1, 2, 0), (3, 1, 2, size * WORD_BITS + 1)):
                 await note(op, dst, a, b, arg)                          # ALIAS, BAD_EXP_BITS
         await note(Opcode.SETMOD, a=9, arg=size)                        # even after a good one: kept

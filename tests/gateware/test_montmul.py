@@ -4,7 +4,9 @@ import random
 
 import pytest
 
-from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, Opcode, ErrorCode, PeripheralConfig, bus_words)
+from gateware import model
+from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
+                                PeripheralConfig, bus_words)
 from montmul_harness import simulate, mont_ref, mont_textbook, mont_exp_ref
 
 SMALL = PeripheralConfig(max_bits=256, lanes=4)       # 16 words, 4 rows per slot
@@ -204,7 +206,8 @@ def test_errors_leave_operands_intact():
         await refused(Opcode.MUL, 3, 1, 2, code=E.NO_MODULUS)
         await refused(Opcode.EXP_WINDOW, 3, 1, 2, 4, code=E.NO_MODULUS)
         await refused(Opcode.EXP_LADDER, 3, 1, 2, 4, code=E.NO_MODULUS)
-        await refused(7, code=E.BAD_OPCODE)
+        await refused(Opcode.EXP_FIXED, 3, 1, 2, 4, code=E.NO_MODULUS)
+        await refused(8, code=E.BAD_OPCODE)
         await refused(15, code=E.BAD_OPCODE)
         values[9] = values[9] & ~1
         await d.write_slot(9, values[9], nw)
@@ -221,7 +224,8 @@ def test_errors_leave_operands_intact():
         for dst, a, b in [(NUM_SLOTS, 1, 2), (3, NUM_SLOTS + 3, 2), (3, 1, 31)]:
             await refused(Opcode.MUL, dst, a, b, code=E.BAD_SLOT)
             await refused(Opcode.EXP_WINDOW, dst, a, b, 3, code=E.BAD_SLOT)
-        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+            await refused(Opcode.EXP_FIXED, dst, a, b, 3, code=E.BAD_SLOT)
+        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
             await refused(op, 3, 3, 2, 4, code=E.ALIAS)
             await refused(op, 3, 1, 3, 4, code=E.ALIAS)
             await refused(op, 3, 1, 2, 0, code=E.BAD_EXP_BITS)
@@ -339,7 +343,8 @@ async def check_exp(d, n, size, a, e, bits, mode, dst=3, sa=1, sb=2):
     return cycles
 
 
-@pytest.mark.parametrize("mode", [Opcode.EXP_WINDOW, Opcode.EXP_LADDER], ids=["window", "ladder"])
+@pytest.mark.parametrize("mode", [Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED],
+                         ids=["window", "ladder", "fixed"])
 def test_exp_small_exponents(mode):
     rng = random.Random(8)
     size = 6
@@ -374,6 +379,42 @@ def test_ladder_is_constant_time():
         assert len(window) > 1, "window mode skips zero digits (documented)"
 
     simulate(SMALL, tb)
+
+
+def test_exp_fixed_against_pow():
+    """EXP_FIXED at sizes that fill whole rows or not, with declared lengths of 1, k and k + 1 bits, lengths
+    that k does not divide and the whole size; the slot's bits above the declared length are ignored."""
+    rng = random.Random(10)
+    k = FIXED_WINDOW_BITS
+
+    async def tb(d):
+        for size, lengths in ((5, (1, k, k + 1, 2 * k + 5, 5 * WORD_BITS)), (8, (3 * k, 8 * WORD_BITS - 3))):
+            n = random_modulus(rng, size * WORD_BITS - 2)
+            await load_modulus(d, n, size)
+            for bits in lengths:
+                e = rng.getrandbits(size * WORD_BITS) | 1 << (bits - 1)
+                await check_exp(d, n, size, rng.randrange(n), e, bits, Opcode.EXP_FIXED)
+
+    simulate(SMALL, tb)
+
+
+@pytest.mark.parametrize("bits", [2 * FIXED_WINDOW_BITS + 1, 5 * WORD_BITS])
+def test_fixed_is_constant_time(bits):
+    """EXP_FIXED takes the same cycles, the model's, for every exponent of one declared length: no bit set,
+    all set, only the top or the bottom one, random ones, and junk above the declared length."""
+    rng = random.Random(bits)
+    size = 5
+
+    async def tb(d):
+        n = random_modulus(rng, size * WORD_BITS)
+        await load_modulus(d, n, size)
+        a = rng.randrange(n)
+        junk = rng.getrandbits(size * WORD_BITS) >> bits << bits
+        exponents = [0, (1 << bits) - 1, 1 << (bits - 1), 1, rng.getrandbits(bits), junk | rng.getrandbits(bits)]
+        return {await check_exp(d, n, size, a, e, bits, Opcode.EXP_FIXED) for e in exponents}
+
+    cycles = simulate(SMALL, tb)
+    assert cycles == {model.exp_cycles(SMALL, size * WORD_BITS, Opcode.EXP_FIXED, exponent_bits=bits)}
 
 
 @pytest.mark.slow

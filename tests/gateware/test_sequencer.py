@@ -8,8 +8,8 @@ from amaranth import Elaboratable, Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from gateware.interface import (WORD_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS, SQUARE_SLOT, LADDER_SLOT, table_slot,
-                                PeripheralConfig)
+from gateware.interface import (WORD_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
+                                LADDER_SLOT, table_slot, fixed_table_slot, Opcode, PeripheralConfig)
 from gateware.montmul.regfile import RegisterFile
 from gateware.montmul.sequencer import ExponentSequencer
 import regfile_access
@@ -60,6 +60,28 @@ def ladder_products(e, bits):
     return products
 
 
+def fixed_products(e, bits):
+    """The products of EXP_FIXED: the whole table, then per window (the top one first) k squarings
+    (none for the top one) and the product by the table entry of its digit."""
+    k = FIXED_WINDOW_BITS
+    entry = {0: fixed_table_slot(0), 1: BASE}
+    products = [(fixed_table_slot(0), DST, DST), (fixed_table_slot(2), BASE, BASE)]
+    for digit in range(2, 1 << k):
+        entry[digit] = fixed_table_slot(digit)
+        if digit > 2:
+            products.append((entry[digit], entry[digit - 1], BASE))
+    windows = -(-bits // k)
+    for j in reversed(range(windows)):
+        digit = (e & ((1 << bits) - 1)) >> (j * k) & ((1 << k) - 1)
+        if j != windows - 1:
+            products += [(DST, DST, DST)] * k
+        products.append((DST, DST, entry[digit]))
+    return products
+
+
+PRODUCTS = {Opcode.EXP_WINDOW: window_products, Opcode.EXP_LADDER: ladder_products, Opcode.EXP_FIXED: fixed_products}
+
+
 class SequencerBench(Elaboratable):
     def __init__(self, config):
         self.regfile = RegisterFile(config)
@@ -74,7 +96,7 @@ class SequencerBench(Elaboratable):
 
 
 def run_exponentiations(cases, latency):
-    """cases: [(ladder, e, bits)]; each runs with dst = R mod n, base = a.  A stand-in core answers every
+    """cases: [(op, e, bits)]; each runs with dst = R mod n, base = a.  A stand-in core answers every
     product request ``latency`` cycles later.  Returns [(slots[DST], products, cycles)]."""
     bench = SequencerBench(CONFIG)
     rf, seq = bench.regfile, bench.sequencer
@@ -84,13 +106,13 @@ def run_exponentiations(cases, latency):
     results = []
 
     async def tb(ctx):
-        for ladder, e, bits in cases:
+        for op, e, bits in cases:
             # only the exponent's slot lives in the register file: the products act on Python values
             junk = rng.getrandbits(CONFIG.max_bits) >> bits << bits
             await regfile_access.write_slot(ctx, rf, CONFIG, EXPONENT, e | junk)
             slots = {BASE: a, DST: (1 << (W * SIZE)) % n}
             products = []
-            ctx.set(seq.ladder, ladder)
+            ctx.set(seq.op, op)
             ctx.set(seq.dst, DST)
             ctx.set(seq.base, BASE)
             ctx.set(seq.exponent, EXPONENT)
@@ -138,22 +160,40 @@ def exponents(rng, bits):
     return {every, top, top | 1, (top | 0b1000001) & every, rng.getrandbits(bits) | top, rng.getrandbits(bits)}
 
 
-@pytest.mark.parametrize("ladder", [False, True], ids=["window", "ladder"])
-def test_exponentiation_products(ladder):
+@pytest.mark.parametrize("op", [Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED],
+                         ids=["window", "ladder", "fixed"])
+def test_exponentiation_products(op):
     rng = random.Random(11)
-    cases = [(ladder, e, bits) for bits in (1, 2, 17, 24, 25, 40) for e in sorted(exponents(rng, bits))]
-    cases += [(ladder, 0, 9), (ladder, 65537, 17), (ladder, rng.getrandbits(256), 256)]
+    k = FIXED_WINDOW_BITS
+    lengths = (1, 2, 17, 24, 25, 40) if op is not Opcode.EXP_FIXED else (1, 2, k - 1, k, k + 1, 2 * k + 1, 40)
+    cases = [(op, e, bits) for bits in lengths for e in sorted(exponents(rng, bits))]
+    cases += [(op, 0, 9), (op, 65537, 17), (op, rng.getrandbits(256), 256)]
     n, a, results = run_exponentiations(cases, latency=3)
     r = 1 << (W * SIZE)
     for (_, e, bits), (value, products, cycles) in zip(cases, results, strict=True):
         assert value == pow(a, e, n) * pow(r, 1 - e, n) % n, (e, bits)
-        assert products == (ladder_products if ladder else window_products)(e, bits), (e, bits)
+        assert products == PRODUCTS[op](e, bits), (e, bits)
 
 
 def test_ladder_time_does_not_depend_on_the_exponent():
     rng = random.Random(12)
     bits = 30
-    cases = [(True, e, bits) for e in (0, (1 << bits) - 1, 1 << (bits - 1), 0x15555555, rng.getrandbits(bits))]
+    cases = [(Opcode.EXP_LADDER, e, bits)
+             for e in (0, (1 << bits) - 1, 1 << (bits - 1), 0x15555555, rng.getrandbits(bits))]
     _, _, results = run_exponentiations(cases, latency=5)
     # per bit: read it (3 cycles), two products (issue cycle + latency + wait); plus the R1 product
     assert {cycles for _, _, cycles in results} == {1 + (5 + 1) + bits * (3 + 2 * (5 + 1))}
+
+
+@pytest.mark.parametrize("bits", [1, FIXED_WINDOW_BITS, 3 * FIXED_WINDOW_BITS + 2])
+def test_fixed_time_does_not_depend_on_the_exponent(bits):
+    """Whatever the bits (junk above the declared length included), the same cycles: the table, then
+    per window its reading (4 cycles), k squarings but for the top window, the product by its entry."""
+    rng = random.Random(13 + bits)
+    top, every = 1 << (bits - 1), (1 << bits) - 1
+    cases = [(Opcode.EXP_FIXED, e, bits) for e in (0, every, top, 1, rng.getrandbits(bits))]
+    _, _, results = run_exponentiations(cases, latency=5)
+    k = FIXED_WINDOW_BITS
+    windows = -(-bits // k)
+    products = (2 ** k - 1) + windows + k * (windows - 1)
+    assert {cycles for _, _, cycles in results} == {1 + products * (5 + 1) + 4 * windows}

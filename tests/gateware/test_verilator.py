@@ -80,7 +80,7 @@ def test_mul_reduces_double_width_value(dut):
 
 @pytest.mark.parametrize("index", range(10))
 def test_pkcs1_oaep_raw_rsa(dut, index):
-    """c^d mod n with the private exponent (both EXP modes, and CRT halves), then back with e."""
+    """c^d mod n with the private exponent (the EXP modes, and CRT halves), then back with e."""
     key = oaep_keys()[index]
     n, e, d = key["n"], key["e"], key["d"]
     size = -(-n.bit_length() // WORD_BITS)
@@ -95,6 +95,10 @@ def test_pkcs1_oaep_raw_rsa(dut, index):
     psize = -(-p.bit_length() // WORD_BITS)
     setmod(dut, p, psize)
     assert mod_exp(dut, c % p, dp, p, psize, Opcode.EXP_LADDER) == pow(c % p, dp, p)
+    q, dq = key["q"], key["dq"]
+    qsize = -(-q.bit_length() // WORD_BITS)
+    setmod(dut, q, qsize)
+    assert mod_exp(dut, c % q, dq, q, qsize, Opcode.EXP_FIXED) == pow(c % q, dq, q)
 
 
 def test_agrees_with_model():
@@ -117,7 +121,8 @@ def test_agrees_with_model():
         await d.write_slot(3, (1 << (WORD_BITS * size)) % n, nw)
         for op, fields in [(Opcode.MUL, (5, 1, 2, 0)), (Opcode.EXP_WINDOW, (3, 1, 3, 8)),
                            (Opcode.EXP_LADDER, (3, 1, 2, 2000)), (Opcode.EXP_WINDOW, (3, 1, 4, 100)),
-                           (Opcode.EXP_LADDER, (6, 1, 4, 30))]:
+                           (Opcode.EXP_LADDER, (6, 1, 4, 30)), (Opcode.EXP_FIXED, (6, 1, 4, 50)),
+                           (Opcode.EXP_FIXED, (6, 1, 6, 50))]:
             seen.append((await d.run(op, *fields), d.irqs))
         await d.strobe_cmd(Opcode.MUL, 7, 1, 2)
         for delay, port in ((0, "cmd"), (5, "wdata"), (30, "rdata")):
@@ -161,7 +166,7 @@ def test_default_config_rsa_2048():
         assert n.bit_length() == 2048
         setmod(dut, n, 128)
         c = key["ciphertexts"][0]
-        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER):
+        for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
             m = mod_exp(dut, c, d, n, 128, op, config)
             assert m == pow(c, d, n)
         assert mod_exp(dut, m, e, n, 128, Opcode.EXP_WINDOW, config) == c
