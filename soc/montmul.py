@@ -14,13 +14,29 @@ and instantiated as a black box. Register map (generated into `csr.h`, never cop
 import functools
 from pathlib import Path
 
+from amaranth.lib import data
 from migen import Instance, ClockSignal, ResetSignal, Signal
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourcePulse
 
-from gateware.interface import ErrorCode, PeripheralConfig
+from gateware.interface import Command, ErrorCode, Status, PeripheralConfig
+
+# Field positions come from the interface's layouts, never from numbers written here.
+_COMMAND = data.Layout.cast(Command)
+_STATUS = data.Layout.cast(Status)
+
+
+def _status_bits(word, name):
+    """Field ``name`` of the status word ``word`` (a Migen signal)."""
+    field = _STATUS[name]
+    return word[field.offset:field.offset + field.width]
+
+
+def _status_csr_field(name, description=None, csr_name=None):
+    field = _STATUS[name]
+    return CSRField(csr_name or name, size=field.width, offset=field.offset, description=description)
 
 
 @functools.lru_cache(maxsize=4)
@@ -33,18 +49,18 @@ def _verilog(config, name):
 class MontgomeryCSR(LiteXModule):
     def __init__(self, platform, config=None, name="montmul"):
         self.config = config = config or PeripheralConfig()
-        self.cmd = CSRStorage(32, description="Command word; writing it issues the command "
-                                              "(op [3:0], dst [8:4], a [13:9], b [18:14], arg [31:19]).")
+        layout = ", ".join(f"{name} [{f.offset + f.width - 1}:{f.offset}]" for name, f in _COMMAND)
+        self.cmd = CSRStorage(32, description=f"Command word; writing it issues the command ({layout}).")
         self.wdata = CSRStorage(32, description="Operand data in: the next 32-bit word of the slot "
                                                 "selected by the last WRITE command (least significant first).")
         self.rdata = CSRStatus(32, description="Operand data out: the current 32-bit word of the slot "
                                                "selected by the last READ command; reading advances to the next.")
         errors = ", ".join(f"{e.value} {e.name}" for e in ErrorCode)
         self.status = CSRStatus(fields=[
-            CSRField("busy", size=1, description="A command is running."),
-            CSRField("done", size=1, description="The last command completed successfully."),
-            CSRField("reserved", size=6),
-            CSRField("error", size=8, description=f"Why the last command or data access was refused: {errors}."),
+            _status_csr_field("busy", "A command is running."),
+            _status_csr_field("done", "The last command completed successfully."),
+            _status_csr_field("_rsv0", csr_name="reserved"),
+            _status_csr_field("error", f"Why the last command or data access was refused: {errors}."),
         ], description="Peripheral status.")
         self.ev = EventManager()
         self.ev.done = EventSourcePulse(description="A command finished or was refused.")
@@ -66,14 +82,11 @@ class MontgomeryCSR(LiteXModule):
             o_status    = status,
             o_irq       = irq,
         )
-        self.comb += [
-            self.status.fields.busy.eq(status[0]),
-            self.status.fields.done.eq(status[1]),
-            self.status.fields.error.eq(status[8:16]),
-            self.ev.done.trigger.eq(irq),
-        ]
+        self.comb += [getattr(self.status.fields, name).eq(_status_bits(status, name))
+                      for name in ("busy", "done", "error")]
+        self.comb += self.ev.done.trigger.eq(irq)
         self.busy = Signal()
-        self.comb += self.busy.eq(status[0])
+        self.comb += self.busy.eq(_status_bits(status, "busy"))
         self._platform, self._name = platform, name
 
     def do_finalize(self):
