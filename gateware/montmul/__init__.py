@@ -8,7 +8,8 @@
 ``core``            ``MontMulCore``: one product a*b*R^-1 mod N (lanes, quotient head, schedule).
 ``resolve``         the core's final pass: resolving the redundant accumulator, comparing with N.
 ``modulus``         ``ModulusUnit``: SETMOD (odd check, n', Q, the copy of N) and the modulus state.
-``sequencer``       ``ExponentSequencer``: EXP_WINDOW and EXP_LADDER as sequences of products.
+``sequencer``       ``ExponentSequencer``: EXP_WINDOW, EXP_LADDER and EXP_FIXED as sequences of
+                    products.
 ==================  ===========================================================================
 
 The contract (widths, slots, opcodes, errors) is ``gateware.interface``.

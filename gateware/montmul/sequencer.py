@@ -49,8 +49,8 @@ class ExponentSequencer(wiring.Component):
 
     ``start`` (one cycle, the operands already checked by the caller: ``dst`` differs from ``base`` and
     ``exponent``, 1 <= ``bits`` <= size*W) begins the exponentiation ``op`` (one of the three EXP
-    opcodes); ``busy`` is high until the cycle in which ``done`` pulses.  Products go to the core through ``mul``; exponent
-    bits are read through ``read``."""
+    opcodes); ``busy`` is high until the cycle in which ``done`` pulses.  Products go to the core
+    through ``mul``; exponent bits are read through ``read``."""
 
     def __init__(self, config):
         self.config = config
@@ -279,6 +279,8 @@ class ExponentSequencer(wiring.Component):
                     m.next = "EF_TABLE"
 
             # ---- EXP_FIXED: the windows, from the top ----
+            # The word above the one holding bit ``low`` may lie past the exponent's slot: it is then a row
+            # of the next slot, and only bits at or above ``bits`` come from it, which read as 0.
             with m.State("EF_WINDOW"):
                 with m.If(~seek):                   # always over by now (see the module docstring)
                     exp_bit_read(low + W)

@@ -145,7 +145,8 @@ def test_exp_cycles_api():
     assert model.exp_cycles(SMALL, 64, "window") > model.exp_cycles(SMALL, 64, "window", exponent=1)
     k = FIXED_WINDOW_BITS
     for ebits in (1, k, k + 1, 64):
-        fixed = {model.exp_cycles(SMALL, 64, "fixed", e, ebits) for e in (0, 1, 1 << (ebits - 1), (1 << ebits) - 1)}
+        patterns = (0, 1, 1 << (ebits - 1), (1 << ebits) - 1)
+        fixed = {model.exp_cycles(SMALL, 64, "fixed", e, ebits) for e in patterns}
         windows = -(-ebits // k)
         products = 2 ** k - 1 + windows + k * (windows - 1)
         assert fixed == {model.exp_cycles(SMALL, 64, Opcode.EXP_FIXED, exponent_bits=ebits)} \

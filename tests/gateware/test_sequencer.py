@@ -79,7 +79,8 @@ def fixed_products(e, bits):
     return products
 
 
-PRODUCTS = {Opcode.EXP_WINDOW: window_products, Opcode.EXP_LADDER: ladder_products, Opcode.EXP_FIXED: fixed_products}
+PRODUCTS = {Opcode.EXP_WINDOW: window_products, Opcode.EXP_LADDER: ladder_products,
+            Opcode.EXP_FIXED: fixed_products}
 
 
 class SequencerBench(Elaboratable):
