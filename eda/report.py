@@ -29,7 +29,7 @@ DEFAULT_BUILD = REPO / "build" / "gateware"
 
 MUL_BITS = (512, 1024, 1536, 2048, 3072, 4096)
 EXP_BITS = 2048
-EXP_MODES = ("window", "ladder")
+EXP_MODES = ("window", "fixed", "ladder")
 
 #: The issue's targets: cycle counts and resources are upper bounds.
 TARGETS = {
