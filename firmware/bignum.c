@@ -627,9 +627,12 @@ int mont_init(mont_ctx *ctx, const uint32_t *n, unsigned words)
 
 	if (words == 0 || words > BN_MAX_WORDS || (n[0] & 1) == 0)
 		return -1;
+	static uint32_t next_id;
+
 	bn_wipe(ctx, sizeof(*ctx));
 	bn_copy(ctx->n, n, words);
 	ctx->words = words;
+	ctx->id = ++next_id ? next_id : ++next_id;   /* never 0, which means "none" */
 
 	/* Newton iteration for n^-1 mod 2^32: n is its own inverse mod 8, each step doubles the bits. */
 	x = n[0];

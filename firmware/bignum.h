@@ -44,6 +44,8 @@ typedef struct {
 	uint32_t one[BN_MAX_WORDS]; /* R mod n (Montgomery form of 1) */
 	uint32_t n0inv;             /* -n^-1 mod 2^32 */
 	unsigned words;             /* limbs in use */
+	uint32_t id;                /* different for every mont_init: who loaded a modulus can tell it is
+	                               still the same one (the peripheral backend keeps it loaded) */
 } mont_ctx;
 
 /* ---- Plain big-number helpers (variable length, no modulus) ---- */

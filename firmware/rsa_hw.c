@@ -28,14 +28,42 @@ enum exp_kind { EXP_CPU, EXP_SEQ_FIXED, EXP_SEQ_WINDOW };
 
 unsigned rsa_hw_error;
 
-#define TRY(x) do { unsigned err_ = (x); if (err_) { rsa_hw_error = err_; return RSA_ERR_HW; } } while (0)
-
 static const uint32_t unit_limb = 1;
+
+/* What the peripheral holds from earlier calls (public facts only: which context, not its value).
+   loaded_id: the mont_ctx id whose modulus is in S_N and set (0: none); unit_limbs: S_UNIT holds 1
+   followed by zeros up to this many limbs (right at any size up to it). Both are cleared when a
+   command fails, and by rsa_hw_forget. */
+static uint32_t loaded_id;
+static unsigned unit_limbs;
+
+void rsa_hw_forget(void)
+{
+	loaded_id = 0;
+	unit_limbs = 0;
+}
+
+/* Runs a driver call; a refused command is reported as RSA_ERR_HW with its code in rsa_hw_error. */
+#define TRY(x) do { unsigned err_ = (x); if (err_) { rsa_hw_error = err_; rsa_hw_forget(); \
+                                              return RSA_ERR_HW; } } while (0)
 
 static int load_modulus(const mont_ctx *m)
 {
+	if (loaded_id == m->id && m->id != 0)
+		return RSA_OK;
+	loaded_id = 0;
 	TRY(mm_load(S_N, m->n, m->words, m->words));
 	TRY(mm_setmod(S_N, m->words));
+	loaded_id = m->id;
+	return RSA_OK;
+}
+
+static int load_unit(unsigned limbs)
+{
+	if (unit_limbs < limbs) {
+		TRY(mm_load(S_UNIT, &unit_limb, 1, limbs));
+		unit_limbs = limbs;
+	}
 	return RSA_OK;
 }
 
@@ -110,9 +138,8 @@ static int hw_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const ui
 	unsigned base_slot = kind == EXP_CPU && secret ? S_T0 + 1 : S_T0;
 	int err = load_modulus(m);
 
-	if (err)
+	if (err || (err = load_unit(w)))
 		return err;
-	TRY(mm_load(S_UNIT, &unit_limb, 1, w));
 	TRY(mm_load(S_IN, base, w, w));
 	TRY(mm_load(S_RR, m->rr, w, w));
 	TRY(mm_load(S_ACC, m->one, w, w));
@@ -161,9 +188,10 @@ int hw_mul_cycles(const mont_ctx *m, uint32_t *cpu_cycles, uint32_t *seq_cycles)
 	static const uint32_t exponent[2] = { 0x9e3779b9u, 0x7f4a7c15u };
 	unsigned w = m->words, i;
 	uint64_t t0, t1;
+	int err = load_modulus(m);
 
-	TRY(mm_load(S_N, m->n, w, w));
-	TRY(mm_setmod(S_N, w));
+	if (err)
+		return err;
 	TRY(mm_load(S_ACC, m->one, w, w));
 	TRY(mm_load(S_T0, m->rr, w, w));
 	TRY(mm_load(S_EXP, exponent, 2, 2));

@@ -15,9 +15,14 @@
    function returned RSA_ERR_HW. */
 extern unsigned rsa_hw_error;
 
+/* Within an operation the backends load a modulus once for consecutive calls on it, and the unit
+   operand once; this makes the next call load everything again (the benchmark starts each timed
+   operation from nothing loaded, so no figure depends on what ran before it). */
+void rsa_hw_forget(void);
+
 /* Average cycles of one MUL issued by the CPU (command write + wait), and of one product inside the
-   sequencer (an EXP_LADDER of known length divided by its 2*ebits products), at m's size. 0 or a
-   peripheral error code. */
+   sequencer (an EXP_LADDER of known length divided by its 2*ebits products), at m's size. 0 or
+   RSA_ERR_HW. */
 int hw_mul_cycles(const mont_ctx *m, uint32_t *cpu_cycles, uint32_t *seq_cycles);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include "console.h"
 #include "cycles.h"
+#include "rsa_hw.h"
 #include "rsa_impls.h"
 
 const struct rsa_op rsa_ops[] = {
@@ -40,7 +41,10 @@ const struct rsa_impl *rsa_impl_find(const char *name)
 uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const rsa_key *k, const rsa_ctx *c,
                    uint32_t *out, const uint32_t *in, int *err)
 {
-	timed_region t = timed_start();
+	timed_region t;
+
+	rsa_hw_forget();
+	t = timed_start();
 	*err = op->run(impl->backend, k, c, out, in);
 	return timed_stop(t);
 }

@@ -20,7 +20,8 @@ extern const struct rsa_impl rsa_impls[];
 const struct rsa_op *rsa_op_find(const char *name);
 const struct rsa_impl *rsa_impl_find(const char *name);
 
-/* out = op(in) on impl, timed with interrupts masked and caches invalidated; *err gets its result. */
+/* out = op(in) on impl, timed with interrupts masked, caches invalidated and nothing loaded in the
+   peripheral (rsa_hw_forget); *err gets its result. */
 uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const rsa_key *k, const rsa_ctx *c,
                    uint32_t *out, const uint32_t *in, int *err);
 

@@ -30,7 +30,7 @@ HalfLimbs = ctypes.c_uint32 * HALF
 
 class MontCtx(ctypes.Structure):
     _fields_ = [("n", Limbs), ("rr", Limbs), ("one", Limbs),
-                ("n0inv", ctypes.c_uint32), ("words", ctypes.c_uint)]
+                ("n0inv", ctypes.c_uint32), ("words", ctypes.c_uint), ("id", ctypes.c_uint32)]
 
 
 class RsaKey(ctypes.Structure):

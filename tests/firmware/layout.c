@@ -12,7 +12,7 @@ struct layout_entry { const char *name; size_t offset, size; };
 const struct layout_entry test_layout[] = {
 	STRUCT(mont_ctx),
 	FIELD(mont_ctx, n), FIELD(mont_ctx, rr), FIELD(mont_ctx, one), FIELD(mont_ctx, n0inv),
-	FIELD(mont_ctx, words),
+	FIELD(mont_ctx, words), FIELD(mont_ctx, id),
 	STRUCT(rsa_key),
 	FIELD(rsa_key, bits), FIELD(rsa_key, n), FIELD(rsa_key, e), FIELD(rsa_key, d), FIELD(rsa_key, p),
 	FIELD(rsa_key, q), FIELD(rsa_key, dp), FIELD(rsa_key, dq), FIELD(rsa_key, qinv), FIELD(rsa_key, has_crt),

@@ -295,7 +295,7 @@ def test_ctypes_mirrors_follow_the_c_layout(bn):
 
     class StaleMontCtx(ctypes.Structure):           # `words` before `n0inv`: same size, wrong offsets
         _fields_ = [(name, kind) for name, kind in MontCtx._fields_[:3]] + [
-            ("words", ctypes.c_uint), ("n0inv", ctypes.c_uint32)]
+            ("words", ctypes.c_uint), ("n0inv", ctypes.c_uint32), ("id", ctypes.c_uint32)]
 
     c = c_layout(bn.lib)
     assert layout_mismatches(c, mirror_layout()) == {}
