@@ -27,8 +27,9 @@ from litex.soc.cores.clock import S7PLL
 
 from litex_boards.platforms import tul_pynq_z2 as _stock
 
-from common.errors import reports_errors
+from common.errors import ProjectError, reports_errors
 from common.paths import BUILD_DIR
+from gateware.interface import PeripheralConfig
 from soc import config
 from soc.soc import RSABenchSoC
 
@@ -252,9 +253,20 @@ def argument_parser(prog=None):
                                help="Tool for --load (auto: vivado if installed, else openFPGALoader).")
     parser.add_target_argument("--report", action="store_true",
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
+    parser.add_target_argument("--montmul-lanes", default=PeripheralConfig().lanes, type=int, metavar="N",
+                               help="Multiplier lanes of the Montgomery peripheral (a power of two, at least 4; "
+                                    "2 DSP48E1 each; `python -m gateware --sweep` compares them).")
     parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=config.CPU_VARIANT,
                         output_dir=str(BUILD_DIR / "pynq_z2"))
     return parser
+
+
+def peripheral_config(args):
+    """The Montgomery peripheral's configuration from the parsed options; ProjectError if invalid."""
+    try:
+        return PeripheralConfig(lanes=args.montmul_lanes)
+    except ValueError as error:
+        raise ProjectError(f"--montmul-lanes {args.montmul_lanes}: {error}") from None
 
 
 @reports_errors
@@ -266,13 +278,15 @@ def main(argv=None, prog=None):
     if args.cpu_type != config.CPU_TYPE:
         parser.error(f"this SoC is built around {config.CPU_TYPE} (soc/config.py)")
 
+    montmul_config = peripheral_config(args)
     soc_kwargs = {k: v for k, v in parser.soc_argdict.items() if k not in _FIXED_SOC_ARGS}
     if args.uart_name != "serial":      # an explicit --uart-name wins over --uart
         soc_kwargs["uart_name"] = args.uart_name
 
     def make_soc(rom_init=None):
         return BaseSoC(toolchain=args.toolchain, sys_clk_freq=args.sys_clk_freq, uart=args.uart,
-                       cpu_variant=args.cpu_variant or config.CPU_VARIANT, rom_init=rom_init, **soc_kwargs)
+                       cpu_variant=args.cpu_variant or config.CPU_VARIANT, montmul_config=montmul_config,
+                       rom_init=rom_init, **soc_kwargs)
 
     board_build.run(
         make_soc,

@@ -1,0 +1,55 @@
+"""`python -m soc --board pynq_z2 --montmul-lanes N`: the option reaches the SoC's peripheral and the
+firmware's generated header, and a bad N is one error line. The board flow itself is stood in for
+(it is run for real in test_pynq_z2_build.py)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from gateware.interface import PeripheralConfig
+from soc import board_build, firmware
+import soc.__main__ as soc_main
+
+from board_runs import ROOT
+
+
+@pytest.fixture
+def flow(monkeypatch):
+    """What `board_build.run` was called with, instead of running it."""
+    calls = []
+    monkeypatch.setattr(board_build, "run", lambda make_soc, **kwargs: calls.append((make_soc, kwargs)))
+    return calls
+
+
+@pytest.mark.parametrize("argv, lanes", [([], PeripheralConfig().lanes), (["--montmul-lanes", "16"], 16),
+                                         (["--montmul-lanes", "4", "--report"], 4)])
+def test_lanes_reach_the_peripheral_and_its_header(flow, argv, lanes):
+    assert soc_main.main(["--board", "pynq_z2", *argv]) == 0
+    (make_soc, kwargs), = flow
+    assert kwargs["report"] == ("--report" in argv)
+    soc = make_soc()
+    assert soc.montmul.config == PeripheralConfig(lanes=lanes)
+    header = firmware.soc_headers(soc.montmul.config)["montmul.h"]
+    assert f"#define MONTMUL_LANES {lanes}\n" in header
+
+
+@pytest.mark.parametrize("lanes", ["12", "2", "0"])
+def test_bad_lanes_are_one_error_line(flow, capsys, lanes):
+    assert soc_main.main(["--board", "pynq_z2", "--montmul-lanes", lanes]) == 1
+    assert capsys.readouterr().err == (f"error: --montmul-lanes {lanes}: "
+                                       "lanes must be a power of two, at least 4\n")
+    assert flow == []
+
+
+def test_bad_lanes_from_the_command_line():
+    result = subprocess.run([sys.executable, "-m", "soc", "--board", "pynq_z2", "--montmul-lanes", "24"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr == "error: --montmul-lanes 24: lanes must be a power of two, at least 4\n"
+
+
+def test_help_names_the_option(capsys):
+    with pytest.raises(SystemExit):
+        soc_main.main(["--board", "pynq_z2", "--help"])
+    assert "--montmul-lanes" in capsys.readouterr().out
