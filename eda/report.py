@@ -1,5 +1,6 @@
 """``python -m gateware --report``: cycle counts, xc7z020 resources and a timing estimate for one
-configuration of the Montgomery peripheral, next to the targets of the issue.
+configuration of the Montgomery peripheral, next to the targets of the issue.  (``--sweep`` runs
+``eda.sweep``: the same figures for several configurations.)
 
 The figures come from:
   * ``gateware.driver.mul_cycles(config, bits)`` (the RTL, simulated) and
@@ -16,13 +17,15 @@ import json
 import sys
 from pathlib import Path
 
+from common import cache
 from common.errors import ProjectError
 from gateware.interface import PeripheralConfig
 from gateware.montmul import generate_verilog
 
 from . import synth, timing
 
-__all__ = ["TARGETS", "MUL_BITS", "build_report", "check_targets", "format_report", "main"]
+__all__ = ["TARGETS", "MUL_BITS", "mul_cycles", "synthesize_peripheral", "resource_figures",
+           "timing_figures", "build_report", "check_targets", "format_report", "main"]
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_BUILD = REPO / "build" / "gateware"
@@ -39,22 +42,82 @@ TARGETS = {
 }
 
 
+def mul_cycles(config: PeripheralConfig, sizes=MUL_BITS) -> dict:
+    """Cycles of one Montgomery product per operand size in ``sizes``, measured on the RTL
+    (``gateware.driver.mul_cycles``), as {str(bits): cycles}, None for sizes beyond
+    ``config.max_bits``.  Each count must equal the model's (``gateware.model.mul_cycles``), which
+    the exponentiation figures stand on: a difference is an error, not a figure."""
+    from gateware import driver, model
+
+    cycles = {}
+    for bits in sizes:
+        if bits > config.max_bits:
+            cycles[str(bits)] = None
+            continue
+        measured, expected = driver.mul_cycles(config, bits), model.mul_cycles(config, bits)
+        if measured != expected:
+            raise ProjectError(f"the RTL takes {measured} cycles for a {bits}-bit product at {config}, "
+                               f"the model says {expected}: the model is out of date")
+        cycles[str(bits)] = measured
+    return cycles
+
+
 def _cycle_counts(config: PeripheralConfig, say) -> tuple[dict, dict]:
     """Simulated cycles of one Montgomery product per size in MUL_BITS, and the model's cycles of one
     EXP_BITS-bit exponentiation per mode; None for sizes beyond ``config.max_bits``."""
-    from gateware import driver, model
+    from gateware import model
 
-    mul_cycles = {str(bits): None for bits in MUL_BITS}
     exp_cycles = {f"{EXP_BITS}_{mode}": None for mode in EXP_MODES}
     say("simulating Montgomery products ...")
-    for bits in MUL_BITS:
-        if bits <= config.max_bits:
-            mul_cycles[str(bits)] = driver.mul_cycles(config, bits)
+    mul = mul_cycles(config, MUL_BITS)
     if EXP_BITS <= config.max_bits:
         say("counting the cycles of exponentiations (model) ...")
         for mode in EXP_MODES:
             exp_cycles[f"{EXP_BITS}_{mode}"] = model.exp_cycles(config, EXP_BITS, mode)
-    return mul_cycles, exp_cycles
+    return mul, exp_cycles
+
+
+def synthesize_peripheral(config: PeripheralConfig, workdir: Path, cache_dir: Path | None = None,
+                          keep: int = 2) -> synth.SynthResult:
+    """The peripheral's Verilog (``workdir/montmul.v``) through Yosys for xc7.  Without ``cache_dir``
+    Yosys runs in ``workdir/synth``; with it, in ``cache_dir/montmul-<config>-<digest>``, and not at
+    all when the same Verilog was synthesised there before (``seconds`` is then 0).  The ``keep``
+    most recent runs of each configuration stay in the cache."""
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    source = workdir / "montmul.v"
+    text = generate_verilog(config, name="montmul")
+    if not source.exists() or source.read_text() != text:
+        source.write_text(text)
+    if cache_dir is None:
+        return synth.synthesize([source], "montmul", workdir / "synth")
+    name = f"montmul-lanes{config.lanes}-bits{config.max_bits}"
+    made = []
+    directory, _ = cache.cached_dir(cache_dir, name, ("montmul", cache.digest(files=[source])),
+                                    lambda d: made.append(synth.synthesize([source], "montmul", d)),
+                                    keep=keep)
+    if made:
+        return made[0]
+    with open(directory / "netlist.json") as f:
+        cells = synth.count_cells(json.load(f), "montmul")
+    return synth.SynthResult(top="montmul", workdir=directory, netlist=directory / "netlist.json",
+                             log=directory / "yosys.log", cells=cells, seconds=0.0)
+
+
+def resource_figures(result: synth.SynthResult) -> dict:
+    """The resources the report and the sweep show: DSP48E1, LUT, FF, BRAM36."""
+    return {key: result.resources[key] for key in ("dsp", "lut", "ff", "bram36")}
+
+
+def timing_figures(result: synth.SynthResult, route_ps: int = timing.ROUTE_PS):
+    """The static timing estimate of a synthesised netlist: (figures for the report, the estimate)."""
+    estimate = timing.analyze(result.netlist, result.top, route_ps=route_ps)
+    return {
+        "critical_path_ns": round(estimate.critical_path_ns, 3),
+        "fmax_mhz": round(estimate.fmax_mhz, 1),
+        "start": estimate.start,
+        "end": estimate.end,
+    }, estimate
 
 
 def _status(value, bound) -> str:
@@ -79,29 +142,20 @@ def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD,
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
 
-    mul_cycles, exp_cycles = _cycle_counts(config, say)
+    mul, exp = _cycle_counts(config, say)
 
     say("synthesising for xc7z020 (yosys synth_xilinx) ...")
-    source = workdir / "peripheral.v"
-    source.write_text(generate_verilog(config, name="montmul"))
-    result = synth.synthesize([source], "montmul", workdir / "synth")
+    result = synthesize_peripheral(config, workdir)
     say(f"timing estimate over {sum(result.cells.values())} cells ...")
-    estimate = timing.analyze(result.netlist, result.top, route_ps=route_ps)
-
-    resources = {key: result.resources[key] for key in ("dsp", "lut", "ff", "bram36")}
-    timing_figures = {
-        "critical_path_ns": round(estimate.critical_path_ns, 3),
-        "fmax_mhz": round(estimate.fmax_mhz, 1),
-        "start": estimate.start,
-        "end": estimate.end,
-    }
-    targets = check_targets({"mul_cycles": mul_cycles, "resources": resources, "timing": timing_figures})
+    times, estimate = timing_figures(result, route_ps)
+    resources = resource_figures(result)
+    targets = check_targets({"mul_cycles": mul, "resources": resources, "timing": times})
     return {
         "config": dataclasses.asdict(config),
-        "mul_cycles": mul_cycles,
-        "exp_cycles": exp_cycles,
+        "mul_cycles": mul,
+        "exp_cycles": exp,
         "resources": resources,
-        "timing": timing_figures,
+        "timing": times,
         "targets": targets,
         "details": {
             "top": result.top,
@@ -149,15 +203,33 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _lanes_list(text: str) -> tuple:
+    from .sweep import parse_lanes
+    try:
+        return parse_lanes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
+    from .sweep import DEFAULT_LANES
+
     parser = argparse.ArgumentParser(prog="python -m gateware",
                                      description="Montgomery peripheral: cycles, resources, timing.")
     parser.add_argument("--report", action="store_true",
                         help="simulate, synthesise for xc7z020 and estimate timing; print and write JSON")
+    parser.add_argument("--sweep", nargs="?", const=DEFAULT_LANES, type=_lanes_list, metavar="LANES",
+                        help="the same figures for several configurations, and what they make of RSA-2048 "
+                             "(LANES: comma-separated, default "
+                             f"{','.join(map(str, DEFAULT_LANES))}); writes sweep.json, sweep.md and "
+                             "sweep.png in the working directory")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="processes the sweep runs its jobs on (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=DEFAULT_BUILD / "report.json", metavar="PATH",
                         help="where to write the JSON report (default: build/gateware/report.json)")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_BUILD, metavar="DIR",
-                        help="synthesis working directory (default: build/gateware)")
+                        help="synthesis working directory, where the sweep writes its files too "
+                             "(default: build/gateware)")
     parser.add_argument("--route-ns", type=float, default=timing.ROUTE_PS / 1000, metavar="NS",
                         help="routing allowance per net in the timing estimate (default: %(default)s)")
     group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig)")
@@ -180,6 +252,10 @@ def _config(args: argparse.Namespace) -> PeripheralConfig:
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.report and args.sweep:
+        parser.error("--report and --sweep: one at a time")
+    if args.sweep:
+        return _main_sweep(parser, args)
     if not args.report:
         parser.print_help()
         return 0
@@ -196,4 +272,26 @@ def main(argv=None) -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwritten to {args.json}")
+    return 0
+
+
+def _main_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from . import sweep
+
+    if args.lanes is not None:
+        parser.error("--sweep takes the lanes itself: --sweep 8,16,32")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        if args.route_ns < 0:
+            raise ProjectError("--route-ns must not be negative")
+        data = sweep.sweep(args.sweep, max_bits=_config(args).max_bits, workdir=args.workdir, jobs=args.jobs,
+                           route_ps=round(args.route_ns * 1000),
+                           progress=lambda message: print(message, file=sys.stderr, flush=True))
+        paths = sweep.write_outputs(data, args.workdir)
+    except ProjectError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(paths["md"].read_text())
+    print("written to " + ", ".join(str(path) for path in paths.values()) + f" ({data['seconds']} s)")
     return 0

