@@ -161,12 +161,21 @@ def fits(resources: dict, device: str) -> bool:
 # ---- the jobs ----------------------------------------------------------------------------------------
 
 def _synthesis_job(config: PeripheralConfig, workdir: Path, cache_dir: Path, route_ps: int) -> dict:
+    """Resources and timing of one configuration.  Cached twice: the figures on the sources that make
+    them (the gateware and this tooling), the netlist on the Verilog (``synthesize_peripheral``),
+    so that a change which leaves the Verilog alone costs a conversion and a timing run, no Yosys."""
     started = time.monotonic()
-    result = report.synthesize_peripheral(config, workdir, cache_dir)
-    times, _ = report.timing_figures(result, route_ps)
-    return {**report.resource_figures(result), "fmax_mhz": times["fmax_mhz"],
-            "critical_path_ns": times["critical_path_ns"], "synth_seconds": round(result.seconds, 1),
-            "seconds": round(time.monotonic() - started, 1)}
+
+    def figures():
+        result = report.synthesize_peripheral(config, workdir, cache_dir)
+        times, _ = report.timing_figures(result, route_ps)
+        return {**report.resource_figures(result), "fmax_mhz": times["fmax_mhz"],
+                "critical_path_ns": times["critical_path_ns"], "synth_seconds": round(result.seconds, 1)}
+
+    key = (dataclasses.asdict(config), route_ps,
+           cache.digest(files=cache.python_sources("gateware", "eda", "common")))
+    name = f"figures-lanes{config.lanes}-bits{config.max_bits}"
+    return {**cache.cached_json(cache_dir, name, key, figures), "seconds": round(time.monotonic() - started, 1)}
 
 
 def _cycles_job(config: PeripheralConfig, sizes: tuple, cache_dir: Path) -> dict:
