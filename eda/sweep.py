@@ -390,11 +390,9 @@ def plot(data: dict, path: Path) -> None:
                         textcoords="offset points", xytext=(6, 4), fontsize=8)
         for (device, limits), style in zip(data["devices"].items(), ("--", ":")):
             ax.axhline(limits[key], color="tab:red", linestyle=style, linewidth=1, label=f"{device}: {limits[key]:,}")
-        ax.set_xscale("log")
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value / 1000:g}"))
-        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
-        ax.margins(x=0.15)
+        ax.set_xlim(0, 1.15 * max(x))
         ax.set_xlabel(f"RSA-2048 CRT, peripheral time (ms at min(Fmax, {data['sys_clk_mhz']:g} MHz))")
         ax.set_ylabel(label)
         ax.set_ylim(bottom=0)
