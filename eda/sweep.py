@@ -359,8 +359,9 @@ def format_markdown(data: dict) -> str:
             verdict = "no configuration of the sweep fits"
         notes.append(f"- {device} ({totals}): {verdict}.")
     notes.append("- Fit counts the peripheral alone, each resource up to the part's total: the CPU, the "
-                 "firmware ROM and the SRAM come on top (`python -m soc --board pynq_z2 --montmul-lanes N "
-                 "--report` synthesises the whole SoC).")
+                 f"{soc_config.ROM_SIZE // 1024} KiB firmware ROM and the {soc_config.SRAM_SIZE // 1024} KiB "
+                 "SRAM (block RAM) come on top (`python -m soc --board pynq_z2 --montmul-lanes N --report` "
+                 "synthesises the whole SoC).")
     largest = max(row["lanes"] for row in rows)
     doubled = 2 * largest
     if DSP_PER_LANE * doubled > DEVICES["xc7z020"]["dsp"]:
