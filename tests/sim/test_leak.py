@@ -17,7 +17,8 @@ from soc import console_protocol as protocol
 ROW_FIELDS = {"impl", "op", "case", "n", "min", "max", "spread", "mean", "t", "t_groups", "constant_time",
               "leak_free", "failed", "wrong_results"}
 REPORT_FIELDS = {"command", "date", "bits", "seed", "soc", "t_limit", "cases", "key_count", "message_count",
-                 "measurements", "simulations", "seconds", "rows", "failed_rows", "wrong_results", "passed"}
+                 "measurements", "simulations", "seconds", "rows", "failed_rows", "wrong_results", "passed",
+                 "slow_rows", "slow_messages"}
 
 
 # ---- statistics ----
@@ -242,9 +243,11 @@ def test_run_stops_when_the_firmware_refuses(tmp_path):
 
 @pytest.fixture(scope="module")
 def small_run(sim_soc, tmp_path_factory):
-    """A 512-bit run: 8 messages with one key, 3 keys, 4 fixed and 4 random messages."""
+    """A 512-bit run: 8 messages with one key, 3 keys, 4 fixed and 4 random messages; software
+    private without CRT (the slowest row) on 2 messages of each case."""
     out_dir = tmp_path_factory.mktemp("leak")
-    report = leak.run(sim_soc, 512, out_dir, messages=8, keys=3, pairs=4, seed="test-leak", timeout=1200)
+    report = leak.run(sim_soc, 512, out_dir, messages=8, keys=3, pairs=4, slow_messages=2, seed="test-leak",
+                      timeout=1200)
     return report, out_dir
 
 
@@ -280,8 +283,11 @@ def test_report_files(small_run):
     assert data == report
     assert set(data) >= REPORT_FIELDS and all(set(row) >= ROW_FIELDS for row in data["rows"])
     assert (data["bits"], data["key_count"], data["message_count"]) == (512, 4, 8 + 3 + 8)
-    assert data["measurements"] == data["message_count"] * len(protocol.IMPLS) * len(leak.OPS)
-    assert {(r["case"], r["n"]) for r in data["rows"]} == {("one_key", 8), ("keys", 3), ("fixed_vs_random", 8)}
+    assert data["measurements"] == data["message_count"] * len(protocol.IMPLS) * len(leak.OPS) - (19 - 6)
+    assert {(r["case"], r["n"]) for r in data["rows"] if (r["impl"], r["op"]) not in leak.SLOW} == {
+        ("one_key", 8), ("keys", 3), ("fixed_vs_random", 8)}
+    assert {r["n"] for r in data["rows"] if (r["impl"], r["op"]) in leak.SLOW} == {2}
+    assert data["slow_rows"] == ["private sw"] and data["slow_messages"] == 2
     assert data["soc"]["cpu"] == "vexriscv" and data["soc"]["peripheral"]["lanes"] > 0
     md = (out_dir / "report.md").read_text()
     assert md == leak.markdown(data)
