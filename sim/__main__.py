@@ -52,8 +52,8 @@ def _parse_args(argv):
     leak.add_argument("--pairs", type=int, default=16,
                       help="fixed and random messages each, interleaved (default: %(default)s)")
     leak.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
-                      help="messages of each case the slowest row (software private without CRT, about a "
-                           "minute of simulation per 1024-bit operation) runs on (default: %(default)s)")
+                      help="messages of each case the slowest row (software private without CRT, 40 s or more "
+                           "of simulation per 1024-bit operation) runs on (default: %(default)s)")
     leak.add_argument("--seed", default="leak", help="seed of the keys and messages (default: %(default)s)")
     leak.add_argument("--simulations", type=int, default=2,
                       help="simulations run in parallel (default: %(default)s)")
@@ -99,8 +99,9 @@ def run_commands(build, commands, timeout, out=sys.stdout):
 def _leak(build, args):
     from sim import leak
     out_dir = BUILD_DIR / "leak"
+    slow = "all" if args.slow_messages is None else args.slow_messages
     command = (f"python -m sim --leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
-               f"--pairs {args.pairs} --slow-messages {'all' if args.slow_messages is None else args.slow_messages}"
+               f"--pairs {args.pairs} --slow-messages {slow}"
                + (f" --seed {args.seed}" if args.seed != leak.DEFAULT_SEED else ""))
     report = leak.run(build, args.bits, out_dir, messages=args.messages, keys=args.keys, pairs=args.pairs,
                       slow_messages=args.slow_messages, seed=args.seed, simulations=args.simulations,

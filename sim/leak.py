@@ -59,7 +59,7 @@ T_GROUPS = {"one_key": ("edge", "random"), "keys": None, "fixed_vs_random": ("fi
 OPS = (*protocol.PRIVATE_OPS, "public")
 DEFAULT_SEED = "leak"
 #: The slowest (impl, op): software without CRT, about 3x software with CRT and over 100x the
-#: peripheral (a minute of simulation per 1024-bit operation). --slow-messages limits it.
+#: peripheral (29.6 M cycles at 1024 bits: 40 s or more of simulation). --slow-messages limits it.
 SLOW = (("sw", "private"),)
 
 
@@ -358,7 +358,8 @@ def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, 
     report = make_report(
         samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs, slow_messages=slow_messages,
         edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
-        command=command or f"python -m sim --leak --bits {bits} --messages {messages} --keys {keys} --pairs {pairs}",
+        command=command or (f"python -m sim --leak --bits {bits} --messages {messages} --keys {keys} "
+                            f"--pairs {pairs}"),
         simulations=simulations, seconds=time.monotonic() - started)
     write(report, out_dir)
     return report
@@ -400,8 +401,8 @@ def markdown(report):
              f"- one_key: {cases['one_key']['messages']} messages with one key "
              f"({cases['one_key']['edge_messages']} edge cases: 0, 1, n-1, 2, short ones, ...; the rest random);",
              f"- keys: {cases['keys']['keys']} random keys, one random message each;",
-             f"- fixed_vs_random: one key, a fixed message and random ones, {cases['fixed_vs_random']['messages'] // 2}"
-             f" of each, interleaved.", ""]
+             "- fixed_vs_random: one key, a fixed message and random ones, "
+             f"{cases['fixed_vs_random']['messages'] // 2} of each, interleaved.", ""]
     if report["slow_rows"]:
         lines[-1:] = [f"The slowest rows ({', '.join(report['slow_rows'])}) ran on {report['slow_messages']} "
                       "messages of each case only (--slow-messages; their n says so).", ""]
@@ -410,7 +411,8 @@ def markdown(report):
               "(fixed_vs_random), not computed for keys; undefined when neither group varies and their means "
               f"agree. A constant-time row passes when spread = 0 and |t| < {report['t_limit']} (or undefined); "
               "public rows and the sliding-window sequencer are shown for comparison and not checked.", "",
-              "| case | operation | implementation | n | min cycles | max cycles | spread | t | constant-time | verdict |",
+              "| case | operation | implementation | n | min cycles | max cycles | spread | t | constant-time "
+              "| verdict |",
               "|---|---|---|---:|---:|---:|---:|---:|:-:|---|"]
     for row in report["rows"]:
         lines.append(f"| {row['case']} | {row['op']} | {row['impl']} | {row['n']} | {row['min']:,} | "

@@ -4,6 +4,7 @@ in the simulated SoC where every constant-time path must take exactly the same n
 import json
 import math
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -94,7 +95,8 @@ def _synthetic_samples(leaking=()):
     """Constant counts for every row except those in `leaking` ((case, impl, op)), and the
     sliding-window sequencer, which varies with the key."""
     samples = {}
-    for case, groups in (("one_key", ("edge", "random")), ("keys", ("",)), ("fixed_vs_random", ("fixed", "random"))):
+    for case, groups in leak.T_GROUPS.items():
+        groups = groups or ("",)
         for impl in protocol.IMPLS:
             for op in leak.OPS:
                 base = 10_000 + 100 * len(impl) + len(op)
@@ -133,7 +135,8 @@ def test_report_names_a_leaking_row_and_check_fails(tmp_path):
     data = json.loads((tmp_path / "report.json").read_text())
     assert not data["passed"]
     assert data["failed_rows"] == ["fixed_vs_random private_crt hw_cpu"]
-    assert "Leaking constant-time rows: fixed_vs_random private_crt hw_cpu." in (tmp_path / "report.md").read_text()
+    md = (tmp_path / "report.md").read_text()
+    assert "Leaking constant-time rows: fixed_vs_random private_crt hw_cpu." in md
     with pytest.raises(ProjectError, match="1 constant-time rows leak: fixed_vs_random private_crt hw_cpu"):
         leak.check(data)
 
@@ -237,6 +240,16 @@ def test_run_reports_a_wrong_result(tmp_path):
 def test_run_stops_when_the_firmware_refuses(tmp_path):
     with pytest.raises(ProjectError, match="refused `time private sw 0`: error=unknown_command"):
         _fake_run(tmp_path, "refuse")
+
+
+@pytest.mark.parametrize("args, named", [(["--messages", "1"], "--messages"), (["--bits", "1000"], "--bits"),
+                                         (["--slow-messages", "x"], "--slow-messages"),
+                                         (["--simulations", "0"], "--simulations")])
+def test_bad_leak_options_are_refused(args, named):
+    result = subprocess.run([sys.executable, "-m", "sim", "--leak", *args], cwd=Path(__file__).parents[2],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert named in result.stderr and "Traceback" not in result.stderr
 
 
 # ---- in the simulated SoC ----
