@@ -404,7 +404,7 @@ def markdown(report):
              "- fixed_vs_random: one key, a fixed message and random ones, "
              f"{cases['fixed_vs_random']['messages'] // 2} of each, interleaved.", ""]
     if report["slow_rows"]:
-        lines[-1:] = [f"The slowest rows ({', '.join(report['slow_rows'])}) ran on {report['slow_messages']} "
+        lines[-1:] = ["", f"The slowest rows ({', '.join(report['slow_rows'])}) ran on {report['slow_messages']} "
                       "messages of each case only (--slow-messages; their n says so).", ""]
     lines += ["spread = max - min cycles: on a constant-time path it must be 0 (the simulation is cycle-exact). "
               "t = Welch's t between edge-case and random messages (one_key) or fixed and random message "
