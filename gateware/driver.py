@@ -123,21 +123,40 @@ class Driver:
         words = await self.read_words(nwords)
         return sum(word << (BUS_BITS * k) for k, word in enumerate(words))
 
-    async def setmod(self, slot, size):
-        return await self.run(Opcode.SETMOD, a=slot, arg=size)
+    async def setmod(self, slot, size, bank=0):
+        return await self.run(Opcode.SETMOD, dst=bank, a=slot, arg=size)
 
     async def mul(self, dst, a, b):
         return await self.run(Opcode.MUL, dst, a, b)
+
+    async def mul_pair(self, dst, a, b):
+        """MUL_PAIR: both contexts (rows 0 and 1 of the slots, banks 0 and 1) at once."""
+        return await self.run(Opcode.MUL_PAIR, dst, a, b)
+
+    async def exp_pair(self, dst, base, exponent, exponent_bits):
+        """EXP_FIXED_PAIR: EXP_FIXED in both contexts at once (see ``exp``)."""
+        return await self.run(Opcode.EXP_FIXED_PAIR, dst, base, exponent, exponent_bits)
+
+    async def write_pair(self, slot, values, config):
+        """Context 0's and context 1's operands into ``slot`` (rows 0 and 1)."""
+        await self.write_slot(slot, values[0] | values[1] << (BUS_BITS * config.pair_offset),
+                              2 * config.pair_offset)
+
+    async def read_pair(self, slot, config):
+        """(context 0's, context 1's) operand of ``slot``: its rows 0 and 1 as integers."""
+        value = await self.read_slot(slot, 2 * config.pair_offset)
+        row = (1 << (BUS_BITS * config.pair_offset)) - 1
+        return value & row, value >> (BUS_BITS * config.pair_offset)
 
     async def exp(self, dst, base, exponent, exponent_bits, op=Opcode.EXP_WINDOW):
         """``dst`` (holding the Montgomery one, R mod N) becomes base^exponent in the Montgomery
         domain; ``base`` and ``exponent`` are slots, ``op`` is EXP_WINDOW, EXP_LADDER or EXP_FIXED."""
         return await self.run(op, dst, base, exponent, exponent_bits)
 
-    async def load_modulus(self, n, size, slot=0):
-        """Write N into ``slot`` and make it the modulus; return SETMOD's (cycles, status)."""
+    async def load_modulus(self, n, size, slot=0, bank=0):
+        """Write N into ``slot`` and make it the modulus of ``bank``; return SETMOD's (cycles, status)."""
         await self.write_slot(slot, n, bus_words(size))
-        cycles, status = await self.setmod(slot, size)
+        cycles, status = await self.setmod(slot, size, bank)
         if status["error"]:
             raise PeripheralError(f"SETMOD refused: {status}")
         return cycles, status

@@ -15,6 +15,20 @@ bits, dst holding R mod N (the Montgomery one) when the command starts:
   a^0 .. a^(2^k - 1); every window, a zero digit too, costs k squarings and one product.  Its time
   depends only on the operand size and ``arg`` (the declared exponent length), never on the
   exponent's bits, and it needs far fewer products than the ladder: the mode for secret exponents.
+
+Two moduli can be resident at once, in modulus banks 0 and 1 (SETMOD's ``dst`` field names the bank).
+Every single command (MUL, EXP_*) uses bank 0.  The pair commands run two independent computations
+in one command, context 0 over bank 0 and context 1 over bank 1, for the two halves of an RSA CRT:
+
+* operands: context 0's in row 0 of each named slot (the bus words below ``pair_offset``), context 1's
+  in row 1 (bus words ``pair_offset`` = lanes*W/32 onwards), so a slot holds x0 + 2^(lanes*W) x1;
+* both moduli must fit one register-file row (size <= lanes words), which is where a single product
+  leaves the lanes idle every other cycle: the core issues context 0's rows and context 1's rows
+  in alternate cycles, each context with its own quotient head, so a pair costs little more than one;
+* MUL_PAIR: dst = a*b*R^-1 in each context (R = 2^(W*size) of that context's modulus);
+* EXP_FIXED_PAIR: EXP_FIXED in each context, the two in lock step over the same declared exponent
+  length ``arg`` (context 0's exponent in row 0 of slot b, context 1's in row 1), so the time is a
+  function of the two sizes and ``arg`` only.
 """
 
 from dataclasses import dataclass
@@ -25,7 +39,7 @@ __all__ = [
     "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "SLOT_BITS",
     "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
     "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "fixed_table_slot",
-    "Opcode", "ErrorCode", "Command", "Status",
+    "NUM_BANKS", "PAIR_ROW", "Opcode", "ErrorCode", "Command", "Status",
     "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
 ]
 
@@ -92,6 +106,14 @@ def fixed_table_slot(digit):
     return NUM_SLOTS + digit
 
 
+#: Modulus banks (SETMOD's ``dst`` field): bank 0 for every command, bank 1 for context 1 of the pair
+#: commands.
+NUM_BANKS = 2
+#: The register-file row of a slot that holds context 1's operand in the pair commands (context 0's is
+#: row 0).
+PAIR_ROW = 1
+
+
 assert table_slot(2 ** WINDOW_BITS - 1) < SQUARE_SLOT, "the window table overlaps the square slot"
 assert fixed_table_slot(2 ** FIXED_WINDOW_BITS - 1) < TOTAL_SLOTS
 assert NUM_SLOTS <= 1 << (SLOT_FIELD_BITS - 1), "a slot field cannot name a slot past the user slots"
@@ -109,6 +131,8 @@ class Opcode(enum.Enum, shape=4):
     EXP_WINDOW = 5
     EXP_LADDER = 6
     EXP_FIXED  = 7
+    MUL_PAIR   = 8
+    EXP_FIXED_PAIR = 9
 
 
 class ErrorCode(enum.Enum, shape=8):
@@ -119,7 +143,9 @@ class ErrorCode(enum.Enum, shape=8):
     or ``rdata_stb`` with the read pointer already past it (advancing from the last word to "past the
     end" is allowed, so read-then-advance over a whole slot is fine; rdata is undefined there).
     EVEN_MODULUS is found after SETMOD was accepted (done stays 0, irq pulses); the previous modulus
-    stays in force after any refused SETMOD."""
+    stays in force after any refused SETMOD.  BAD_BANK: SETMOD naming a bank other than 0 and 1, or bank
+    1 in a configuration without pair commands (one row per slot).  The pair commands refuse with
+    NO_MODULUS when either bank has none, and with BAD_SIZE when either modulus is wider than a row."""
     NONE         = 0
     BAD_OPCODE   = 1
     BUSY         = 2
@@ -130,6 +156,7 @@ class ErrorCode(enum.Enum, shape=8):
     BAD_EXP_BITS = 7
     ALIAS        = 8
     OVERFLOW     = 9
+    BAD_BANK     = 10
 
 
 class Command(data.Struct):
@@ -195,6 +222,31 @@ class PeripheralConfig:
         return TOTAL_SLOTS * self.rows_per_slot
 
     @property
+    def has_pairs(self):
+        """Whether the pair commands exist: a slot needs a second row for context 1's operands."""
+        return self.rows_per_slot > PAIR_ROW
+
+    @property
+    def modulus_rows(self):
+        """Rows of the modulus memory: bank 0's (as many as a slot) and, with pairs, bank 1's one row."""
+        return self.rows_per_slot + int(self.has_pairs)
+
+    @property
+    def bank1_row(self):
+        """The modulus memory's row holding bank 1's modulus."""
+        return self.rows_per_slot
+
+    @property
+    def pair_max_words(self):
+        """Largest modulus size (W-bit words) of either context of a pair command: one row (0: none)."""
+        return self.lanes if self.has_pairs else 0
+
+    @property
+    def pair_offset(self):
+        """Bus word of a slot where context 1's operand starts (row ``PAIR_ROW``)."""
+        return PAIR_ROW * self.row_bits // BUS_BITS
+
+    @property
     def bus_words_per_slot(self):
         return self.max_bits // BUS_BITS
 
@@ -240,6 +292,9 @@ def c_header(config=PeripheralConfig()):
         f"#define MONTMUL_WINDOW_BITS {WINDOW_BITS}",
         f"#define MONTMUL_SHORT_EXPONENT_BITS {SHORT_EXPONENT_BITS}",
         f"#define MONTMUL_FIXED_WINDOW_BITS {FIXED_WINDOW_BITS}",
+        f"#define MONTMUL_NUM_BANKS {NUM_BANKS}",
+        f"#define MONTMUL_PAIR_MAX_WORDS {config.pair_max_words}",
+        f"#define MONTMUL_PAIR_OFFSET {config.pair_offset}",
         "",
         "/* Command word fields */",
     ]

@@ -26,13 +26,14 @@ from functools import lru_cache
 
 from amaranth.lib import data
 
-from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS,
-                        FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, table_slot, fixed_table_slot,
+from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS,
+                        FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot,
                         Opcode, ErrorCode, Command, Status, PeripheralConfig)
 
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",
-    "mul_cycles", "setmod_cycles", "exp_cycles", "exponent_windows", "fixed_windows", "exp_program", "Step",
+    "mul_cycles", "setmod_cycles", "exp_cycles", "pair_mul_cycles", "pair_exp_cycles",
+    "exponent_windows", "fixed_windows", "exp_program", "pair_program", "Step",
     "Modulus", "PeripheralModel",
 ]
 
@@ -90,6 +91,17 @@ def mul_cycles(config, bits):
     size = _check_bits(config, bits)
     rows = _rows(config, size)
     return 1 + 7 + size * max(rows, 2) + 1 + (rows + 4) + rows
+
+
+def pair_mul_cycles(config, bits0, bits1):
+    """Cycles of a MUL_PAIR with moduli of ``bits0`` and ``bits1`` bits (each within a row): the
+    accepting cycle, one cycle reading context 0's b row, the prologue (7), max(size0, size1)
+    iterations of 2 cycles (context 0's row, then context 1's), one cycle, then the two row passes
+    for each context (1 + 4 and 1).  The sequencer's pair products cost the same."""
+    sizes = [_check_bits(config, bits) for bits in (bits0, bits1)]
+    if not config.has_pairs or max(sizes) > config.pair_max_words:
+        raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
+    return 1 + 1 + 7 + 2 * max(sizes) + 1 + 2 * (1 + 4 + 1)
 
 
 def setmod_cycles(config, bits, odd=True):
@@ -150,6 +162,16 @@ def _fixed_program(exponent, exponent_bits, dst, base, width):
         multiply = (dst, dst, base if digit == 1 else fixed_table_slot(digit))
         steps.append(Step(4, squares + (multiply,)))
     return steps
+
+
+def pair_program(exponents, exponent_bits, dst, base, width=FIXED_WINDOW_BITS):
+    """EXP_FIXED_PAIR's steps: EXP_FIXED's program with every product a pair ``(dst, a, b, b1)``
+    (``b1``: context 1's b) and two windows read per step (8 cycles).  ``exponents``: (context 0's,
+    context 1's)."""
+    steps0, steps1 = (_fixed_program(e & ((1 << exponent_bits) - 1), exponent_bits, dst, base, width)
+                      for e in exponents)
+    return [Step(2 * s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)))
+            for s0, s1 in zip(steps0, steps1)]
 
 
 def exp_program(config, op, exponent, exponent_bits, dst, base):
@@ -229,6 +251,13 @@ def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None, fixed_wind
     return _program_cycles(steps, mul_cycles(config, bits))
 
 
+def pair_exp_cycles(config, bits0, bits1, exponent_bits):
+    """Cycles of an EXP_FIXED_PAIR with moduli of ``bits0`` and ``bits1`` bits and a declared exponent
+    length of ``exponent_bits`` (the exponents' values do not count)."""
+    steps = pair_program((0, 0), exponent_bits, dst=0, base=1)
+    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1))
+
+
 # ---- the peripheral, edge by edge --------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -253,6 +282,8 @@ class PeripheralModel:
         #: every slot (hidden ones too) as the integer of its register-file rows
         self.slots = [0] * config.total_slots
         self.modulus = None
+        #: bank 1's modulus (context 1 of the pair commands)
+        self.modulus1 = None
         self.done = 0
         self.error = ErrorCode.NONE
         self.irq = 0
@@ -382,9 +413,29 @@ class PeripheralModel:
         if op is Opcode.SETMOD:
             if bad[a]:
                 return self._refuse(ErrorCode.BAD_SLOT)
-            if not MIN_WORDS <= arg <= self.config.max_words:
+            if dst >= NUM_BANKS or (dst == 1 and not self.config.has_pairs):
+                return self._refuse(ErrorCode.BAD_BANK)
+            if not MIN_WORDS <= arg <= (self.config.pair_max_words if dst == 1 else self.config.max_words):
                 return self._refuse(ErrorCode.BAD_SIZE)
-            return self._setmod(a, arg)
+            return self._setmod(a, arg, dst)
+        if op in (Opcode.MUL_PAIR, Opcode.EXP_FIXED_PAIR) and self.config.has_pairs:
+            if bad[dst] or bad[a] or bad[b]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            if self.modulus is None or self.modulus1 is None:
+                return self._refuse(ErrorCode.NO_MODULUS)
+            if self.modulus.size > self.config.lanes:
+                return self._refuse(ErrorCode.BAD_SIZE)
+            sizes = (self.modulus.size, self.modulus1.size)
+            mul = pair_mul_cycles(self.config, *(WORD_BITS * size for size in sizes))
+            if op is Opcode.MUL_PAIR:
+                return self._run_pair_products(mul, [Step(0, ((dst, a, b, b),))])
+            if dst in (a, b):
+                return self._refuse(ErrorCode.ALIAS)
+            if not 1 <= arg <= WORD_BITS * max(sizes):
+                return self._refuse(ErrorCode.BAD_EXP_BITS)
+            exponents = (self._context(b, 0), self._context(b, 1))
+            steps = pair_program(exponents, arg, dst, a)
+            return self._run_pair_products(_program_cycles(steps, mul), steps)
         if op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
@@ -401,7 +452,7 @@ class PeripheralModel:
             return self._run_products(_program_cycles(steps, mul), steps)
         return self._refuse(ErrorCode.BAD_OPCODE)
 
-    def _setmod(self, slot, size):
+    def _setmod(self, slot, size, bank=0):
         n = self.slots[slot] & ((1 << (WORD_BITS * size)) - 1)
         odd = n & 1
         bits = size * WORD_BITS
@@ -410,7 +461,10 @@ class PeripheralModel:
             if not odd:
                 self.error = ErrorCode.EVEN_MODULUS     # found after the accept: done stays 0
                 return 1
-            self.modulus = Modulus(n, size)
+            if bank:
+                self.modulus1 = Modulus(n, size)
+            else:
+                self.modulus = Modulus(n, size)
             return self._finished()
 
         return self._accept(setmod_cycles(self.config, bits, odd), finish)
@@ -421,6 +475,26 @@ class PeripheralModel:
                 for dst, a, b in step.products:
                     self._write_result(dst, mont_mul(self.operand(a), self.operand(b),
                                                      self.modulus.n, self.modulus.size))
+            return self._finished()
+
+        return self._accept(cycles, finish)
+
+    def _context(self, slot, ctx):
+        """Context ``ctx``'s operand of a pair command in ``slot`` (its row, below its modulus' size)."""
+        size = (self.modulus, self.modulus1)[ctx].size
+        row = self.slots[slot] >> (ctx * PAIR_ROW * self.config.row_bits)
+        return row & ((1 << (WORD_BITS * size)) - 1)
+
+    def _run_pair_products(self, cycles, steps):
+        def finish():
+            row_bits = self.config.row_bits
+            for step in steps:
+                for dst, a, b, b1 in step.products:
+                    for ctx, (bank, slot_b) in enumerate(((self.modulus, b), (self.modulus1, b1))):
+                        value = mont_mul(self._context(a, ctx), self._context(slot_b, ctx), bank.n, bank.size)
+                        shift = ctx * PAIR_ROW * row_bits
+                        row_mask = ((1 << row_bits) - 1) << shift
+                        self.slots[dst] = self.slots[dst] & ~row_mask | value << shift
             return self._finished()
 
         return self._accept(cycles, finish)

@@ -8,7 +8,11 @@ From the slot holding N and a size s (in W-bit words) SETMOD
 * computes the quotient head's constant Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) mod 2^2W (two
   multiplies, used once);
 * copies the rows of N below the size into the modulus memory, the last one masked to the size;
-* then makes the new modulus the one in force (``done`` pulses in that cycle).
+* then makes the new modulus the one in force in its bank (``done`` pulses in that cycle).
+
+Bank 0 (``state``) is the modulus of every command, its rows at the start of the modulus memory; bank
+1 (``state1``, context 1 of the pair commands) is one row, kept in the memory's last row.  Loading one
+bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a row.
 
 Cycles: 2 + W + 2 + ceil(s/lanes) + 1 from the cycle after ``start``.
 """
@@ -31,6 +35,7 @@ class ModulusStateSignature(wiring.Signature):
             "valid":         Out(1),                                # a SETMOD has succeeded
             "size":          Out(SIZE_BITS),                        # s, in W-bit words
             "rows":          Out(range(config.rows_per_slot + 1)),  # ceil(s / lanes)
+            "row":           Out(range(config.modulus_rows)),       # its first row in the modulus memory
             "n_inv":         Out(WORD_BITS),                        # n' = -N^-1 mod 2^W
             "q":             Out(WORD_BITS),                        # 1 + bits[W:2W) of n'*(n_0 + 2^W n_1)
             "last_row_mask": Out(config.row_bits),                  # the last row's words below s, all ones
@@ -59,13 +64,15 @@ class ModulusUnit(wiring.Component):
         super().__init__({
             "start": In(1),
             "slot":  In(SLOT_FIELD_BITS),
+            "bank":  In(1),
             "size":  In(SIZE_BITS),
             "busy":  Out(1),
             "done":  Out(1),
             "even":  Out(1),
             "read":  Out(ReadPortSignature(config.operand_rows, config.row_bits)),
-            "write": Out(WritePortSignature(config.rows_per_slot, config.row_bits)),
+            "write": Out(WritePortSignature(config.modulus_rows, config.row_bits)),
             "state": Out(ModulusStateSignature(config)),
+            "state1": Out(ModulusStateSignature(config)),
         })
 
     def elaborate(self, platform):
@@ -75,18 +82,22 @@ class ModulusUnit(wiring.Component):
         log_lanes = L.bit_length() - 1
         rd = self.read
 
-        # The modulus in force.
-        size = Signal(SIZE_BITS)
-        rows = Signal(range(KM + 1))
-        n_inv = Signal(W)
-        q_mod = Signal(W)
-        mask = Signal(cfg.row_bits, reset_less=True)
-        valid = Signal()
-        m.d.comb += [self.state.size.eq(size), self.state.rows.eq(rows), self.state.n_inv.eq(n_inv),
-                     self.state.q.eq(q_mod), self.state.last_row_mask.eq(mask), self.state.valid.eq(valid)]
+        # The moduli in force, one per bank.
+        banks = []
+        for b, state in enumerate((self.state, self.state1)):
+            bank = dict(size=Signal(SIZE_BITS, name=f"size{b}"), rows=Signal(range(KM + 1), name=f"rows{b}"),
+                        n_inv=Signal(W, name=f"n_inv{b}"), q=Signal(W, name=f"q{b}"),
+                        last_row_mask=Signal(cfg.row_bits, reset_less=True, name=f"mask{b}"),
+                        valid=Signal(name=f"valid{b}"))
+            m.d.comb += [getattr(state, name).eq(value) for name, value in bank.items()]
+            m.d.comb += state.row.eq(cfg.bank1_row if b else 0)
+            banks.append(bank)
+        if not cfg.has_pairs:
+            m.d.comb += self.state1.valid.eq(0)
 
         # The one being loaded.
         slot = Signal(SLOT_FIELD_BITS)
+        new_bank = Signal()
         new_size = Signal(SIZE_BITS)
         new_rows = Signal(range(KM + 1))
         new_mask = Signal(cfg.row_bits, reset_less=True)
@@ -107,7 +118,7 @@ class ModulusUnit(wiring.Component):
         # Copy: the row read in the previous cycle is written, masked, into the modulus memory.
         m.d.sync += cp_v.eq(0)
         with m.If(cp_v):
-            m.d.comb += [self.write.addr.eq(cp_k), self.write.en.eq(1),
+            m.d.comb += [self.write.addr.eq(Mux(new_bank, cfg.bank1_row, cp_k)), self.write.en.eq(1),
                          self.write.data.eq(Mux(cp_k == new_rows - 1, rd.data & new_mask, rd.data))]
 
         with m.FSM():
@@ -115,7 +126,7 @@ class ModulusUnit(wiring.Component):
             with m.State("IDLE"):
                 m.d.comb += self.busy.eq(0)
                 with m.If(self.start):
-                    m.d.sync += [slot.eq(self.slot), new_size.eq(self.size),
+                    m.d.sync += [slot.eq(self.slot), new_bank.eq(self.bank), new_size.eq(self.size),
                                  new_rows.eq((self.size + L - 1) >> log_lanes)]
                     m.next = "READ"
             with m.State("READ"):
@@ -155,7 +166,12 @@ class ModulusUnit(wiring.Component):
             with m.State("FINISH"):
                 # the last copy write happens in this cycle
                 m.d.comb += self.done.eq(1)
-                m.d.sync += [size.eq(new_size), rows.eq(new_rows), mask.eq(new_mask),
-                             n_inv.eq(inv_x), q_mod.eq(q), valid.eq(1)]
+                for b, bank in enumerate(banks):
+                    if b and not cfg.has_pairs:
+                        continue
+                    with m.If(new_bank == b):
+                        m.d.sync += [bank["size"].eq(new_size), bank["rows"].eq(new_rows),
+                                     bank["last_row_mask"].eq(new_mask), bank["n_inv"].eq(inv_x),
+                                     bank["q"].eq(q), bank["valid"].eq(1)]
                 m.next = "IDLE"
         return m

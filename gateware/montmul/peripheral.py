@@ -5,8 +5,10 @@ only wires the components and decides, in the cycle a command is strobed, whethe
 
 * WRITE / READ set the write / read pointer to the first 32-bit word of a slot; ``wdata_stb`` writes a word
   and advances, ``rdata_stb`` advances (``rdata`` follows the read pointer within two cycles).
-* SETMOD goes to the ``ModulusUnit``, MUL straight to the ``MontMulCore``, EXP_WINDOW, EXP_LADDER and
-  EXP_FIXED to the ``ExponentSequencer``, which issues its products to the same core.
+* SETMOD goes to the ``ModulusUnit`` (``dst`` names the bank), MUL and MUL_PAIR straight to the
+  ``MontMulCore``, EXP_WINDOW, EXP_LADDER, EXP_FIXED and EXP_FIXED_PAIR to the ``ExponentSequencer``,
+  which issues its products to the same core.  A configuration without pairs (one row per slot)
+  refuses the pair opcodes as BAD_OPCODE.
 * ``status`` shows busy (one of them runs), done (the last command completed) and the error code of the
   last refused command or access; ``irq`` pulses for one cycle when a multi-cycle command ends or a
   command is refused.  ``rdata`` is only meaningful while not busy.
@@ -16,8 +18,8 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, SLOT_FIELD_BITS, Opcode, ErrorCode,
-                         Command, Status, PeripheralConfig)
+from ..interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, SLOT_FIELD_BITS, Opcode,
+                         ErrorCode, Command, Status, PeripheralConfig)
 from .core import MontMulCore
 from .modulus import ModulusUnit
 from .regfile import RegisterFile, row_address
@@ -61,10 +63,12 @@ class MontgomeryPeripheral(wiring.Component):
         wiring.connect(m, modulus.write, regfile.modulus_write)
         wiring.connect(m, sequencer.read, regfile.exp_read)
         wiring.connect(m, modulus.state, core.modulus)
-        state = modulus.state
+        wiring.connect(m, modulus.state1, core.modulus1)
+        state, state1 = modulus.state, modulus.state1
 
         # The core's products: the sequencer's, or the one of a MUL command.
         mul_start = Signal()
+        mul_pair = Signal()
         m.d.comb += [core.ctl.start.eq(mul_start | sequencer.mul.start),
                      sequencer.mul.busy.eq(core.ctl.busy), sequencer.mul.done.eq(core.ctl.done)]
 
@@ -95,13 +99,15 @@ class MontgomeryPeripheral(wiring.Component):
         cmd = Command(self.cmd)
         op = cmd.op.as_value()
         arg = cmd.arg
-        m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b),
-                     modulus.slot.eq(cmd.a), modulus.size.eq(arg),
+        m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b), core.ctl.b1.eq(cmd.b),
+                     core.ctl.pair.eq(mul_pair),
+                     modulus.slot.eq(cmd.a), modulus.bank.eq(cmd.dst[0]), modulus.size.eq(arg),
                      sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
                      sequencer.bits.eq(arg), sequencer.op.eq(cmd.op)]
         with m.If(sequencer.mul.start):
             m.d.comb += [core.ctl.dst.eq(sequencer.mul.dst), core.ctl.a.eq(sequencer.mul.a),
-                         core.ctl.b.eq(sequencer.mul.b)]
+                         core.ctl.b.eq(sequencer.mul.b), core.ctl.b1.eq(sequencer.mul.b1),
+                         core.ctl.pair.eq(sequencer.mul.pair)]
 
         def finish():
             m.d.sync += [done.eq(1), irq.eq(1)]
@@ -153,9 +159,12 @@ class MontgomeryPeripheral(wiring.Component):
                                 accept(True)
                                 m.d.sync += [rslot.eq(cmd.a), rpos.eq(0)]
                         with m.Case(Opcode.SETMOD):
+                            bank1 = cmd.dst == 1
                             with m.If(bad_a):
                                 refuse(ErrorCode.BAD_SLOT)
-                            with m.Elif((arg < MIN_WORDS) | (arg > cfg.max_words)):
+                            with m.Elif((cmd.dst >= NUM_BANKS) | (bank1 & (not cfg.has_pairs))):
+                                refuse(ErrorCode.BAD_BANK)
+                            with m.Elif((arg < MIN_WORDS) | (arg > Mux(bank1, cfg.pair_max_words, cfg.max_words))):
                                 refuse(ErrorCode.BAD_SIZE)
                             with m.Else():
                                 accept(False)
@@ -183,6 +192,34 @@ class MontgomeryPeripheral(wiring.Component):
                                 accept(False)
                                 m.d.comb += sequencer.start.eq(1)
                                 m.next = "EXP"
+                        if cfg.has_pairs:
+                            pair_size = Mux(state1.size > state.size, state1.size, state.size)
+                            with m.Case(Opcode.MUL_PAIR):
+                                with m.If(bad_dst | bad_a | bad_b):
+                                    refuse(ErrorCode.BAD_SLOT)
+                                with m.Elif(~state.valid | ~state1.valid):
+                                    refuse(ErrorCode.NO_MODULUS)
+                                with m.Elif(state.rows != 1):
+                                    refuse(ErrorCode.BAD_SIZE)
+                                with m.Else():
+                                    accept(False)
+                                    m.d.comb += [mul_start.eq(1), mul_pair.eq(1)]
+                                    m.next = "MUL"
+                            with m.Case(Opcode.EXP_FIXED_PAIR):
+                                with m.If(bad_dst | bad_a | bad_b):
+                                    refuse(ErrorCode.BAD_SLOT)
+                                with m.Elif(~state.valid | ~state1.valid):
+                                    refuse(ErrorCode.NO_MODULUS)
+                                with m.Elif(state.rows != 1):
+                                    refuse(ErrorCode.BAD_SIZE)
+                                with m.Elif((cmd.dst == cmd.a) | (cmd.dst == cmd.b)):
+                                    refuse(ErrorCode.ALIAS)
+                                with m.Elif((arg == 0) | (arg > pair_size * WORD_BITS)):
+                                    refuse(ErrorCode.BAD_EXP_BITS)
+                                with m.Else():
+                                    accept(False)
+                                    m.d.comb += sequencer.start.eq(1)
+                                    m.next = "EXP"
                         with m.Default():
                             refuse(ErrorCode.BAD_OPCODE)
 

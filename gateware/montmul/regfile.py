@@ -3,8 +3,8 @@
 Operands live in one block RAM with a row of ``lanes`` words per address: ``rows_per_slot`` rows per slot,
 the user slots first and then the hidden ones (see the slot plan in ``gateware.interface``).  A slot's
 words above the current size are ignored by every command.  SETMOD copies N (the words below the size)
-into a separate modulus memory, so N's slot may be reused afterwards and the core can read N while the
-operand memory's only read port serves a and b.
+into a separate modulus memory (bank 0's rows, then bank 1's one row), so N's slot may be reused
+afterwards and the core can read N while the operand memory's only read port serves a and b.
 
 Read data arrives the cycle after the address (synchronous block-RAM ports).
 """
@@ -62,7 +62,7 @@ class RegisterFile(wiring.Component):
 
     def __init__(self, config):
         self.config = config
-        rows, n_rows, row = config.operand_rows, config.rows_per_slot, config.row_bits
+        rows, n_rows, row = config.operand_rows, config.modulus_rows, config.row_bits
         super().__init__({
             "core_read":     In(ReadPortSignature(rows, row)),
             "core_write":    In(WritePortSignature(rows, row)),
@@ -78,7 +78,7 @@ class RegisterFile(wiring.Component):
         m = Module()
         cfg = self.config
         m.submodules.operands = operands = Memory(shape=unsigned(cfg.row_bits), depth=cfg.operand_rows, init=[])
-        m.submodules.modulus = modulus = Memory(shape=unsigned(cfg.row_bits), depth=cfg.rows_per_slot, init=[])
+        m.submodules.modulus = modulus = Memory(shape=unsigned(cfg.row_bits), depth=cfg.modulus_rows, init=[])
         rd = operands.read_port()
         wr = operands.write_port(granularity=WORD_BITS)
         n_rd = modulus.read_port()

@@ -26,6 +26,11 @@ block RAM), then the bit.  Bit indices below 0 wrap to values at or above ``bits
   the table is built: at most size*W/k + 1 steps against 2^k - 1 products of more than 2*size cycles, so
   the search has always ended when the table is.
 
+* EXP_FIXED_PAIR: EXP_FIXED in both contexts of a pair (see ``gateware.interface``), in lock step: every
+  product is a pair, and each window reads context 0's digit, then context 1's (4 cycles each, the
+  exponent's row 1 for context 1); the digit products differ only in b, which names each context's
+  own table entry.
+
 Every product is a request on ``mul`` (start with the slots, then wait for done); the state that issued it
 names the state that continues when it is done.
 """
@@ -37,7 +42,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..interface import (WORD_BITS, ARG_BITS, EXP_INDEX_BITS, SLOT_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS,
-                         FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, table_slot, fixed_table_slot, Opcode)
+                         FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot,
+                         Opcode)
 from .core import ProductSignature
 from .regfile import ReadPortSignature, row_address
 
@@ -99,6 +105,11 @@ class ExponentSequencer(wiring.Component):
         seek = Signal()                                   # stepping ``low`` up to the top window
         high_word = Signal(W, reset_less=True)           # the word above the one holding bit ``low``
         fixed_digit = Signal(KF, reset_less=True)
+        fixed_digit1 = Signal(KF, reset_less=True)       # context 1's (EXP_FIXED_PAIR)
+        e_pair = Signal(reset_less=True)                 # EXP_FIXED_PAIR: every product is a pair
+        e_ctx = Signal(reset_less=True)                  # the context whose window is being read
+        ctx_low = Signal(EXP_INDEX_BITS)                 # ``low`` in that context's row of the exponent
+        m.d.comb += ctx_low.eq(low + Mux(e_ctx, PAIR_ROW * L * W, 0))
 
         def exp_bit_read(index=e_idx):
             m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, e_b, index >> log_row))]
@@ -109,9 +120,11 @@ class ExponentSequencer(wiring.Component):
         def exp_bit_value(index=e_idx):
             return e_word.bit_select(index[:log_word], 1) & (index < e_bits)
 
-        def multiply(dst, a, b, then):
-            """Start dst = a*b*R^-1 in this cycle; state ``then`` waits for it."""
-            m.d.comb += [mul.start.eq(1), mul.dst.eq(dst), mul.a.eq(a), mul.b.eq(b)]
+        def multiply(dst, a, b, then, b1=None):
+            """Start dst = a*b*R^-1 in this cycle (a pair in EXP_FIXED_PAIR, context 1's b being ``b1``,
+            by default ``b``); state ``then`` waits for it."""
+            m.d.comb += [mul.start.eq(1), mul.pair.eq(e_pair), mul.dst.eq(dst), mul.a.eq(a), mul.b.eq(b),
+                         mul.b1.eq(b if b1 is None else b1)]
             m.next = then
 
         @contextmanager
@@ -138,7 +151,8 @@ class ExponentSequencer(wiring.Component):
                 m.d.comb += self.busy.eq(0)
                 with m.If(self.start):
                     m.d.sync += [e_a.eq(self.base), e_b.eq(self.exponent), e_d.eq(self.dst), e_bits.eq(self.bits),
-                                 e_idx.eq(self.bits - 1), rem.eq(self.bits), started.eq(0)]
+                                 e_idx.eq(self.bits - 1), rem.eq(self.bits), started.eq(0),
+                                 e_pair.eq(self.op == Opcode.EXP_FIXED_PAIR), e_ctx.eq(0)]
                     with m.Switch(self.op):
                         with m.Case(Opcode.EXP_WINDOW):
                             with m.If(self.bits <= SHORT_EXPONENT_BITS):
@@ -149,7 +163,7 @@ class ExponentSequencer(wiring.Component):
                                 m.next = "EW_SQUARE"
                         with m.Case(Opcode.EXP_LADDER):
                             m.next = "EL_INIT"
-                        with m.Case(Opcode.EXP_FIXED):
+                        with m.Case(Opcode.EXP_FIXED, Opcode.EXP_FIXED_PAIR):
                             m.d.sync += [low.eq(0), seek.eq(1)]
                             m.next = "EF_ONE"
 
@@ -283,23 +297,32 @@ class ExponentSequencer(wiring.Component):
             # of the next slot, and only bits at or above ``bits`` come from it, which read as 0.
             with m.State("EF_WINDOW"):
                 with m.If(~seek):                   # always over by now (see the module docstring)
-                    exp_bit_read(low + W)
+                    exp_bit_read(ctx_low + W)
                     m.next = "EF_WINDOW_HIGH"
             with m.State("EF_WINDOW_HIGH"):
-                exp_word_latch(low + W, high_word)
-                exp_bit_read(low)
+                exp_word_latch(ctx_low + W, high_word)
+                exp_bit_read(ctx_low)
                 m.next = "EF_WINDOW_LOW"
             with m.State("EF_WINDOW_LOW"):
-                exp_word_latch(low)
+                exp_word_latch(ctx_low)
                 m.next = "EF_DIGIT"
             with m.State("EF_DIGIT"):
                 window = Cat(e_word, high_word).bit_select(low[:log_word], KF)
                 below_bits = Cat(low + i < e_bits for i in range(KF))
-                m.d.sync += [fixed_digit.eq(window & below_bits), sqcnt.eq(0)]
-                with m.If(started):
-                    m.next = "EF_SQUARINGS"
+                with m.If(e_pair & ~e_ctx):
+                    # context 0's digit; now context 1's
+                    m.d.sync += [fixed_digit.eq(window & below_bits), e_ctx.eq(1)]
+                    m.next = "EF_WINDOW"
                 with m.Else():
-                    m.next = "EF_DIGIT_MUL"
+                    with m.If(e_pair):
+                        m.d.sync += fixed_digit1.eq(window & below_bits)
+                    with m.Else():
+                        m.d.sync += fixed_digit.eq(window & below_bits)
+                    m.d.sync += [sqcnt.eq(0), e_ctx.eq(0)]
+                    with m.If(started):
+                        m.next = "EF_SQUARINGS"
+                    with m.Else():
+                        m.next = "EF_DIGIT_MUL"
             with m.State("EF_SQUARINGS"):
                 multiply(e_d, e_d, e_d, then="EF_SQUARINGS_WAIT")
             with when_done("EF_SQUARINGS_WAIT"):
@@ -310,7 +333,8 @@ class ExponentSequencer(wiring.Component):
                     m.next = "EF_SQUARINGS"
             with m.State("EF_DIGIT_MUL"):
                 multiply(e_d, e_d, Mux(fixed_digit == 1, e_a, fixed_table_slot(fixed_digit)),
-                         then="EF_DIGIT_MUL_WAIT")
+                         then="EF_DIGIT_MUL_WAIT",
+                         b1=Mux(fixed_digit1 == 1, e_a, fixed_table_slot(fixed_digit1)))
             with when_done("EF_DIGIT_MUL_WAIT"):
                 m.d.sync += started.eq(1)
                 with m.If(low == 0):
