@@ -149,13 +149,19 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		return RSA_ERR_KEY;
 	const unsigned nw = c->n.words, pw = c->p.words, qw = c->q.words;
 
-	/* m2 = in^dq mod q, m1 = in^dp mod p; the exponents' declared length is the factor's. (In this
-	   order the products modulo p follow each other, and so do those modulo n: a backend that keeps
-	   its modulus loaded loads each once.) */
-	TRY(reduce(b, &c->q_wide, qw, xp, in));
-	TRY(b->exp(&c->q, m2, xp, k->dq, 32 * qw, 1));
-	TRY(reduce(b, &c->p_wide, pw, xp, in));
-	TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
+	/* m2 = in^dq mod q, m1 = in^dp mod p; the exponents' declared length is the factor's (the larger
+	   one's when both run at once). (In this order the products modulo p follow each other, and so do
+	   those modulo n: a backend that keeps its modulus loaded loads each once.) */
+	if (b->exp_pair && pw <= b->pair_max_limbs && qw <= b->pair_max_limbs) {
+		TRY(reduce(b, &c->q_wide, qw, h, in));
+		TRY(reduce(b, &c->p_wide, pw, xp, in));
+		TRY(b->exp_pair(&c->p, m1, xp, k->dp, &c->q, m2, h, k->dq, 32 * (pw > qw ? pw : qw)));
+	} else {
+		TRY(reduce(b, &c->q_wide, qw, xp, in));
+		TRY(b->exp(&c->q, m2, xp, k->dq, 32 * qw, 1));
+		TRY(reduce(b, &c->p_wide, pw, xp, in));
+		TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
+	}
 	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: reduce it by a product with
 	   R_p mod p (needs m2 < R_p, true when q has no more limbs than p), else in the widened context. */
 	bn_zero(wide, nw);

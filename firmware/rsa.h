@@ -6,7 +6,8 @@
  * recombination, the check, copies) is here, the same for every backend:
  *   rsa_sw         software on the CPU (bignum.c)                                    rsa_sw.c
  *   rsa_hw_cpu     the CPU runs the exponent loop, one peripheral MUL per product    rsa_hw.c
- *   rsa_hw_seq     the peripheral's sequencer runs each exponentiation              rsa_hw.c
+ *   rsa_hw_seq     the peripheral's sequencer runs each exponentiation, the CRT's two
+ *                  at once (EXP_FIXED_PAIR) where both factors fit the pair commands   rsa_hw.c
  *   rsa_hw_seq_window  as rsa_hw_seq, but the private exponentiations use the sliding window
  *                  (EXP_WINDOW): faster, NOT constant-time; kept to show what safety costs.
  *
@@ -72,6 +73,12 @@ typedef struct rsa_backend {
 	   depend on e (never on base). */
 	int (*exp)(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits,
 	           int secret);
+	/* Optional (NULL: none): the two secret exponentiations of a CRT at once, r0 = b0^e0 mod m0 and
+	   r1 = b1^e1 mod m1, each exponent's low ebits bits, constant time as exp's secret case; for
+	   moduli of at most pair_max_limbs limbs each (larger ones go through exp one after the other). */
+	int (*exp_pair)(const mont_ctx *m0, uint32_t *r0, const uint32_t *b0, const uint32_t *e0,
+	                const mont_ctx *m1, uint32_t *r1, const uint32_t *b1, const uint32_t *e1, unsigned ebits);
+	unsigned pair_max_limbs;
 } rsa_backend;
 
 extern const rsa_backend rsa_sw, rsa_hw_cpu, rsa_hw_seq, rsa_hw_seq_window;

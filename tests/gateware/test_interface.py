@@ -29,9 +29,10 @@ def test_status_layout():
 
 
 def test_codes():
-    assert [op.value for op in Opcode] == list(range(8))
-    assert Opcode.EXP_FIXED.value == 7
-    assert ErrorCode.OVERFLOW.value == 9 and ErrorCode.ALIAS.value == 8
+    # the firmware's and the tests' command words depend on these staying put: new ones only append
+    assert [op.value for op in Opcode] == list(range(10))
+    assert Opcode.EXP_FIXED.value == 7 and Opcode.MUL_PAIR.value == 8 and Opcode.EXP_FIXED_PAIR.value == 9
+    assert ErrorCode.OVERFLOW.value == 9 and ErrorCode.ALIAS.value == 8 and ErrorCode.BAD_BANK.value == 10
     assert WORD_BITS in (16, 32, 64)
     assert NUM_SLOTS >= 16
     assert PeripheralConfig().max_bits == MAX_BITS_DEFAULT == 4096
