@@ -97,11 +97,11 @@ def pair_mul_cycles(config, bits0, bits1):
     """Cycles of a MUL_PAIR with moduli of ``bits0`` and ``bits1`` bits (each within a row): the
     accepting cycle, one cycle reading context 0's b row, the prologue (7), max(size0, size1)
     iterations of 2 cycles (context 0's row, then context 1's), one cycle, then the two row passes
-    for each context (1 + 4 and 1).  The sequencer's pair products cost the same."""
+    over both rows (2 + 4 and 2), as a two-row product's.  The sequencer's pair products cost the same."""
     sizes = [_check_bits(config, bits) for bits in (bits0, bits1)]
     if not config.has_pairs or max(sizes) > config.pair_max_words:
         raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
-    return 1 + 1 + 7 + 2 * max(sizes) + 1 + 2 * (1 + 4 + 1)
+    return 1 + 1 + 7 + 2 * max(sizes) + 1 + (2 + 4) + 2
 
 
 def setmod_cycles(config, bits, odd=True):

@@ -362,20 +362,19 @@ class MontMulCore(wiring.Component):
             m.d.sync += lane_m.eq(lane_m_next)
 
         # ---- final pass 1: resolve the redundant accumulator, compare with N (see .resolve) -------
-        # A pair resolves and writes context 0's row, then context 1's (``fctx``).
-        fctx = Signal(range(2))
-        frows = Signal(range(KM + 1))
-        m.d.comb += frows.eq(Mux(pair, 1, rows))
+        # (a pair's two rows are two numbers: its rows go through one after the other, unchained)
         f_issue = Signal()
         f_issue_k = Signal(range(KM))
-        fin = resolve_pass(m, cfg, acc_lo, acc_c, acc1_lo0, nrd.data, fctx + frows, f_issue, f_issue_k)
+        fin = resolve_pass(m, cfg, acc_lo, acc_c, acc1_lo0, nrd.data, rows, f_issue, f_issue_k,
+                           pair=pair if cfg.has_pairs else None)
 
         # ---- final pass 2: write V - N or V ----------------------------------------------------
         g_issue = Signal()
         g_issue_k = Signal(range(KM))
+        select = fin.select_of(g_issue_k)
         m.d.comb += [
             wr.addr.eq(row_addr(sd, g_issue_k)),
-            wr.data.eq(Cat(Mux(fin.select, acc_lo(j), acc_c(j)[:W]) for j in range(L))),
+            wr.data.eq(Cat(Mux(select, acc_lo(j), acc_c(j)[:W]) for j in range(L))),
             wr.en.eq(g_issue),
         ]
 
@@ -414,7 +413,7 @@ class MontMulCore(wiring.Component):
                 with m.If(self.ctl.start):
                     m.d.sync += [sa.eq(self.ctl.a), sb.eq(self.ctl.b), sb1.eq(self.ctl.b1), sd.eq(self.ctl.dst),
                                  cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0),
-                                 issue_on.eq(0), head_on.eq(0), fctx.eq(0)]
+                                 issue_on.eq(0), head_on.eq(0)]
                     if cfg.has_pairs:
                         m.d.sync += pair.eq(self.ctl.pair)
                         m.d.sync += period.eq(Mux(self.ctl.pair | (mod.rows <= 2), 2, mod.rows))
@@ -474,9 +473,9 @@ class MontMulCore(wiring.Component):
                 m.d.sync += [*(r.eq(0) for r in fin.state), ph.eq(0)]
                 m.next = "FIN1"
             with m.State("FIN1"):
-                m.d.comb += [self.ctl.busy.eq(1), f_issue.eq(1), f_issue_k.eq(ph + fctx)]
+                m.d.comb += [self.ctl.busy.eq(1), f_issue.eq(1), f_issue_k.eq(ph)]
                 m.d.sync += ph.eq(ph + 1)
-                with m.If(ph == frows - 1):
+                with m.If(ph == rows - 1):
                     m.d.sync += cnt.eq(0)
                     m.next = "FIN1W"
             with m.State("FIN1W"):
@@ -487,15 +486,11 @@ class MontMulCore(wiring.Component):
                     m.d.sync += ph.eq(0)
                     m.next = "FIN2"
             with m.State("FIN2"):
-                m.d.comb += [self.ctl.busy.eq(1), g_issue.eq(1), g_issue_k.eq(ph + fctx)]
+                m.d.comb += [self.ctl.busy.eq(1), g_issue.eq(1), g_issue_k.eq(ph)]
                 m.d.sync += ph.eq(ph + 1)
-                with m.If(ph == frows - 1):
-                    with m.If(pair & (fctx == 0)):
-                        m.d.sync += [*(r.eq(0) for r in fin.state), ph.eq(0), fctx.eq(1)]
-                        m.next = "FIN1"
-                    with m.Else():
-                        m.d.comb += self.ctl.done.eq(1)
-                        m.next = "IDLE"
+                with m.If(ph == rows - 1):
+                    m.d.comb += self.ctl.done.eq(1)
+                    m.next = "IDLE"
         # the register file's read port is the core's for the whole product
         m.d.comb += rd.en.eq(self.ctl.busy)
         return m

@@ -67,14 +67,18 @@ def carry_chain(m, gen, prop, cin, segment=32):
     return out, cout
 
 
-def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, issue_k):
+def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, issue_k, pair=None):
     """Pass 1 over the accumulator rows, added to module ``m``.
 
     ``issue``/``issue_k``: row ``issue_k`` of the accumulator is read in this cycle, ``acc_lo(j)`` and
     ``acc_c(j)`` its columns, ``acc_next_lo0`` the low word of lane 0 of the next row, ``n_row`` the same
     row of N (read in the same cycle, used a cycle later).  Four cycles later ``valid`` is high with ``row``,
     the resolved words ``value`` and ``diff`` = V - N; ``select`` says, after the last row, whether V - N
-    is the result.  The registers in ``state`` carry between rows and must be cleared before the first."""
+    is the result.  The registers in ``state`` carry between rows and must be cleared before the first.
+
+    With ``pair`` (a signal) the rows are two numbers of one row each (rows 0 and 1, a pair's
+    contexts): no carry or borrow crosses from one to the other, each has its own carry registers, and
+    ``select_of(k)`` is the choice for row k (``select`` is row 0's)."""
     L, W, KM = config.lanes, WORD_BITS, config.rows_per_slot
     f1_v, f1_k = Signal(), Signal(range(KM))
     f1_y = lane_signals(L, "f1_y", W + 2)
@@ -91,11 +95,26 @@ def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, iss
     f4_p = lane_signals(L, "f4_p", 1)
     f4_val = lane_signals(L, "f4_val", W)
     f4_n = lane_signals(L, "f4_n", W)
-    hiprev = Signal(len(f1_y[L - 1]) - W)    # the high bits of the last column of the previous row
-    cin = Signal()
-    bin_ = Signal()
+    # carries between rows: one set per number (two in a pair); a row's set is that of its context
+    n_sets = 1 if pair is None else 2
+    hiprevs = [Signal(len(f1_y[L - 1]) - W, name=f"hiprev{c}") for c in range(n_sets)]  # the high bits
+    cins = [Signal(name=f"cin{c}") for c in range(n_sets)]                              # of the last
+    bins = [Signal(name=f"bin{c}") for c in range(n_sets)]                              # column, carry
+
+    def context(k):
+        return C(0, 1) if pair is None else pair & (k == 1)
+
+    def of(regs, k):
+        return regs[0] if pair is None else Mux(context(k), regs[1], regs[0])
+
+    def update(regs, k, value):
+        for c, reg in enumerate(regs):
+            with m.If(context(k) == c):
+                m.d.sync += reg.eq(value)
 
     f_last = issue_k == rows - 1
+    if pair is not None:
+        f_last = pair | f_last
     for j in range(L):
         if j < L - 1:
             t_next = acc_lo(j + 1)
@@ -105,7 +124,7 @@ def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, iss
     m.d.sync += [f1_v.eq(issue), f1_k.eq(issue_k)]
     for j in range(L):
         y = f1_y[j]
-        carry_in = hiprev if j == 0 else f1_y[j - 1][W:]
+        carry_in = of(hiprevs, f1_k) if j == 0 else f1_y[j - 1][W:]
         r = Signal(W + 1, name=f"f_r{j}")
         m.d.comb += r.eq(y[:W] + carry_in)
         m.d.sync += [
@@ -114,12 +133,12 @@ def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, iss
             f2_p[j].eq(~r[W] & (r[:W] == (1 << W) - 1)),
         ]
     with m.If(f1_v):
-        m.d.sync += hiprev.eq(f1_y[L - 1][W:])
+        update(hiprevs, f1_k, f1_y[L - 1][W:])
     m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k)]
     m.d.sync += [f2_n[j].eq(n_row.word_select(j, W)) for j in range(L)]
-    carries, carry_out = carry_chain(m, Cat(f2_g), Cat(f2_p), cin)
+    carries, carry_out = carry_chain(m, Cat(f2_g), Cat(f2_p), of(cins, f2_k))
     with m.If(f2_v):
-        m.d.sync += cin.eq(carry_out)
+        update(cins, f2_k, carry_out)
     m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
     for j in range(L):
         m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
@@ -128,11 +147,12 @@ def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, iss
     m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k)]
     m.d.sync += [f4_val[j].eq(f3_val[j]) for j in range(L)]
     m.d.sync += [f4_n[j].eq(f3_n[j]) for j in range(L)]
-    borrows, borrow_out = carry_chain(m, Cat(f4_g), Cat(f4_p), bin_)
+    borrows, borrow_out = carry_chain(m, Cat(f4_g), Cat(f4_p), of(bins, f4_k))
     diff = [(f4_val[j] - f4_n[j] - borrows[j])[:W] for j in range(L)]
     with m.If(f4_v):
-        m.d.sync += bin_.eq(borrow_out)
+        update(bins, f4_k, borrow_out)
     # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
-    sel = Signal()
-    m.d.comb += sel.eq((hiprev != 0) | cin | ~bin_)
-    return SimpleNamespace(valid=f4_v, row=f4_k, value=f4_val, diff=diff, select=sel, state=[hiprev, cin, bin_])
+    sels = [Signal(name=f"select{c}") for c in range(n_sets)]
+    m.d.comb += [sel.eq((hiprevs[c] != 0) | cins[c] | ~bins[c]) for c, sel in enumerate(sels)]
+    return SimpleNamespace(valid=f4_v, row=f4_k, value=f4_val, diff=diff, select=sels[0],
+                           select_of=lambda k: of(sels, k), state=[*hiprevs, *cins, *bins])

@@ -224,7 +224,7 @@ def test_refusals():
             await d.write_slot(slot, value, nw)
         for op in (Opcode.MUL, *EXP_OPS):
             await note(op, 3, 1, 2, 4)                                  # NO_MODULUS
-        for op in (8, 9, 15):
+        for op in (len(Opcode), 15):           # unused opcodes
             await note(op)
         await note(Opcode.SETMOD, a=9, arg=size)                        # EVEN_MODULUS
         await note(Opcode.MUL, 3, 1, 2)                                 # still NO_MODULUS
@@ -292,3 +292,88 @@ def test_default_config_cycles():
     cycles = {bits: driver.mul_cycles(config, bits) for bits in (1024, 2048, 4096)}
     assert cycles == {bits: model.mul_cycles(config, bits) for bits in cycles}
     assert cycles[2048] <= 300 and cycles[4096] <= 1100, cycles
+
+
+# ---- the pair commands (model only; the RTL against them: test_pair.py) ---------------------------
+
+def test_pair_cycles_api():
+    """pair_mul_cycles: the documented schedule, a function of the larger size only, refused outside a
+    row or without pairs; pair_exp_cycles: EXP_FIXED's program with pair products and two windows read
+    per step, whatever the exponents."""
+    L = SMALL.lanes
+    for bits0, bits1 in ((32, 64), (64, 32), (64, 64), (33, 48)):
+        size = max(model.size_words(bits0), model.size_words(bits1))
+        assert model.pair_mul_cycles(SMALL, bits0, bits1) == 1 + 1 + 7 + 2 * size + 1 + 2 * (1 + 4 + 1)
+    assert model.pair_mul_cycles(SMALL, 64, 32) == model.pair_mul_cycles(SMALL, 32, 64) \
+           == model.pair_mul_cycles(SMALL, 64, 64)
+    for bits0, bits1 in ((L * WORD_BITS + 1, 32), (32, L * WORD_BITS + 1), (16, 32)):
+        with pytest.raises(ValueError):
+            model.pair_mul_cycles(SMALL, bits0, bits1)
+    with pytest.raises(ValueError):
+        model.pair_mul_cycles(PeripheralConfig(max_bits=64, lanes=4), 32, 32)
+    k = FIXED_WINDOW_BITS
+    mul = model.pair_mul_cycles(SMALL, 64, 48)
+    for ebits in (1, k, k + 1, 64):
+        windows = -(-ebits // k)
+        products = 2 ** k - 1 + windows + k * (windows - 1)
+        assert model.pair_exp_cycles(SMALL, 64, 48, ebits) == 1 + mul * products + 8 * windows, ebits
+        programs = [model.pair_program((e0, e1), ebits, dst=3, base=1)
+                    for e0, e1 in ((0, 0), ((1 << ebits) - 1, 0), (1, 1 << (ebits - 1)))]
+        assert len({tuple((s.overhead, len(s.products)) for s in p) for p in programs}) == 1
+
+
+def test_pair_program_products():
+    """Every product of pair_program is context 0's EXP_FIXED product with context 1's b: the digit
+    products name each context's own table entry (the base for digit 1), the rest are the same."""
+    k = FIXED_WINDOW_BITS
+    e0, e1, ebits = 0b000001_101010_111111, 0b101010_000001_000000, 3 * k
+    pair = model.pair_program((e0 | 1 << 40, e1), ebits, dst=3, base=1)     # bits above ebits ignored
+    single0 = model.exp_program(SMALL, Opcode.EXP_FIXED, e0, ebits, 3, 1)
+    single1 = model.exp_program(SMALL, Opcode.EXP_FIXED, e1, ebits, 3, 1)
+    assert [s.overhead for s in pair] == [2 * s.overhead for s in single0]
+    flat = [p for s in pair for p in s.products]
+    assert [p[:3] for p in flat] == [p for s in single0 for p in s.products]
+    assert [p[3] for p in flat] == [p[2] for s in single1 for p in s.products]
+    table = model.fixed_table_slot
+    assert [s.products[-1][2:] for s in pair[1:]] == [(1, table(42)), (table(42), 1), (table(63), table(0))]
+
+
+def test_pair_model_crt_default_config():
+    """The model at the PYNQ-Z2 configuration: an RSA-1024-style CRT pair (two 512-bit halves, and a
+    1024-bit pair) of EXP_FIXED_PAIR against pow(), and a MUL_PAIR, with the model's cycles; bank 0 wider
+    than a row refuses pairs; bank 1 refuses more than a row."""
+    config = PeripheralConfig()
+    nw = config.bus_words_per_slot
+
+    async def scenario(d):
+        rng = random.Random(21)
+        seen = []
+        for bits, ebits in ((512, 512), (1024, 1024), (1024, 100)):
+            size = model.size_words(bits)
+            n0, n1 = random_modulus(rng, bits), random_modulus(rng, bits - 5)
+            await d.load_modulus(n0, size, slot=0, bank=0)
+            await d.load_modulus(n1, size, slot=1, bank=1)
+            a = (rng.randrange(n0), rng.randrange(n1))
+            e = (rng.getrandbits(ebits), rng.getrandbits(ebits - 5))
+            await d.write_pair(2, a, config)
+            await d.write_pair(3, e, config)
+            await d.write_pair(4, ((1 << (WORD_BITS * size)) % n0, (1 << (WORD_BITS * size)) % n1), config)
+            cycles, status = await d.exp_pair(4, 2, 3, ebits)
+            assert status == OK
+            assert cycles == model.pair_exp_cycles(config, bits, bits - 5, ebits)
+            assert await d.read_pair(4, config) == (mont_exp_ref(a[0], e[0], n0, size),
+                                                    mont_exp_ref(a[1], e[1], n1, size))
+            cycles, status = await d.mul_pair(5, 2, 4)
+            assert (cycles, status) == (model.pair_mul_cycles(config, bits, bits - 5), OK)
+            seen.append(await d.read_pair(5, config))
+        _, status = await d.setmod(0, config.lanes + 1, 1)
+        assert status["error"] == E.BAD_SIZE.value
+        await d.write_slot(6, random_modulus(rng, 2048), nw)
+        _, status = await d.setmod(6, 2048 // WORD_BITS, 0)
+        assert status == OK
+        _, status = await d.mul_pair(5, 2, 4)
+        assert status["error"] == E.BAD_SIZE.value
+        return seen
+
+    from montmul_harness import model_driver
+    assert len(driver.complete(scenario(model_driver(config)))) == 3

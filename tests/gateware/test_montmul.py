@@ -207,7 +207,7 @@ def test_errors_leave_operands_intact():
         await refused(Opcode.EXP_WINDOW, 3, 1, 2, 4, code=E.NO_MODULUS)
         await refused(Opcode.EXP_LADDER, 3, 1, 2, 4, code=E.NO_MODULUS)
         await refused(Opcode.EXP_FIXED, 3, 1, 2, 4, code=E.NO_MODULUS)
-        await refused(8, code=E.BAD_OPCODE)
+        await refused(len(Opcode), code=E.BAD_OPCODE)       # the first unused opcode
         await refused(15, code=E.BAD_OPCODE)
         values[9] = values[9] & ~1
         await d.write_slot(9, values[9], nw)
