@@ -27,7 +27,8 @@ in one command, context 0 over bank 0 and context 1 over bank 1, for the two hal
   in alternate cycles, each context with its own quotient head, so a pair costs little more than one;
 * MUL_PAIR: dst = a*b*R^-1 in each context (R = 2^(W*size) of that context's modulus);
 * EXP_FIXED_PAIR: EXP_FIXED in each context, the two in lock step over the same declared exponent
-  length ``arg`` (context 0's exponent in row 0 of slot b, context 1's in row 1), so the time is a
+  length ``arg`` <= max(size0, size1)*W (context 0's exponent: the low ``arg`` bits of row 0 of slot b,
+  context 1's of row 1, each read up to ``arg`` even past its own modulus' size), so the time is a
   function of the two sizes and ``arg`` only.
 """
 

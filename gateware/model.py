@@ -433,7 +433,8 @@ class PeripheralModel:
                 return self._refuse(ErrorCode.ALIAS)
             if not 1 <= arg <= WORD_BITS * max(sizes):
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
-            exponents = (self._context(b, 0), self._context(b, 1))
+            # each exponent is its row's low ``arg`` bits (not cut at its own modulus' size)
+            exponents = (self._row(b, 0), self._row(b, 1))
             steps = pair_program(exponents, arg, dst, a)
             return self._run_pair_products(_program_cycles(steps, mul), steps)
         if op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
@@ -479,11 +480,15 @@ class PeripheralModel:
 
         return self._accept(cycles, finish)
 
+    def _row(self, slot, ctx):
+        """Context ``ctx``'s row of ``slot`` in a pair command (row 0 or ``PAIR_ROW``)."""
+        row_bits = self.config.row_bits
+        return self.slots[slot] >> (ctx * PAIR_ROW * row_bits) & ((1 << row_bits) - 1)
+
     def _context(self, slot, ctx):
         """Context ``ctx``'s operand of a pair command in ``slot`` (its row, below its modulus' size)."""
         size = (self.modulus, self.modulus1)[ctx].size
-        row = self.slots[slot] >> (ctx * PAIR_ROW * self.config.row_bits)
-        return row & ((1 << (WORD_BITS * size)) - 1)
+        return self._row(slot, ctx) & ((1 << (WORD_BITS * size)) - 1)
 
     def _run_pair_products(self, cycles, steps):
         def finish():

@@ -17,7 +17,7 @@ and V otherwise.  Pass 2 (in the core) writes the selected words.
 
 from types import SimpleNamespace
 
-from amaranth import Signal, Mux, Cat
+from amaranth import C, Signal, Mux, Cat
 
 from ..interface import WORD_BITS
 

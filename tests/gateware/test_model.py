@@ -231,6 +231,7 @@ def test_refusals():
         for arg in (0, MIN_WORDS - 1, SMALL.max_words + 1, 8191):
             await note(Opcode.SETMOD, a=0, arg=arg)                     # BAD_SIZE
         await note(Opcode.SETMOD, a=NUM_SLOTS, arg=size)
+        await note(Opcode.SETMOD, dst=2, a=0, arg=size)                 # BAD_BANK
         await note(Opcode.WRITE, dst=NUM_SLOTS + 5)
         await note(Opcode.READ, a=31)
         await note(Opcode.SETMOD, a=0, arg=size)
