@@ -35,7 +35,7 @@ from soc import config as soc_config
 from . import report, synth, timing
 
 __all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CRT",
-           "parse_lanes", "crt_commands", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
+           "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
            "plot", "write_outputs"]
 
 #: Operand sizes whose product cycles the sweep measures.
@@ -72,7 +72,7 @@ CRT_BITS = 2048
 #: The firmware's count of the same operation, measured on the simulated SoC (Verilator) with
 #: ``python -m sim --bench --sizes 2048`` at the default configuration, for comparison: the whole
 #: operation, CPU and operand transfers included.
-FIRMWARE_CRT = {"lanes": 64, "max_bits": 4096, "cycles": 399_329,
+FIRMWARE_CRT = {"lanes": 64, "max_bits": 4096, "cycles": 226_932,
                 "command": "python -m sim --bench --sizes 2048", "row": "2048, private, CRT, hw: sequencer"}
 
 def parse_lanes(text: str) -> tuple[int, ...]:
@@ -108,24 +108,41 @@ class CrtCommand:
     exponent: int | None = None
 
 
-def crt_commands(bits: int = CRT_BITS) -> tuple[CrtCommand, ...]:
+def crt_commands(bits: int = CRT_BITS, pairs: bool = False) -> tuple[CrtCommand, ...]:
     """The peripheral commands of one RSA private operation with CRT on the sequencer backend
     (``rsa_private_crt`` in firmware/rsa.c over ``rsa_hw_seq`` in firmware/rsa_hw.c), every modulus
-    loaded afresh as in a timed operation.  Factors of half the key size."""
+    loaded afresh as in a timed operation.  Factors of half the key size.  ``pairs``: the factors fit
+    the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR)."""
     half = bits // 2
     e = soc_config.PUBLIC_EXPONENT
-    return (
+    common = (
         CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
-        CrtCommand("SETMOD", half, 2, "q, p"),
+        CrtCommand("SETMOD", half, 2, "q, p" + (" (banks 1 and 0)" if pairs else "")),
         CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
                                    "the check's conversions into and out of the Montgomery domain"),
+    )
+    check = CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
+                       exponent=e)
+    if pairs:
+        return common + (
+            CrtCommand("MUL", half, 2, "Garner: m2 mod p, (m1 - m2)*qinv"),
+            CrtCommand("MUL_PAIR", half, 2, "both halves into and out of the Montgomery domain"),
+            CrtCommand("EXP_FIXED_PAIR", half, 1, f"m1 = c^dp mod p and m2 = c^dq mod q at once ({half}-bit "
+                                                  "exponents)", exponent_bits=half),
+            check,
+        )
+    return common + (
         CrtCommand("MUL", half, 6, "each half's conversions into and out of the Montgomery domain (4); "
                                    "Garner: m2 mod p, (m1 - m2)*qinv (2)"),
         CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
                    exponent_bits=half),
-        CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
-                   exponent=e),
+        check,
     )
+
+
+def crt_pairs(config: PeripheralConfig, bits: int = CRT_BITS) -> bool:
+    """Whether the firmware runs the two halves at once on ``config`` (both factors within a row)."""
+    return config.has_pairs and model.size_words(bits // 2) <= config.pair_max_words
 
 
 def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
@@ -133,6 +150,10 @@ def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
         return model.setmod_cycles(config, command.bits)
     if command.op == "MUL":
         return model.mul_cycles(config, command.bits)
+    if command.op == "MUL_PAIR":
+        return model.pair_mul_cycles(config, command.bits, command.bits)
+    if command.op == "EXP_FIXED_PAIR":
+        return model.pair_exp_cycles(config, command.bits, command.bits, command.exponent_bits)
     mode = {"EXP_FIXED": "fixed", "EXP_WINDOW": "window", "EXP_LADDER": "ladder"}[command.op]
     return model.exp_cycles(config, command.bits, mode, exponent=command.exponent,
                             exponent_bits=command.exponent_bits)
@@ -143,7 +164,8 @@ def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
     the model; no CPU time, no operand transfers.  None when ``bits`` exceeds ``config.max_bits``."""
     if bits > config.max_bits:
         return None
-    return sum(command.count * _command_cycles(config, command) for command in crt_commands(bits))
+    return sum(command.count * _command_cycles(config, command)
+               for command in crt_commands(bits, crt_pairs(config, bits)))
 
 
 # ---- fit -------------------------------------------------------------------------------------------
@@ -272,7 +294,8 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
         "route_ns_per_net": route_ps / 1000,
         "rsa2048_crt": {
             "source": "gateware.model (the peripheral's busy cycles; no CPU, no operand transfers)",
-            "commands": [dataclasses.asdict(command) for command in crt_commands()],
+            "commands": [dataclasses.asdict(command)
+                         for command in crt_commands(pairs=crt_pairs(PeripheralConfig(max_bits=max_bits)))],
             "firmware_measured": FIRMWARE_CRT,
         },
         "jobs": jobs,
