@@ -129,9 +129,10 @@ class Driver:
     async def mul(self, dst, a, b):
         return await self.run(Opcode.MUL, dst, a, b)
 
-    async def mul_pair(self, dst, a, b):
-        """MUL_PAIR: both contexts (rows 0 and 1 of the slots, banks 0 and 1) at once."""
-        return await self.run(Opcode.MUL_PAIR, dst, a, b)
+    async def mul_pair(self, dst, a, b, a_words=0):
+        """MUL_PAIR: both contexts (rows 0 and 1 of the slots, banks 0 and 1) at once; with ``a_words``,
+        both multiply by slot a's low ``a_words`` words."""
+        return await self.run(Opcode.MUL_PAIR, dst, a, b, a_words)
 
     async def exp_pair(self, dst, base, exponent, exponent_bits):
         """EXP_FIXED_PAIR: EXP_FIXED in both contexts at once (see ``exp``)."""

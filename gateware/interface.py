@@ -25,7 +25,11 @@ in one command, context 0 over bank 0 and context 1 over bank 1, for the two hal
 * both moduli must fit one register-file row (size <= lanes words), which is where a single product
   leaves the lanes idle every other cycle: the core issues context 0's rows and context 1's rows
   in alternate cycles, each context with its own quotient head, so a pair costs little more than one;
-* MUL_PAIR: dst = a*b*R^-1 in each context (R = 2^(W*size) of that context's modulus);
+* MUL_PAIR: dst = a*b*R^-1 in each context (R = 2^(W*size) of that context's modulus).  With
+  ``arg`` = A != 0 (A <= max_words; BAD_SIZE above) both contexts multiply by the same a, slot a's low A
+  words from its row 0 up, which may be wider than the moduli: dst_k = a*b_k*2^(-W*A) mod N_k (b_k <
+  N_k).  With b_k = 2^(W*(A + size_k)) mod N_k that is a mod N_k in Montgomery form: an RSA input
+  reduced modulo both factors and converted in one command;
 * EXP_FIXED_PAIR: EXP_FIXED in each context, the two in lock step over the same declared exponent
   length ``arg`` <= max(size0, size1)*W (context 0's exponent: the low ``arg`` bits of row 0 of slot b,
   context 1's of row 1, each read up to ``arg`` even past its own modulus' size), so the time is a

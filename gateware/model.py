@@ -93,15 +93,18 @@ def mul_cycles(config, bits):
     return 1 + 7 + size * max(rows, 2) + 1 + (rows + 4) + rows
 
 
-def pair_mul_cycles(config, bits0, bits1):
+def pair_mul_cycles(config, bits0, bits1, a_words=0):
     """Cycles of a MUL_PAIR with moduli of ``bits0`` and ``bits1`` bits (each within a row): the
     accepting cycle, one cycle reading context 0's b row, the prologue (7), max(size0, size1)
     iterations of 2 cycles (context 0's row, then context 1's), one cycle, then the two row passes
-    over both rows (2 + 4 and 2), as a two-row product's.  The sequencer's pair products cost the same."""
+    over both rows (2 + 4 and 2), as a two-row product's.  The sequencer's pair products cost the same.
+    With a shared a of ``a_words`` words (MUL_PAIR's arg), that many iterations instead."""
     sizes = [_check_bits(config, bits) for bits in (bits0, bits1)]
     if not config.has_pairs or max(sizes) > config.pair_max_words:
         raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
-    return 1 + 1 + 7 + 2 * max(sizes) + 1 + (2 + 4) + 2
+    if not 0 <= a_words <= config.max_words:
+        raise ValueError(f"MUL_PAIR refuses a {a_words}-word a")
+    return 1 + 1 + 7 + 2 * (a_words or max(sizes)) + 1 + (2 + 4) + 2
 
 
 def setmod_cycles(config, bits, odd=True):
@@ -423,12 +426,14 @@ class PeripheralModel:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None or self.modulus1 is None:
                 return self._refuse(ErrorCode.NO_MODULUS)
-            if self.modulus.size > self.config.lanes:
+            if self.modulus.size > self.config.lanes or (op is Opcode.MUL_PAIR and arg > self.config.max_words):
                 return self._refuse(ErrorCode.BAD_SIZE)
             sizes = (self.modulus.size, self.modulus1.size)
-            mul = pair_mul_cycles(self.config, *(WORD_BITS * size for size in sizes))
+            bits = [WORD_BITS * size for size in sizes]
             if op is Opcode.MUL_PAIR:
-                return self._run_pair_products(mul, [Step(0, ((dst, a, b, b),))])
+                return self._run_pair_products(pair_mul_cycles(self.config, *bits, a_words=arg),
+                                               [Step(0, ((dst, a, b, b),))], a_words=arg)
+            mul = pair_mul_cycles(self.config, *bits)
             if dst in (a, b):
                 return self._refuse(ErrorCode.ALIAS)
             if not 1 <= arg <= WORD_BITS * max(sizes):
@@ -490,13 +495,18 @@ class PeripheralModel:
         size = (self.modulus, self.modulus1)[ctx].size
         return self._row(slot, ctx) & ((1 << (WORD_BITS * size)) - 1)
 
-    def _run_pair_products(self, cycles, steps):
+    def _run_pair_products(self, cycles, steps, a_words=0):
         def finish():
             row_bits = self.config.row_bits
             for step in steps:
                 for dst, a, b, b1 in step.products:
                     for ctx, (bank, slot_b) in enumerate(((self.modulus, b), (self.modulus1, b1))):
-                        value = mont_mul(self._context(a, ctx), self._context(slot_b, ctx), bank.n, bank.size)
+                        b_value = self._context(slot_b, ctx)
+                        if a_words:     # the shared a, and R = 2^(W*a_words)
+                            shared = self.slots[a] & ((1 << (WORD_BITS * a_words)) - 1)
+                            value = mont_mul(shared, b_value, bank.n, a_words)
+                        else:
+                            value = mont_mul(self._context(a, ctx), b_value, bank.n, bank.size)
                         shift = ctx * PAIR_ROW * row_bits
                         row_mask = ((1 << row_bits) - 1) << shift
                         self.slots[dst] = self.slots[dst] & ~row_mask | value << shift

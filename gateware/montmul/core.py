@@ -53,7 +53,9 @@ class ProductSignature(wiring.Signature):
     while the core is not busy) passes the slots; ``busy`` is high from the next cycle until the cycle in
     which ``done`` pulses, when the last row of the result is written.  With ``pair`` it is a pair of
     products (see ``gateware.interface``): context 0 on row 0 of dst, a, b over bank 0, context 1 on
-    row 1 of dst, a, ``b1`` over bank 1 (both moduli one row)."""
+    row 1 of dst, a, ``b1`` over bank 1 (both moduli one row).  A pair with ``a_words`` != 0 multiplies
+    both b's by the same a, slot a's low ``a_words`` words (from its row 0 up, possibly wider than the
+    moduli), in ``a_words`` iterations: dst_k = a*b_k*2^(-W*a_words) mod N_k."""
 
     def __init__(self):
         super().__init__({
@@ -63,6 +65,7 @@ class ProductSignature(wiring.Signature):
             "a":     Out(SLOT_BITS),
             "b":     Out(SLOT_BITS),
             "b1":    Out(SLOT_BITS),
+            "a_words": Out(SIZE_BITS),
             "busy":  In(1),
             "done":  In(1),
         })
@@ -150,6 +153,10 @@ class MontMulCore(wiring.Component):
         # rows 0 and 1 of the accumulator and of the b copy, of the operand slots (PAIR_ROW = 1) and the
         # modulus banks' rows; no carry crosses from row 0 to row 1, and each row has its own head.
         pair = Signal()
+        a_words = Signal(SIZE_BITS)     # a pair's shared a (0: each context's own)
+        shared = Signal()
+        m.d.comb += shared.eq(a_words != 0)
+        ctx1_row = Mux(shared, 0, PAIR_ROW)     # the row of a context 1 reads first
         rows = Signal(range(KM + 1))
         size = Signal(SIZE_BITS)
         period = Signal(range(max(KM, 2) + 1))
@@ -157,7 +164,7 @@ class MontMulCore(wiring.Component):
         if cfg.has_pairs:
             assert PAIR_ROW == 1
             m.d.comb += [rows.eq(Mux(pair, 2, mod.rows)),
-                         size.eq(Mux(pair & (mod1.size > mod.size), mod1.size, mod.size))]
+                         size.eq(Mux(shared, a_words, Mux(pair & (mod1.size > mod.size), mod1.size, mod.size)))]
         else:
             m.d.comb += [rows.eq(mod.rows), size.eq(mod.size)]
 
@@ -353,7 +360,7 @@ class MontMulCore(wiring.Component):
             def at1(x):
                 return running1 & (cnt1 == x)
 
-            head(1, mod1, at1, head1_on, hph1, hi1, PAIR_ROW, b_latch=at1(2))
+            head(1, mod1, at1, head1_on, hph1, hi1, ctx1_row, b_latch=at1(2))
         # the lanes' m: the head that updates it (the heads update in different cycles)
         lane_m_next = new_ms[0][1]
         for update, new_m in new_ms[1:]:
@@ -415,7 +422,7 @@ class MontMulCore(wiring.Component):
                                  cnt.eq(0), ii.eq(0), iph.eq(0), hi.eq(0), hph.eq(0),
                                  issue_on.eq(0), head_on.eq(0)]
                     if cfg.has_pairs:
-                        m.d.sync += pair.eq(self.ctl.pair)
+                        m.d.sync += [pair.eq(self.ctl.pair), a_words.eq(Mux(self.ctl.pair, self.ctl.a_words, 0))]
                         m.d.sync += period.eq(Mux(self.ctl.pair | (mod.rows <= 2), 2, mod.rows))
                         with m.If(self.ctl.pair):
                             m.next = "PAIR"
@@ -439,7 +446,7 @@ class MontMulCore(wiring.Component):
                     m.d.comb += [rd.addr.eq(row_addr(sa, 0)), nrd.addr.eq(0)]
                 with m.Elif(pair):
                     with m.If(cnt == 1):
-                        m.d.comb += [rd.addr.eq(row_addr(sa, PAIR_ROW)), nrd.addr.eq(n_addr(1))]
+                        m.d.comb += [rd.addr.eq(row_addr(sa, ctx1_row)), nrd.addr.eq(n_addr(1))]
                     with m.Elif(cnt == 2):
                         m.d.comb += rd.addr.eq(row_addr(sb1, PAIR_ROW))
                         m.d.sync += [b_copy_v.eq(1), b_copy_k.eq(1)]
@@ -453,7 +460,7 @@ class MontMulCore(wiring.Component):
 
                 # lanes: rows of iteration ii, issued 3 cycles ahead of the head
                 with m.If(issue_on):
-                    with m.If((iph < rows) & (~pair | (ii < Mux(iph == 0, mod.size, mod1.size)))):
+                    with m.If((iph < rows) & (~pair | shared | (ii < Mux(iph == 0, mod.size, mod1.size)))):
                         m.d.comb += [issue.eq(1), issue_k.eq(iph)]
                     m.d.sync += iph.eq(iph + 1)
                     with m.If(iph == period - 1):

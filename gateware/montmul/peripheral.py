@@ -100,14 +100,14 @@ class MontgomeryPeripheral(wiring.Component):
         op = cmd.op.as_value()
         arg = cmd.arg
         m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b), core.ctl.b1.eq(cmd.b),
-                     core.ctl.pair.eq(mul_pair),
+                     core.ctl.pair.eq(mul_pair), core.ctl.a_words.eq(arg),
                      modulus.slot.eq(cmd.a), modulus.bank.eq(cmd.dst[0]), modulus.size.eq(arg),
                      sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
                      sequencer.bits.eq(arg), sequencer.op.eq(cmd.op)]
         with m.If(sequencer.mul.start):
             m.d.comb += [core.ctl.dst.eq(sequencer.mul.dst), core.ctl.a.eq(sequencer.mul.a),
                          core.ctl.b.eq(sequencer.mul.b), core.ctl.b1.eq(sequencer.mul.b1),
-                         core.ctl.pair.eq(sequencer.mul.pair)]
+                         core.ctl.pair.eq(sequencer.mul.pair), core.ctl.a_words.eq(0)]
 
         def finish():
             m.d.sync += [done.eq(1), irq.eq(1)]
@@ -199,7 +199,7 @@ class MontgomeryPeripheral(wiring.Component):
                                     refuse(ErrorCode.BAD_SLOT)
                                 with m.Elif(~state.valid | ~state1.valid):
                                     refuse(ErrorCode.NO_MODULUS)
-                                with m.Elif(state.rows != 1):
+                                with m.Elif((state.rows != 1) | (arg > cfg.max_words)):
                                     refuse(ErrorCode.BAD_SIZE)
                                 with m.Else():
                                     accept(False)
