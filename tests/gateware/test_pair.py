@@ -275,6 +275,60 @@ def test_mul_pair_default_config_1024():
     simulate(config, tb)
 
 
+# ---- MUL_PAIR with a shared a (arg = its words) --------------------------------------------------
+
+async def check_shared(d, config, mods, x, words, dst=4, sa=2, sb=3):
+    """MUL_PAIR with arg = ``words``: both contexts multiply slot sa's low ``words`` words by their
+    b = 2^(W*(words + size)) mod n, which gives x mod n in Montgomery form; cycles the model's."""
+    (n0, s0), (n1, s1) = mods
+    await d.write_slot(sa, x, config.bus_words_per_slot)
+    await d.write_pair(sb, (pow(2, W * (words + s0), n0), pow(2, W * (words + s1), n1)), config)
+    cycles, st = await d.mul_pair(dst, sa, sb, words)
+    assert st == OK, st
+    shared = x & ((1 << (W * words)) - 1)
+    assert await d.read_pair(dst, config) == (shared * pow(2, W * s0, n0) % n0, shared * pow(2, W * s1, n1) % n1)
+    assert cycles == model.pair_mul_cycles(config, s0 * W, s1 * W, a_words=words)
+    return cycles
+
+
+def test_mul_pair_shared_a():
+    """An input wider than the moduli (up to the whole slot), and narrower, reduced modulo both and
+    converted in one MUL_PAIR: different sizes, the same modulus twice, junk above arg ignored; an arg
+    past the slot is refused (BAD_SIZE) and leaves dst as it was."""
+    rng = random.Random(21)
+
+    async def tb(d):
+        for s0, s1 in ((4, 4), (4, 3), (2, 4)):
+            n0, n1 = random_modulus(rng, s0 * W), random_modulus(rng, s1 * W - 1)
+            await set_bank(d, SMALL, n0, s0, 0, slot=0)
+            await set_bank(d, SMALL, n1, s1, 1, slot=1)
+            for words in (1, s0, 2 * max(s0, s1), SMALL.max_words):
+                await check_shared(d, SMALL, ((n0, s0), (n1, s1)), rng.getrandbits(SMALL.max_bits), words)
+        await set_bank(d, SMALL, n0, s0, 1, slot=1)
+        await check_shared(d, SMALL, ((n0, s0), (n0, s0)), (1 << (W * 2 * s0)) - 1, 2 * s0)
+        before = await d.read_slot(4, SMALL.bus_words_per_slot)
+        _, st = await d.mul_pair(4, 2, 3, SMALL.max_words + 1)
+        assert st["error"] == E.BAD_SIZE.value
+        assert await d.read_slot(4, SMALL.bus_words_per_slot) == before
+
+    simulate(SMALL, tb)
+
+
+def test_mul_pair_shared_a_default_config():
+    """The PYNQ-Z2 configuration: a 2048-bit input reduced modulo two 1024-bit factors at once (the
+    firmware's first CRT command)."""
+    rng = random.Random(22)
+    config = PeripheralConfig()
+
+    async def tb(d):
+        n0, n1 = random_modulus(rng, 1024), random_modulus(rng, 1023)
+        await set_bank(d, config, n0, 64, 0, slot=0)
+        await set_bank(d, config, n1, 64, 1, slot=1)
+        await check_shared(d, config, ((n0, 64), (n1, 64)), rng.getrandbits(2048), 128)
+
+    simulate(config, tb)
+
+
 # ---- EXP_FIXED_PAIR ------------------------------------------------------------------------------
 
 async def check_exp_pair(d, config, mods, base, exponents, bits, dst=3, sa=1, sb=2):
