@@ -106,6 +106,7 @@ class CrtCommand:
     what: str
     exponent_bits: int | None = None
     exponent: int | None = None
+    a_words: int = 0            # MUL_PAIR's shared a (its arg)
 
 
 def crt_commands(bits: int = CRT_BITS, pairs: bool = False) -> tuple[CrtCommand, ...]:
@@ -115,23 +116,27 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False) -> tuple[CrtCommand,
     the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR)."""
     half = bits // 2
     e = soc_config.PUBLIC_EXPONENT
-    common = (
-        CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
-        CrtCommand("SETMOD", half, 2, "q, p" + (" (banks 1 and 0)" if pairs else "")),
-        CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
-                                   "the check's conversions into and out of the Montgomery domain"),
-    )
     check = CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
                        exponent=e)
     if pairs:
-        return common + (
-            CrtCommand("MUL", half, 2, "Garner: m2 mod p, (m1 - m2)*qinv"),
-            CrtCommand("MUL_PAIR", half, 2, "both halves into and out of the Montgomery domain"),
+        return (
+            CrtCommand("SETMOD", bits, 1, "n"),
+            CrtCommand("SETMOD", half, 2, "p (bank 0), q (bank 1)"),
+            CrtCommand("MUL_PAIR", half, 2, f"with the {bits}-bit input as the shared a: the input reduced mod p "
+                                            "and q and converted; the Montgomery ones", a_words=bits // 16),
             CrtCommand("EXP_FIXED_PAIR", half, 1, f"m1 = c^dp mod p and m2 = c^dq mod q at once ({half}-bit "
                                                   "exponents)", exponent_bits=half),
+            CrtCommand("MUL_PAIR", half, 1, "both halves out of the Montgomery domain"),
+            CrtCommand("MUL", half, 2, "Garner: m2 mod p, (m1 - m2)*qinv"),
+            CrtCommand("MUL", bits, 3, "q*h (recombination); the check's conversions into and out of the "
+                                       "Montgomery domain"),
             check,
         )
-    return common + (
+    return (
+        CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
+        CrtCommand("SETMOD", half, 2, "q, p"),
+        CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
+                                   "the check's conversions into and out of the Montgomery domain"),
         CrtCommand("MUL", half, 6, "each half's conversions into and out of the Montgomery domain (4); "
                                    "Garner: m2 mod p, (m1 - m2)*qinv (2)"),
         CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
@@ -151,7 +156,7 @@ def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
     if command.op == "MUL":
         return model.mul_cycles(config, command.bits)
     if command.op == "MUL_PAIR":
-        return model.pair_mul_cycles(config, command.bits, command.bits)
+        return model.pair_mul_cycles(config, command.bits, command.bits, a_words=command.a_words)
     if command.op == "EXP_FIXED_PAIR":
         return model.pair_exp_cycles(config, command.bits, command.bits, command.exponent_bits)
     mode = {"EXP_FIXED": "fixed", "EXP_WINDOW": "window", "EXP_LADDER": "ladder"}[command.op]

@@ -54,6 +54,13 @@ static int crt_ctx_init(rsa_ctx *c, const rsa_key *k)
 	if (mont_init(&c->q_wide, wide, nw) != 0)
 		return -1;
 	mont_to(&c->n, c->q_m, wide);          /* q * R_n mod n */
+	/* 2^(32*nw) mod p (p_wide's one) times R_p, and the same for q */
+	bn_zero(xp, RSA_HALF_WORDS);
+	bn_copy(xp, c->p_wide.one, pw);
+	mont_to(&c->p, c->p_k, xp);
+	bn_zero(xp, RSA_HALF_WORDS);
+	bn_copy(xp, c->q_wide.one, qw);
+	mont_to(&c->q, c->q_k, xp);
 	bn_zero(xp, RSA_HALF_WORDS);
 	bn_copy(xp, k->qinv, pw);
 	mont_to(&c->p, c->qinv_m, xp);         /* qinv * R_p mod p */
@@ -152,10 +159,8 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 	/* m2 = in^dq mod q, m1 = in^dp mod p; the exponents' declared length is the factor's (the larger
 	   one's when both run at once). (In this order the products modulo p follow each other, and so do
 	   those modulo n: a backend that keeps its modulus loaded loads each once.) */
-	if (b->exp_pair && pw <= b->pair_max_limbs && qw <= b->pair_max_limbs) {
-		TRY(reduce(b, &c->q_wide, qw, h, in));
-		TRY(reduce(b, &c->p_wide, pw, xp, in));
-		TRY(b->exp_pair(&c->p, m1, xp, k->dp, &c->q, m2, h, k->dq, 32 * (pw > qw ? pw : qw)));
+	if (b->crt_exp && pw <= b->pair_max_limbs && qw <= b->pair_max_limbs) {
+		TRY(b->crt_exp(&c->p, m1, k->dp, c->p_k, &c->q, m2, k->dq, c->q_k, in, nw, 32 * (pw > qw ? pw : qw)));
 	} else {
 		TRY(reduce(b, &c->q_wide, qw, xp, in));
 		TRY(b->exp(&c->q, m2, xp, k->dq, 32 * qw, 1));

@@ -7,7 +7,7 @@
  *   rsa_sw         software on the CPU (bignum.c)                                    rsa_sw.c
  *   rsa_hw_cpu     the CPU runs the exponent loop, one peripheral MUL per product    rsa_hw.c
  *   rsa_hw_seq     the peripheral's sequencer runs each exponentiation, the CRT's two
- *                  at once (EXP_FIXED_PAIR) where both factors fit the pair commands   rsa_hw.c
+ *                  at once (crt_exp: MUL_PAIR, EXP_FIXED_PAIR) where the factors fit   rsa_hw.c
  *   rsa_hw_seq_window  as rsa_hw_seq, but the private exponentiations use the sliding window
  *                  (EXP_WINDOW): faster, NOT constant-time; kept to show what safety costs.
  *
@@ -61,6 +61,8 @@ typedef struct {
 	mont_ctx p_wide, q_wide;          /* p and q with nw limbs (CRT only) */
 	uint32_t qinv_m[RSA_HALF_WORDS];  /* qinv * R_p mod p: a product with it multiplies by qinv */
 	uint32_t q_m[BN_MAX_WORDS];       /* q * R_n mod n: a product with it multiplies by q */
+	uint32_t p_k[RSA_HALF_WORDS];     /* 2^(32*(nw + pw)) mod p and 2^(32*(nw + qw)) mod q: the */
+	uint32_t q_k[RSA_HALF_WORDS];     /* constants of a backend's crt_exp (see rsa_backend) */
 } rsa_ctx;
 
 /* What an implementation supplies. Both return 0, or RSA_ERR_HW when the peripheral refused. */
@@ -73,11 +75,14 @@ typedef struct rsa_backend {
 	   depend on e (never on base). */
 	int (*exp)(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits,
 	           int secret);
-	/* Optional (NULL: none): the two secret exponentiations of a CRT at once, r0 = b0^e0 mod m0 and
-	   r1 = b1^e1 mod m1, each exponent's low ebits bits, constant time as exp's secret case; for
-	   moduli of at most pair_max_limbs limbs each (larger ones go through exp one after the other). */
-	int (*exp_pair)(const mont_ctx *m0, uint32_t *r0, const uint32_t *b0, const uint32_t *e0,
-	                const mont_ctx *m1, uint32_t *r1, const uint32_t *b1, const uint32_t *e1, unsigned ebits);
+	/* Optional (NULL: none): both secret exponentiations of a CRT at once, from the unreduced input x
+	   (xw limbs): r0 = x^e0 mod m0 and r1 = x^e1 mod m1, each exponent's low ebits bits. k0 =
+	   2^(32*(xw + m0->words)) mod m0 (so that x*k0*2^(-32*xw) is x mod m0 in Montgomery form), k1
+	   likewise. Constant time as exp's secret case; for moduli of at most pair_max_limbs limbs each
+	   (larger ones are reduced and go through exp one after the other). */
+	int (*crt_exp)(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, const uint32_t *k0,
+	               const mont_ctx *m1, uint32_t *r1, const uint32_t *e1, const uint32_t *k1,
+	               const uint32_t *x, unsigned xw, unsigned ebits);
 	unsigned pair_max_limbs;
 } rsa_backend;
 

@@ -5,8 +5,8 @@
  *                      slots; a window's digit only changes the slot field of a command word),
  *                      a sliding window for public ones;
  *   rsa_hw_seq         one EXP_FIXED command for secret exponents, EXP_WINDOW for public ones, and
- *                      one EXP_FIXED_PAIR for both exponentiations of a CRT where the factors fit
- *                      the pair commands (p in modulus bank 0, q in bank 1);
+ *                      both exponentiations of a CRT at once where the factors fit the pair
+ *                      commands (seq_crt_exp: p in modulus bank 0, q in bank 1);
  *   rsa_hw_seq_window  EXP_WINDOW for both (not constant-time).
  * The peripheral's products take the same cycles whatever their operands, and its register file has
  * no cache, so a secret slot index costs the same as any other.
@@ -181,10 +181,14 @@ static int seq_window_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, 
 	return hw_exp(m, r, base, e, ebits, EXP_SEQ_WINDOW, secret);
 }
 
-/* Both exponentiations of a CRT with one EXP_FIXED_PAIR: m0 in bank 0, m1 in bank 1, every operand a
-   pair (context 0's in row 0 of the slot, context 1's in row 1). The same steps as hw_exp's. */
-static int seq_exp_pair(const mont_ctx *m0, uint32_t *r0, const uint32_t *b0, const uint32_t *e0,
-                        const mont_ctx *m1, uint32_t *r1, const uint32_t *b1, const uint32_t *e1, unsigned ebits)
+/* Both exponentiations of a CRT at once (rsa_backend.crt_exp): m0 in bank 0, m1 in bank 1, every
+   operand a pair (context 0's in row 0 of the slot, context 1's in row 1). One MUL_PAIR with the
+   shared x reduces it modulo both and converts it (x * k_i * 2^(-32*xw) = x*R_i mod m_i), one more
+   makes the Montgomery ones, one EXP_FIXED_PAIR, one MUL_PAIR by 1 back out of the Montgomery domain:
+   nothing but x, the k's and the exponents crosses the bus on the way in. */
+static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, const uint32_t *k0,
+                       const mont_ctx *m1, uint32_t *r1, const uint32_t *e1, const uint32_t *k1,
+                       const uint32_t *x, unsigned xw, unsigned ebits)
 {
 	unsigned w0 = m0->words, w1 = m1->words, ew = (ebits + 31) / 32;
 	int err = load_modulus(m0);
@@ -197,21 +201,29 @@ static int seq_exp_pair(const mont_ctx *m0, uint32_t *r0, const uint32_t *b0, co
 		TRY(mm_setmod_bank(S_TMP, w1, 1));
 		loaded_id1 = m1->id;
 	}
-	TRY(mm_load_pair(S_IN, b0, w0, b1, w1, w1));
-	TRY(mm_load_pair(S_RR, m0->rr, w0, m1->rr, w1, w1));
-	TRY(mm_load_pair(S_ACC, m0->one, w0, m1->one, w1, w1));
-	TRY(mm_mul_pair(S_T0, S_IN, S_RR));
+	/* S_UNIT (1, then zeros over xw limbs) as the shared a makes the Montgomery ones from the k's
+	   (1 * k_i * 2^(-32*xw) = R_i mod m_i) and, for factors of one size, converts back */
+	if ((err = load_unit(xw)))
+		return err;
+	TRY(mm_load(S_IN, x, xw, xw));
+	TRY(mm_load_pair(S_RR, k0, w0, k1, w1, w1));
+	TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_T0, S_IN, S_RR, MM_SIZE_WORDS(xw))));
+	TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_ACC, S_UNIT, S_RR, MM_SIZE_WORDS(xw))));
 	/* each exponent's limbs above its factor's are zero, up to the declared length */
 	TRY(mm_load_pair(S_EXP, e0, w0 < ew ? w0 : ew, e1, w1 < ew ? w1 : ew, ew));
 	TRY(mm_exp(MONTMUL_OP_EXP_FIXED_PAIR, S_ACC, S_T0, S_EXP, ebits));
-	TRY(mm_load_pair(S_TMP, &unit_limb, 1, &unit_limb, 1, w1));
-	TRY(mm_mul_pair(S_ACC, S_ACC, S_TMP));
+	if (w0 == w1) {
+		TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_ACC, S_UNIT, S_ACC, MM_SIZE_WORDS(w0))));
+	} else {
+		TRY(mm_load_pair(S_TMP, &unit_limb, 1, &unit_limb, 1, w1));
+		TRY(mm_mul_pair(S_ACC, S_ACC, S_TMP));
+	}
 	TRY(mm_store_pair(S_ACC, r0, w0, r1, w1));
 	return RSA_OK;
 }
 
 const rsa_backend rsa_hw_cpu = { hw_mul, cpu_exp, NULL, 0 };
-const rsa_backend rsa_hw_seq = { hw_mul, seq_exp, seq_exp_pair, MM_PAIR_MAX_LIMBS };
+const rsa_backend rsa_hw_seq = { hw_mul, seq_exp, seq_crt_exp, MM_PAIR_MAX_LIMBS };
 const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0 };
 
 int hw_mul_cycles(const mont_ctx *m, uint32_t *cpu_cycles, uint32_t *seq_cycles)
