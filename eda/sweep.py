@@ -72,7 +72,7 @@ CRT_BITS = 2048
 #: The firmware's count of the same operation, measured on the simulated SoC (Verilator) with
 #: ``python -m sim --bench --sizes 2048`` at the default configuration, for comparison: the whole
 #: operation, CPU and operand transfers included.
-FIRMWARE_CRT = {"lanes": 64, "max_bits": 4096, "cycles": 226_932,
+FIRMWARE_CRT = {"lanes": 64, "max_bits": 4096, "cycles": 219_349,
                 "command": "python -m sim --bench --sizes 2048", "row": "2048, private, CRT, hw: sequencer"}
 
 def parse_lanes(text: str) -> tuple[int, ...]:
