@@ -29,6 +29,14 @@ Architecture
 Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
 ``gateware.model`` (the cycle model, checked against this RTL).
 
+Pairs (MUL_PAIR, EXP_FIXED_PAIR's products): two moduli of one row each, two independent products run
+as the two rows of one: row k is context k, with its own operand row, modulus bank and quotient head
+(context 1's head runs the same schedule one cycle behind context 0's), so the lanes alternate between
+the contexts every cycle instead of waiting every other cycle.  No carry crosses from row 0 to row 1,
+and the final passes resolve and select each row on its own.  A pair costs one cycle more than a
+two-row product (context 0's b row is read before the prologue, whose cycle 1 reads context 1's a):
+2*iterations + 18 cycles, iterations being the larger size or, with a shared a, its length.
+
 Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + N < 2N still holds, so the one
 conditional subtraction reduces fully); the words of an operand slot above the current size are ignored.
 A result is written over whole rows: the words of dst above the size up to the end of its last row are
