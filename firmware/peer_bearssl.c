@@ -38,21 +38,19 @@ static size_t len;
 /* A factor-sized value (RSA_HALF_WORDS limbs) as bytes, without leading zero bytes. */
 static size_t half(unsigned char *out, const uint32_t *a)
 {
-	size_t bytes = peer_bytes(bn_bits(a, RSA_HALF_WORDS));
-	peer_to_bytes(out, bytes, a);
-	return bytes;
+	return peer_to_bytes_trimmed(out, a, RSA_HALF_WORDS);
 }
 
 static int import(const rsa_key *k)
 {
-	size_t elen = peer_bytes(bn_bits(k->e, (k->bits + 31) / 32));
+	size_t elen;
 
 	len = peer_bytes(k->bits);
 	if (!k->has_crt)
 		return RSA_ERR_KEY;
 	peer_to_bytes(n, len, k->n);
-	peer_to_bytes(e, elen, k->e);     /* e's own length: BearSSL's time follows the exponent's length */
-	peer_to_bytes(d, len, k->d);
+	elen = peer_to_bytes_trimmed(e, k->e, (k->bits + 31) / 32);   /* BearSSL's time follows e's length */
+	peer_to_bytes(d, len, k->d);   /* d over n's length: constant time whatever d's top bits */
 	pk = (br_rsa_public_key){ n, len, e, elen };
 	pk_d = (br_rsa_public_key){ n, len, d, len };
 	sk.n_bitlen = k->bits;

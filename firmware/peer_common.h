@@ -36,6 +36,15 @@ static inline size_t peer_bytes(unsigned bits)
 	return (bits + 7) / 8;
 }
 
+/* a (words limbs) as big-endian bytes without leading zero bytes; returns their count. The libraries
+   size their numbers by what they are given: mbedTLS would carry zero limbs through every product. */
+static inline size_t peer_to_bytes_trimmed(unsigned char *out, const uint32_t *a, unsigned words)
+{
+	size_t len = peer_bytes(bn_bits(a, words));
+	peer_to_bytes(out, len, a);
+	return len;
+}
+
 /* FNV-1a over the whole key: a changed key (the console's `key` command rewrites one in place)
    gets a new fingerprint, so the library re-imports it. */
 static inline uint32_t peer_key_fingerprint(const rsa_key *k)
