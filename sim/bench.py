@@ -109,7 +109,7 @@ def markdown(data):
               "operation (a deterministic generator here, for repeatable counts) and checks a CRT result "
               "with e; BearSSL's private operation is always CRT (its `private, no CRT` row is "
               "br_rsa_i31_public with d as the exponent). Neither library exposes a Montgomery product "
-              "in its public API; BearSSL's br_i31_montymul (inner.h) is timed, mbedTLS' is static.",
+              "in its public API; BearSSL's br_i31_montymul (inner.h) is timed, mbedTLS' is static.", "",
               "The private-key operations are constant-time on software, CPU loop and sequencer (fixed "
               "windows; `python -m sim --leak` measures it) and, by its design, in BearSSL; mbedTLS uses a "
               "sliding window and relies on blinding. The sliding-window column is the sequencer's faster "
