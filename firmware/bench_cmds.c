@@ -19,7 +19,7 @@ static uint32_t buf_in[BN_MAX_WORDS], buf_sw[BN_MAX_WORDS], buf_hw[BN_MAX_WORDS]
 /* ---- bench ---- */
 
 struct measurement { const char *op, *impl; uint64_t cycles; int ok; };
-#define MAX_MEASUREMENTS 16
+#define MAX_MEASUREMENTS 24
 static struct measurement table[MAX_MEASUREMENTS];
 static unsigned table_len;
 
@@ -72,27 +72,43 @@ static void print_ms(uint64_t cycles)
 	printf("%8llu.%03llu", (unsigned long long)(us / 1000), (unsigned long long)(us % 1000));
 }
 
-/* The human-readable table after the result lines: ms, operations per second, speedup over sw. */
+/* a / b with one decimal, right-aligned in a column of `width`; "-" without both. */
+static void print_ratio(uint64_t a, uint64_t b, int width)
+{
+	if (a && b) {
+		uint64_t x10 = a * 10 / b;
+		printf(" %*llu.%llux", width - 3, (unsigned long long)(x10 / 10), (unsigned long long)(x10 % 10));
+	} else {
+		printf(" %*s", width, "-");
+	}
+}
+
+static uint64_t cycles_of(const char *op, const char *impl)
+{
+	unsigned j;
+	for (j = 0; j < table_len; j++)
+		if (strcmp(table[j].op, op) == 0 && strcmp(table[j].impl, impl) == 0)
+			return table[j].cycles;
+	return 0;
+}
+
+/* The human-readable table after the result lines: ms, operations per second, and each row's
+   speedup over our software and over each peer library on the same operation. */
 static void print_table(unsigned bits)
 {
-	unsigned i, j;
+	unsigned i;
 	printf("\nRSA-%u, cycles at %lu MHz (" IMPL_LEGEND ")\n", bits,
 	       (unsigned long)(CONFIG_CLOCK_FREQUENCY / 1000000));
-	printf("  %-12s %-13s %12s %12s %10s %9s %3s\n", "op", "impl", "cycles", "ms", "ops/s", "speedup", "ok");
+	printf("  %-12s %-13s %12s %12s %10s %9s %10s %10s %3s\n", "op", "impl", "cycles", "ms", "ops/s",
+	       "vs sw", "vs mbedtls", "vs bearssl", "ok");
 	for (i = 0; i < table_len; i++) {
-		uint64_t sw = 0, per_s = table[i].cycles ? CONFIG_CLOCK_FREQUENCY * 10ull / table[i].cycles : 0;
-		for (j = 0; j < table_len; j++)
-			if (strcmp(table[j].op, table[i].op) == 0 && strcmp(table[j].impl, IMPL_SW) == 0)
-				sw = table[j].cycles;
+		uint64_t per_s = table[i].cycles ? CONFIG_CLOCK_FREQUENCY * 10ull / table[i].cycles : 0;
 		printf("  %-12s %-13s %12llu ", table[i].op, table[i].impl, (unsigned long long)table[i].cycles);
 		print_ms(table[i].cycles);
 		printf(" %8llu.%llu", (unsigned long long)(per_s / 10), (unsigned long long)(per_s % 10));
-		if (sw && table[i].cycles) {
-			uint64_t x10 = sw * 10 / table[i].cycles;
-			printf(" %7llu.%llux", (unsigned long long)(x10 / 10), (unsigned long long)(x10 % 10));
-		} else {
-			printf(" %9s", "-");
-		}
+		print_ratio(cycles_of(table[i].op, IMPL_SW), table[i].cycles, 9);
+		print_ratio(cycles_of(table[i].op, IMPL_MBEDTLS), table[i].cycles, 10);
+		print_ratio(cycles_of(table[i].op, IMPL_BEARSSL), table[i].cycles, 10);
 		printf(" %3s\n", table[i].ok ? "yes" : "NO");
 	}
 	printf("\n");
@@ -102,9 +118,11 @@ static void print_table(unsigned bits)
  * public: message -> c; private and private_crt: c -> the message again. Every implementation runs
  * every operation (hw_seq_window only the private ones: its public operation is hw_seq's). The first
  * implementation's result is the reference the others must match (software; without software,
- * `bench hw`, the CPU loop's); the private ones must also give the message back.
+ * `bench hw`, the CPU loop's, and no peer library: they are software too; `bench ours` leaves the
+ * peer libraries out); the private ones must also give the message back. A peer library missing from
+ * this firmware gets a `missing` line per row.
  */
-static void bench_size(const rsa_key *k, int with_sw)
+static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 {
 	const struct rsa_op *op;
 	const struct rsa_impl *impl;
@@ -125,8 +143,13 @@ static void bench_size(const rsa_key *k, int with_sw)
 		const uint32_t *src = op->private_key ? buf_x : buf_in;
 		int have_reference = 0, reference_ok = 0;
 		for (impl = with_sw ? rsa_impls : rsa_impls + 1; impl->name; impl++) {
-			if (!impl->constant_time && !op->private_key)
+			if (!impl->constant_time && !impl->peer && !op->private_key)
 				continue;
+			if (impl->peer && (!with_peers || !impl->peer->built)) {
+				if (with_peers)
+					printf(RESULT_MISSING_LINE, bits, op->name, impl->name);
+				continue;
+			}
 			cycles = rsa_timed(op, impl, k, &ctx, buf_hw, src, &err);
 			if (!have_reference) {
 				bn_copy(buf_sw, buf_hw, nw);
@@ -150,16 +173,26 @@ static void bench_size(const rsa_key *k, int with_sw)
 	err = hw_mul_cycles(&ctx.n, &mul_cpu, &mul_seq);
 	report(bits, OP_MUL, IMPL_HW_CPU, mul_cpu, err == 0);
 	report(bits, OP_MUL, IMPL_HW_SEQ, mul_seq, err == 0);
+	for (impl = rsa_impls; with_peers && impl->name; impl++) {
+		int ok;
+		if (impl->peer && impl->peer->built && impl->peer->mul_cycles) {
+			cycles = impl->peer->mul_cycles(k, &ctx.n, buf_hw, buf_in, &ok);
+			report(bits, OP_MUL, impl->name, cycles, ok);
+		}
+	}
 	print_table(bits);
 }
 
 static void cmd_bench(int argc, char **argv)
 {
-	int i, first = 1, with_sw = 1;
+	int i, first = 1, with_sw = 1, with_peers = 1;
 	const rsa_key *keys[CONSOLE_MAX_ARGS];
 	unsigned count = 0;
 	if (argc > 1 && strcmp(argv[1], "hw") == 0) {
-		with_sw = 0;            /* hardware only: software RSA-4096 takes minutes of simulation */
+		with_sw = with_peers = 0;   /* hardware only: software RSA-4096 takes minutes of simulation */
+		first = 2;
+	} else if (argc > 1 && strcmp(argv[1], "ours") == 0) {
+		with_peers = 0;             /* our implementations only: the peer libraries' rows take longest */
 		first = 2;
 	}
 	for (i = first; i < argc; i++) {
@@ -175,7 +208,7 @@ static void cmd_bench(int argc, char **argv)
 		for (i = 0; i < (int)(sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0])); i++)
 			keys[count++] = find_key(bench_default_sizes[i]);
 	for (i = 0; i < (int)count; i++)
-		bench_size(keys[i], with_sw);
+		bench_size(keys[i], with_sw, with_peers);
 	printf(BENCH_DONE_LINE);
 }
 

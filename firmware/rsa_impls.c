@@ -6,18 +6,20 @@
 #include "rsa_impls.h"
 
 const struct rsa_op rsa_ops[] = {
-	{ OP_PUBLIC, rsa_public, 0 },
-	{ OP_PRIVATE, rsa_private, 1 },
-	{ OP_PRIVATE_CRT, rsa_private_crt, 1 },
-	{ NULL, NULL, 0 },
+	{ OP_PUBLIC, rsa_public, 0, RSA_OP_PUBLIC },
+	{ OP_PRIVATE, rsa_private, 1, RSA_OP_PRIVATE },
+	{ OP_PRIVATE_CRT, rsa_private_crt, 1, RSA_OP_PRIVATE_CRT },
+	{ NULL, NULL, 0, 0 },
 };
 
 const struct rsa_impl rsa_impls[] = {
-	{ IMPL_SW, &rsa_sw, IMPL_SW_CONSTANT_TIME },
-	{ IMPL_HW_CPU, &rsa_hw_cpu, IMPL_HW_CPU_CONSTANT_TIME },
-	{ IMPL_HW_SEQ, &rsa_hw_seq, IMPL_HW_SEQ_CONSTANT_TIME },
-	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, IMPL_HW_SEQ_WINDOW_CONSTANT_TIME },
-	{ NULL, NULL, 0 },
+	{ IMPL_SW, &rsa_sw, IMPL_SW_CONSTANT_TIME, NULL },
+	{ IMPL_HW_CPU, &rsa_hw_cpu, IMPL_HW_CPU_CONSTANT_TIME, NULL },
+	{ IMPL_HW_SEQ, &rsa_hw_seq, IMPL_HW_SEQ_CONSTANT_TIME, NULL },
+	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, IMPL_HW_SEQ_WINDOW_CONSTANT_TIME, NULL },
+	{ IMPL_MBEDTLS, NULL, 0, &peer_mbedtls },
+	{ IMPL_BEARSSL, NULL, 0, &peer_bearssl },
+	{ NULL, NULL, 0, NULL },
 };
 
 const struct rsa_op *rsa_op_find(const char *name)
@@ -42,7 +44,21 @@ uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const r
                    uint32_t *out, const uint32_t *in, int *err)
 {
 	timed_region t;
+	uint64_t cycles;
 
+	if (impl->peer) {
+		if (!impl->peer->built) {
+			*err = RSA_ERR_PEER_MISSING;
+			return 0;
+		}
+		if ((*err = impl->peer->load(k, op->id, in)) != RSA_OK)
+			return 0;
+		t = timed_start();
+		*err = impl->peer->run(op->id);
+		cycles = timed_stop(t);
+		impl->peer->store(out);
+		return cycles;
+	}
 	rsa_hw_forget();
 	t = timed_start();
 	*err = op->run(impl->backend, k, c, out, in);

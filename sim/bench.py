@@ -1,7 +1,8 @@
 """`python -m sim --bench`: runs the firmware's `bench` in the simulated SoC and writes the results.
 
-Outputs, under build/bench/: results.json (every measurement), results.md (tables per size) and
-results.png (cycles against key size, log scale, one line per implementation).
+Outputs, under build/bench/: results.json (every measurement, and the rows a missing peer library
+could not give), results.md (tables per size) and results.png (cycles against key size, log scale,
+one line per implementation).
 """
 
 import json
@@ -20,7 +21,7 @@ def run(build, sizes, timeout, out_dir, progress=sys.stderr):
     """Runs `bench <sizes>` and writes the result files; returns the results dict."""
     from gateware.interface import NUM_SLOTS, WORD_BITS, PeripheralConfig
     cfg = PeripheralConfig()
-    results = []
+    results, missing = [], []
     console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
     started = time.monotonic()
     try:
@@ -28,6 +29,11 @@ def run(build, sizes, timeout, out_dir, progress=sys.stderr):
         for line in console.command_lines("bench " + " ".join(str(s) for s in sizes)):
             if protocol.error_code(line):
                 raise ConsoleError(f"the firmware refused the benchmark: {line}")
+            gone = protocol.RESULT_MISSING.parse(line)
+            if gone:
+                missing.append(gone)
+                progress.write(f"[bench {time.monotonic() - started:6.0f} s] RSA-{gone['bits']:<5} "
+                               f"{gone['op']:<12} {gone['impl']:<7} missing (library not fetched)\n")
             entry = protocol.RESULT.parse(line)
             if entry:
                 entry["ok"] = entry["ok"] == 1
@@ -44,6 +50,7 @@ def run(build, sizes, timeout, out_dir, progress=sys.stderr):
         "command": "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes),
         "date": time.strftime("%Y-%m-%d"),
         "results": results,
+        "missing": missing,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
@@ -59,36 +66,61 @@ def _cycles(results, bits, op, impl):
     return None
 
 
+def _cell(entry):
+    return f"{entry['cycles']:,}" if entry else "-"
+
+
+def _speedup(slow, fast):
+    return f"{slow['cycles'] / fast['cycles']:,.1f}x" if slow and fast and fast["cycles"] else "-"
+
+
 def markdown(data):
-    """Tables in the shape of the published ones: per size and operation, software and hardware."""
+    """Tables in the shape of the published ones: per size and operation, our software, the peer
+    libraries and the hardware, with the sequencer's speedup over each software."""
     soc, results = data["soc"], data["results"]
+    missing = {(m["bits"], m["op"], m["impl"]) for m in data.get("missing", ())}
+    missing_impls = sorted({impl for _, _, impl in missing})
     clk = soc["sys_clk_hz"]
     sizes = sorted({r["bits"] for r in results})
     lines = [f"Cycles counted by the firmware (SoC cycle counter), whole operation including operand "
              f"transfers; {soc['cpu']} {soc['variant']} at {clk / 1e6:.0f} MHz, peripheral with "
              f"{soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits, "
              f"max {soc['peripheral']['max_bits']} bits. `{data['command']}`, {data['date']}.", "",
-             "| key | operation | software | hw: CPU loop | hw: sequencer | hw: sequencer, sliding window "
-             "(not constant-time) | ms (sequencer) | speedup | ok |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|:-:|"]
+             "| key | operation | software (ours) | mbedTLS | BearSSL | hw: CPU loop | hw: sequencer | "
+             "hw: sequencer, sliding window (not constant-time) | ms (sequencer) | speedup vs ours | "
+             "vs mbedTLS | vs BearSSL | ok |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
     for bits in sizes:
         for op, what in protocol.OPS.items():
-            row = {impl: _cycles(results, bits, op, impl) for impl in protocol.IMPLS}
+            row = {impl: _cycles(results, bits, op, impl) for impl in protocol.ALL_IMPLS}
             if not all(row[impl] for impl in protocol.CONSTANT_TIME_IMPLS):
                 continue
-            sw, seq = row["sw"]["cycles"], row["hw_seq"]["cycles"]
-            window = f"{row['hw_seq_window']['cycles']:,}" if row["hw_seq_window"] else "-"
+            seq = row["hw_seq"]
+            peers = [("missing" if (bits, op, impl) in missing else _cell(row[impl])) for impl in protocol.PEER_IMPLS]
             ok = all(r["ok"] for r in row.values() if r)
-            lines.append(f"| {bits} | {what} | {sw:,} | {row['hw_cpu']['cycles']:,} | {seq:,} | {window} | "
-                         f"{seq / clk * 1e3:.3f} | {sw / seq:,.1f}x | {'yes' if ok else '**no**'} |")
-    lines += ["", "Speedup = software cycles / sequencer cycles. The private-key operations (private, "
-              "private with CRT) are constant-time on software, CPU loop and sequencer (fixed windows; "
-              "`python -m sim --leak` measures it); the sliding-window column is the sequencer's faster "
+            lines.append(f"| {bits} | {what} | {_cell(row['sw'])} | {' | '.join(peers)} | {_cell(row['hw_cpu'])} | "
+                         f"{_cell(seq)} | {_cell(row['hw_seq_window'])} | {seq['cycles'] / clk * 1e3:.3f} | "
+                         f"{_speedup(row['sw'], seq)} | {_speedup(row['mbedtls'], seq)} | "
+                         f"{_speedup(row['bearssl'], seq)} | {'yes' if ok else '**no**'} |")
+    lines += ["", "Speedup = the software's cycles / the sequencer's. mbedTLS 2.28.3 and BearSSL 0.6 are "
+              "built from their Debian source packages for the same CPU with the same compiler and -O2 "
+              "(`soc/peer_libs.py`, `firmware/peer_*.c`) and run through their own RSA API on the same "
+              "keys and messages; their results are checked like ours. mbedTLS blinds every private "
+              "operation (a deterministic generator here, for repeatable counts) and checks a CRT result "
+              "with e; BearSSL's private operation is always CRT (its `private, no CRT` row is "
+              "br_rsa_i31_public with d as the exponent). Neither library exposes a Montgomery product "
+              "in its public API; BearSSL's br_i31_montymul (inner.h) is timed, mbedTLS' is static.", "",
+              "The private-key operations are constant-time on software, CPU loop and sequencer (fixed "
+              "windows; `python -m sim --leak` measures it) and, by its design, in BearSSL; mbedTLS uses a "
+              "sliding window and relies on blinding. The sliding-window column is the sequencer's faster "
               "variable-time path, shown for the cost of safety. For `one Montgomery product`, the "
               "CPU-loop figure is one MUL command issued and waited for by the CPU, the sequencer figure "
               "one product inside an EXP_LADDER (their difference is the per-command overhead). Every "
-              "timed region runs with interrupts masked and the caches invalidated at its start.", ""]
-    return "\n".join(lines)
+              "timed region runs with interrupts masked and the caches invalidated at its start."]
+    if missing_impls:
+        lines += ["", f"**Missing:** {', '.join(missing_impls)} (the library could not be fetched when the "
+                  "firmware was built; see the `error:` line of the build)."]
+    return "\n".join(lines + [""])
 
 
 def plot(data, path):
@@ -99,19 +131,19 @@ def plot(data, path):
     sizes = sorted({r["bits"] for r in results})
     fig, axes = plt.subplots(1, len(RSA_OPS), figsize=(15, 4.5), sharey=True)
     for ax, op in zip(axes, RSA_OPS):
-        for impl, style in zip(protocol.IMPLS, ("o-", "s--", "^-", "v:")):
+        for impl, style in zip(protocol.ALL_IMPLS, ("o-", "s--", "^-", "v:", "D-.", "P-.")):
             points = [(b, _cycles(results, b, op, impl)) for b in sizes]
             points = [(b, r["cycles"]) for b, r in points if r]
             if points:
-                ax.plot(*zip(*points), style, label=protocol.IMPLS[impl])
+                ax.plot(*zip(*points), style, label=impl + ": " + protocol.ALL_IMPLS[impl].split(" (")[0])
         ax.set_title(f"RSA {protocol.OPS[op]}")
         ax.set_xlabel("key size (bits)")
         ax.set_yscale("log")
         ax.set_xticks(sizes)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel(f"cycles at {data['soc']['sys_clk_hz'] / 1e6:.0f} MHz")
-    axes[0].legend()
-    fig.suptitle(f"Software vs hardware RSA on {data['soc']['cpu']} {data['soc']['variant']} "
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"Software (ours, mbedTLS, BearSSL) vs hardware RSA on {data['soc']['cpu']} {data['soc']['variant']} "
                  f"(simulated SoC, {data['date']})")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -26,7 +26,7 @@ OPS = {
     "private_crt": "private, CRT",
     "mul": "one Montgomery product",
 }
-#: The implementations each operation runs on, with what they are.
+#: Our implementations (RSA in firmware/rsa.c over a backend), with what they are.
 IMPLS = {
     "sw": "software on the CPU",
     "hw_cpu": "CPU loop + peripheral MUL commands",
@@ -38,19 +38,34 @@ IMPLS = {
 CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", "hw_seq")
 #: The operations that use the private key.
 PRIVATE_OPS = ("private", "private_crt")
+#: The peer libraries: software RSA people actually use, built from their own sources
+#: (soc/peer_libs.py) and run through their own API on the same keys (firmware/peer_*.c).
+PEER_IMPLS = {
+    "mbedtls": "mbedTLS 2.28.3 (mbedtls_rsa_public / mbedtls_rsa_private, CRT and blinding)",
+    "bearssl": "BearSSL 0.6 i31 (br_rsa_i31_public / br_rsa_i31_private)",
+}
+#: The peers whose big-integer layer exposes a Montgomery product the bench can time (mbedTLS keeps
+#: its own static in bignum.c).
+PEER_MUL_IMPLS = ("bearssl",)
+#: Every implementation `bench` reports, ours first.
+ALL_IMPLS = {**IMPLS, **PEER_IMPLS}
 
 
-def bench_rows():
+def bench_rows(peers=True):
     """(op, impl) of every RESULT line `bench` prints for one size, in order: every implementation for
-    the private-key operations; the others (public, mul) only on the constant-time implementations
-    (hw_seq_window's public operation is hw_seq's)."""
-    return [(op, impl) for op in OPS for impl in IMPLS if op in PRIVATE_OPS or impl in CONSTANT_TIME_IMPLS]
+    the private-key operations; public on the constant-time implementations and the peers
+    (hw_seq_window's public operation is hw_seq's); mul on the constant-time ones and the peers that
+    expose a product. peers=False: `bench ours`, our implementations only."""
+    return [(op, impl) for op in OPS for impl in (ALL_IMPLS if peers else IMPLS)
+            if op in PRIVATE_OPS or impl in CONSTANT_TIME_IMPLS
+            or (impl in PEER_IMPLS and (op != "mul" or impl in PEER_MUL_IMPLS))]
 
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
     "info": ("", "CPU, clock, memory sizes, cycle counter check"),
-    "bench": ("[hw] [bits ...]", "time sw / hw_cpu / hw_seq RSA (public, private, private_crt); hw: no sw"),
+    "bench": ("[hw|ours] [bits ...]", "time sw / hw_cpu / hw_seq / mbedtls / bearssl RSA (public, "
+                                      "private, private_crt); hw: no software; ours: no peer library"),
     "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
     "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),
     "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),
@@ -149,6 +164,8 @@ class Line:
 # result was right.
 RESULT = Line("RESULT", ("result",), (Field("bits", "u"), Field("op", "s"), Field("impl", "s"),
                                       Field("cycles", "llu"), Field("ok", "d")))
+# A row `bench` cannot measure because the peer library is not in this firmware (its fetch failed).
+RESULT_MISSING = Line("RESULT_MISSING", ("missing",), (Field("bits", "u"), Field("op", "s"), Field("impl", "s")))
 BENCH_START = Line("BENCH_START", ("bench",), (Field("bits", "u"),))
 BENCH_DONE = Line("BENCH_DONE", ("bench", "done"), ())
 # modexp, encrypt, decrypt: both results (hex), both cycle counts, whether they agree (yes/no).
@@ -168,7 +185,7 @@ INFO_SOC = Line("INFO_SOC", (), (Field("cpu", "s"), Field("clk_hz", "lu"), Field
 INFO_LIMITS = Line("INFO_LIMITS", (), (Field("bignum_max_bits", "d"), Field("console_line_max", "d")))
 INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cycles", "lu"),
                                          Field("loop_cycles", "lu")))
-LINES = (RESULT, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
+LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER)
 
 
@@ -186,9 +203,9 @@ def c_header():
               for name, (usage, help_) in COMMANDS.items()]
     lines += ["", "/* Operation and implementation names of the benchmark. */"]
     lines += [f"#define OP_{name.upper()} {_c_string(name)}" for name in OPS]
-    lines += [f"#define IMPL_{name.upper()} {_c_string(name)}" for name in IMPLS]
-    lines += [f"#define IMPL_{name.upper()}_CONSTANT_TIME {int(name in CONSTANT_TIME_IMPLS)}" for name in IMPLS]
-    legend = ", ".join(f"{name}: {what}" for name, what in IMPLS.items())
+    lines += [f"#define IMPL_{name.upper()} {_c_string(name)}" for name in ALL_IMPLS]
+    lines += [f"#define IMPL_{name.upper()}_CONSTANT_TIME {int(name in CONSTANT_TIME_IMPLS)}" for name in ALL_IMPLS]
+    legend = ", ".join(f"{name}: {what}" for name, what in ALL_IMPLS.items())
     lines += [f"#define IMPL_LEGEND {_c_string(legend)}", "",
               "/* Output lines (printf formats). */"]
     lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]

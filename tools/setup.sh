@@ -54,3 +54,8 @@ PY
   .venv/bin/pip install -q --disable-pip-version-check -r .venv/requirements.txt
   cp pyproject.toml "$stamp"
 fi
+
+# The peer libraries of the benchmark (mbedTLS, BearSSL): Debian source packages at pinned versions,
+# fetched once into build/peers/ (soc/peer_libs.py). A failed fetch prints one error line naming the
+# package and set-up carries on: the benchmark then reports those rows missing.
+.venv/bin/python -m soc.peer_libs >/dev/null || true
