@@ -18,6 +18,6 @@ const struct layout_entry test_layout[] = {
 	FIELD(rsa_key, q), FIELD(rsa_key, dp), FIELD(rsa_key, dq), FIELD(rsa_key, qinv), FIELD(rsa_key, has_crt),
 	STRUCT(rsa_ctx),
 	FIELD(rsa_ctx, n), FIELD(rsa_ctx, p), FIELD(rsa_ctx, q), FIELD(rsa_ctx, p_wide), FIELD(rsa_ctx, q_wide),
-	FIELD(rsa_ctx, qinv_m), FIELD(rsa_ctx, q_m),
+	FIELD(rsa_ctx, qinv_m), FIELD(rsa_ctx, q_m), FIELD(rsa_ctx, p_k), FIELD(rsa_ctx, q_k),
 	{ NULL, 0, 0 },
 };
