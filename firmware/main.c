@@ -27,7 +27,7 @@ static void cmd_info(int argc, char **argv)
 	(void)argc; (void)argv;
 
 	printf(INFO_SOC_LINE, CONFIG_CPU_HUMAN_NAME, (unsigned long)CONFIG_CLOCK_FREQUENCY,
-	       (unsigned long)ROM_SIZE, (unsigned long)SRAM_SIZE);
+	       (unsigned long)ROM_SIZE, (unsigned long)SRAM_SIZE, (unsigned long)MAIN_RAM_SIZE);
 	printf(INFO_LIMITS_LINE, BN_MAX_BITS, CONSOLE_LINE_MAX - 1);
 	/* The cycle counter must advance, and by a plausible amount for a short busy loop. */
 	t0 = cycles_now();

@@ -1,9 +1,13 @@
-"""`python -m sim`: build what is stale and run the SoC with the firmware in Verilator.
+"""`python -m sim`: build what is stale and run the SoC with the firmware in Verilator, or drive the
+same firmware on a board over a serial port.
 
     python -m sim                       console attached to this terminal (Ctrl-C ends it)
     python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
     python -m sim --bench               the benchmark, written to build/bench/
     python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
+    python -m sim --pty                 the simulated SoC's UART as a serial device (litex_term, --port)
+
+    --run and --bench with --port DEVICE [--baud N] talk to a board (or a --pty simulation) instead.
 """
 
 import argparse
@@ -60,6 +64,19 @@ def _parse_args(argv):
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
                              "14400 with --leak)")
+    serial = parser.add_argument_group("serial port (a board, or a simulation behind --pty)")
+    serial.add_argument("--port", metavar="DEVICE",
+                        help="run --run / --bench on the console at this serial port (e.g. /dev/ttyUSB1, or "
+                             "any pyserial URL such as socket://host:port) instead of a simulation")
+    serial.add_argument("--baud", type=int, default=config.UART_BAUDRATE,
+                        help="baud rate of --port (default: %(default)s, the SoC's UART)")
+    serial.add_argument("--answer-timeout", type=float, default=10.0, metavar="S",
+                        help="seconds the console at --port has to answer (default: %(default)s)")
+    parser.add_argument("--pty", action="store_true",
+                        help="expose the simulated SoC's UART as a pseudo-terminal and wait (Ctrl-C ends it)")
+    parser.add_argument("--empty-ram", action="store_true",
+                        help="with --pty: start with main RAM zeroed, so only a serial boot "
+                             "(litex_term --kernel) gives the BIOS a firmware")
     parser.add_argument("--cpu-variant", default=config.CPU_VARIANT,
                         help="VexRiscv variant (default: %(default)s)")
     parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
@@ -68,32 +85,87 @@ def _parse_args(argv):
 
 
 def _interactive(build):
+    """The model's console on this terminal. The BIOS's serial-boot request is answered with a jump
+    to the preloaded firmware (sim/serial_boot.py), as the scripted consoles do."""
+    import os
+    import selectors
     import termios
-    saved = termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    import tty
+
+    from sim import serial_boot
+    from sim.transport import ModelTransport, TransportError
+    stdin = sys.stdin.fileno()
+    saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
+    model = ModelTransport(build.model, build.gateware_dir)
+    seen = b""
     try:
-        return subprocess.call([str(build.model)], cwd=build.gateware_dir)
+        if saved is not None:
+            tty.setcbreak(stdin)            # keys go through as typed; Ctrl-C still ends it
+        sel = selectors.DefaultSelector()
+        sel.register(model.proc.stdout, selectors.EVENT_READ)
+        sel.register(stdin, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select():
+                if key.fileobj is model.proc.stdout:
+                    data = model.read(0)
+                    os.write(sys.stdout.fileno(), data)
+                    seen = (seen + data)[-64:]
+                    if serial_boot.REQUEST.encode() in seen:
+                        serial_boot.jump_to_main_ram(model)
+                        seen = b""
+                else:
+                    data = os.read(stdin, 1024)
+                    if not data:
+                        sel.unregister(stdin)
+                    else:
+                        model.write(data)
     except KeyboardInterrupt:
         return 0
+    except TransportError as error:
+        print(f"\n[sim] {error}", file=sys.stderr)
+        return 1
     finally:
+        model.close()
         if saved is not None:
-            termios.tcsetattr(sys.stdin.fileno(), termios.TCSAFLUSH, saved)
+            termios.tcsetattr(stdin, termios.TCSAFLUSH, saved)
 
 
-def run_commands(build, commands, timeout, out=sys.stdout):
-    """Types `commands` one after another, printing the prompt, each command and its output."""
-    from sim.console import ConsoleError, SimConsole
+def open_console(args, build, timeout):
+    """The console --run / --bench talk to: the simulation, or the one at --port."""
+    from sim.console import SimConsole, open_serial_console
+    if args.port:
+        return open_serial_console(args.port, args.baud, timeout, answer_within=args.answer_timeout)
     console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
     try:
         console.wait_prompt()
+    except BaseException:
+        console.close()
+        raise
+    return console
+
+
+def run_commands(console, commands, out=sys.stdout):
+    """Types `commands` one after another, printing the prompt, each command and its output. A command
+    longer than the console takes is refused (nothing sent) and the next ones still run; returns the
+    number refused."""
+    from sim.console import ConsoleError, LineTooLong
+    refused = 0
+    try:
         for command in commands:
-            out.write(f"{protocol.PROMPT}{command}\n")
-            out.write(console.command(command))
+            shown = command if len(command) <= 60 else f"{command[:60]}... ({len(command)} characters)"
+            out.write(f"{protocol.PROMPT}{shown}\n")
+            try:
+                out.write(console.command(command))
+            except LineTooLong as error:
+                print(f"error: {error}", file=sys.stderr)
+                refused += 1
             out.flush()
     except ConsoleError:
         sys.stderr.write(console.output[-2000:] + "\n")     # what the firmware said last
         raise
     finally:
         console.close()
+    return refused
 
 
 def _leak(build, args):
@@ -130,16 +202,32 @@ def main(argv=None):
         print("error: --messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1",
               file=sys.stderr)
         return 2
-    from sim import build as sim_build
+    if args.port and not (args.run is not None or args.bench):
+        print("error: --port goes with --run or --bench", file=sys.stderr)
+        return 2
+    if args.port and (args.leak or args.pty):
+        print("error: --leak and --pty run a simulation; --port is for --run and --bench", file=sys.stderr)
+        return 2
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    kwargs = {"cpu_variant": args.cpu_variant, "log": log}
-    if args.build_dir:
-        kwargs["build_dir"] = args.build_dir
-    build = sim_build.build(**kwargs)
+    build = None
+    if not args.port:
+        from sim import build as sim_build
+        kwargs = {"cpu_variant": args.cpu_variant, "log": log}
+        if args.build_dir:
+            kwargs["build_dir"] = args.build_dir
+        build = sim_build.build(**kwargs)
+    if args.pty:
+        from sim import pty_uart
+        return pty_uart.serve(build, empty_ram=args.empty_ram, out=log)
     if args.bench:
         from sim import bench
         out_dir = BUILD_DIR / "bench"
-        data = bench.run(build, sizes, args.timeout or 7200, out_dir)
+        console = open_console(args, build, args.timeout or 7200)
+        soc_info = bench.soc_from_info(console) if args.port else build.soc_info
+        command = "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes)
+        if args.port:
+            command += f" --port {args.port}" + (f" --baud {args.baud}" if args.baud != config.UART_BAUDRATE else "")
+        data = bench.run(console, sizes, out_dir, soc_info, command=command)
         print(bench.markdown(data))
         print(f"results: {out_dir}/results.{{json,md,png}}")
         bad = [r for r in data["results"] if not r["ok"]]
@@ -151,8 +239,8 @@ def main(argv=None):
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]
-    run_commands(build, commands, args.timeout or 600)
-    return 0
+    refused = run_commands(open_console(args, build, args.timeout or 600), commands)
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""`python -m sim --bench`: runs the firmware's `bench` in the simulated SoC and writes the results.
+"""`python -m sim --bench`: runs the firmware's `bench` in the simulated SoC, or on a board over a
+serial port (`--port`), and writes the results.
 
 Outputs, under build/bench/: results.json (every measurement, and the rows a missing peer library
 could not give), results.md (tables per size) and results.png (cycles against key size, log scale,
@@ -10,22 +11,29 @@ import sys
 import time
 from pathlib import Path
 
-from sim.console import ConsoleError, SimConsole
+from sim.console import ConsoleError
 from soc import console_protocol as protocol
 
 #: The RSA operations (each has a plot); "mul" is only in the table.
 RSA_OPS = tuple(op for op in protocol.OPS if op != "mul")
 
 
-def run(build, sizes, timeout, out_dir, progress=sys.stderr):
-    """Runs `bench <sizes>` and writes the result files; returns the results dict."""
+def soc_from_info(console):
+    """What the firmware says of its SoC (`info`): for a board, where no local build describes it."""
+    [soc] = protocol.INFO_SOC.parse_all(console.command("info"))
+    cpu = soc["cpu"]
+    return {"cpu": cpu.split("_")[0].lower(), "variant": cpu.split("_", 1)[1].lower() if "_" in cpu else "",
+            "sys_clk_hz": soc["clk_hz"]}
+
+
+def run(console, sizes, out_dir, soc_info, progress=sys.stderr, command=None):
+    """Runs `bench <sizes>` on `console` (at its prompt; closed at the end) and writes the result
+    files; returns the results dict. `soc_info`: cpu, variant, sys_clk_hz."""
     from gateware.interface import NUM_SLOTS, WORD_BITS, PeripheralConfig
     cfg = PeripheralConfig()
     results, missing = [], []
-    console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
     started = time.monotonic()
     try:
-        console.wait_prompt()
         for line in console.command_lines("bench " + " ".join(str(s) for s in sizes)):
             if protocol.error_code(line):
                 raise ConsoleError(f"the firmware refused the benchmark: {line}")
@@ -45,9 +53,10 @@ def run(build, sizes, timeout, out_dir, progress=sys.stderr):
     finally:
         console.close()
     data = {
-        "soc": {**build.soc_info, "peripheral": {"max_bits": cfg.max_bits, "lanes": cfg.lanes,
-                                                  "word_bits": WORD_BITS, "slots": NUM_SLOTS}},
-        "command": "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes),
+        "soc": {**soc_info, "peripheral": {"max_bits": cfg.max_bits, "lanes": cfg.lanes,
+                                            "word_bits": WORD_BITS, "slots": NUM_SLOTS}},
+        "source": console.source,
+        "command": command or "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes),
         "date": time.strftime("%Y-%m-%d"),
         "results": results,
         "missing": missing,
@@ -74,6 +83,11 @@ def _speedup(slow, fast):
     return f"{slow['cycles'] / fast['cycles']:,.1f}x" if slow and fast and fast["cycles"] else "-"
 
 
+def _where(data):
+    source = data.get("source", {"transport": "simulation"})
+    return "simulated SoC" if source["transport"] == "simulation" else f"board on {source['port']}"
+
+
 def markdown(data):
     """Tables in the shape of the published ones: per size and operation, our software, the peer
     libraries and the hardware, with the sequencer's speedup over each software."""
@@ -85,7 +99,7 @@ def markdown(data):
     lines = [f"Cycles counted by the firmware (SoC cycle counter), whole operation including operand "
              f"transfers; {soc['cpu']} {soc['variant']} at {clk / 1e6:.0f} MHz, peripheral with "
              f"{soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits, "
-             f"max {soc['peripheral']['max_bits']} bits. `{data['command']}`, {data['date']}.", "",
+             f"max {soc['peripheral']['max_bits']} bits; {_where(data)}. `{data['command']}`, {data['date']}.", "",
              "| key | operation | software (ours) | mbedTLS | BearSSL | hw: CPU loop | hw: sequencer | "
              "hw: sequencer, sliding window (not constant-time) | ms (sequencer) | speedup vs ours | "
              "vs mbedTLS | vs BearSSL | ok |",
@@ -118,8 +132,9 @@ def markdown(data):
               "one product inside an EXP_LADDER (their difference is the per-command overhead). Every "
               "timed region runs with interrupts masked and the caches invalidated at its start."]
     if missing_impls:
-        lines += ["", f"**Missing:** {', '.join(missing_impls)} (the library could not be fetched when the "
-                  "firmware was built; see the `error:` line of the build)."]
+        lines += ["", f"**Missing:** {', '.join(missing_impls)} (not in this firmware: the library could not "
+                  "be fetched when it was built (see the `error:` line of the build), or the image leaves it "
+                  "out, as the PYNQ-Z2 image does to stay within the board's BRAM budget)."]
     return "\n".join(lines + [""])
 
 
@@ -144,7 +159,7 @@ def plot(data, path):
     axes[0].set_ylabel(f"cycles at {data['soc']['sys_clk_hz'] / 1e6:.0f} MHz")
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Software (ours, mbedTLS, BearSSL) vs hardware RSA on {data['soc']['cpu']} {data['soc']['variant']} "
-                 f"(simulated SoC, {data['date']})")
+                 f"({_where(data)}, {data['date']})")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,7 +1,8 @@
-"""Builds what is stale: the SoC's Verilog (LiteX), the Verilator model, the firmware, the ROM image.
+"""Builds what is stale: the SoC's Verilog (LiteX, with its BIOS in ROM), the Verilator model, the
+firmware, the main-RAM image.
 
 The Verilator model is rebuilt only when its inputs (Verilog, the C++ harness, the simulation
-config) change; the ROM is loaded from its `.init` file when the model starts, so a firmware-only
+config) change; main RAM is loaded from its `.init` file when the model starts, so a firmware-only
 change costs a firmware build and no Verilator run.
 """
 
@@ -43,7 +44,7 @@ def require_tools():
 
 def _model_inputs(gateware_dir):
     """What the Verilator model is built from: the generated Verilog, the C++ harness and the
-    simulation config (not the ROM's `.init`, read when the model starts, nor the build script)."""
+    simulation config (not the memories' `.init` files, read when the model starts, nor the build script)."""
     files = [path for path in sorted(gateware_dir.iterdir())
              if path.is_file() and path.suffix not in (".init", ".sh") and not path.name.startswith(".")]
     return cache.digest(files=files, ignore=cache.LINE_COMMENTS)
@@ -75,6 +76,14 @@ def generate_soc(build_dir, cpu_variant, with_montmul, montmul_config):
         raise ProjectError(f"SoC generation failed ({type(error).__name__}: {error}); "
                            f"see {display_path(log_file)}") from None
     return soc, builder
+
+
+def main_ram_init(gateware_dir):
+    """The `.init` file the simulation preloads main RAM from (the firmware)."""
+    inits = list(Path(gateware_dir).glob("*_main_ram.init"))
+    if len(inits) != 1:
+        raise ProjectError(f"expected one main-RAM init file in {gateware_dir}, found {inits}")
+    return inits[0]
 
 
 def _soc_inputs(*options):
@@ -116,10 +125,8 @@ def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_mont
     log("[sim] building the firmware")
     firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits,
                                   extra_headers=firmware.soc_headers(montmul_config))
-    rom_inits = list(gateware_dir.glob("*_rom.init"))
-    if len(rom_inits) != 1:
-        raise ProjectError(f"expected one ROM init file in {gateware_dir}, found {rom_inits}")
-    firmware.write_rom_init(firmware_bin, rom_inits[0])
+    ram_init = main_ram_init(gateware_dir)
+    firmware.write_init(firmware_bin, ram_init, config.MAIN_RAM_SIZE)
 
     info = {"cpu": config.CPU_TYPE, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ}
     return SimBuild(build_dir, gateware_dir, firmware_bin, model, rebuilt, info)

@@ -1,58 +1,85 @@
-"""Drives the firmware's console inside the running simulation, over the model's stdin/stdout.
+"""Drives the firmware's console over a transport (sim/transport.py): the simulated SoC's stdin/stdout,
+or a serial port on a board (or on a simulation that exposes its UART as one).
 
-The simulated UART is fed from a small buffer in LiteX's `serial2console` module, so long lines
-are sent in chunks, each once the firmware has echoed the previous one.
+Typed text goes in chunks, each once the firmware has echoed the one before (the firmware's UART
+receive ring is small, and a board's UART has no other flow control). A line longer than the
+console's buffer (soc/config.py, CONSOLE_LINE_MAX) is refused before anything is sent: the firmware
+would stop echoing it.
+
+Boot: the SoC starts in the LiteX BIOS, which first asks a host for a serial boot (LiteX's SFL
+protocol) and otherwise, after a quarter of a second of simulated time, jumps to the firmware
+preloaded in main RAM. In the simulation that wait costs more wall-clock time than the rest of the
+boot, so `Console(boot=jump_to_main_ram)` answers the request the way `litex_term` does and sends the
+BIOS the jump to main RAM at once (sim/serial_boot.py; `upload_firmware` sends a new firmware first).
 """
 
-import os
-import selectors
-import subprocess
 import time
 
-from common.errors import ProjectError
+from sim.transport import ConsoleError, ModelTransport
+from soc import config
 from soc.console_protocol import PROMPT
 
 CHUNK = 64   # below the firmware UART driver's 128-byte receive ring
+#: The longest line the console takes (its buffer keeps a terminating zero).
+LINE_MAX = config.CONSOLE_LINE_MAX - 1
+#: The BIOS prompt: a board left in the BIOS (boot cancelled, nothing in main RAM).
+BIOS_PROMPT = "litex> "
 
 
-class ConsoleError(ProjectError):
-    """The simulation did not answer as the console protocol says (exited, or ran out of time)."""
+class LineTooLong(ConsoleError):
+    """A command longer than the console takes; nothing was sent."""
 
 
-class SimConsole:
-    def __init__(self, model, cwd, timeout=600.0):
+class Console:
+    """The console protocol over `transport` (read(timeout) -> bytes, write(bytes), close()).
+
+    `timeout`: wall-clock seconds for the whole session. `echo_timeout`: how long typed text may
+    wait for its echo before the firmware counts as not answering. `boot`: called with the
+    transport when the BIOS asks for a serial boot (see the module docstring)."""
+
+    def __init__(self, transport, timeout=600.0, echo_timeout=60.0, boot=None):
+        self.transport = transport
         self.deadline = time.monotonic() + timeout
         self.timeout = timeout
-        self.output = ""        # everything the model printed
+        self.echo_timeout = echo_timeout
+        self.output = ""        # everything the console printed
         self._pos = 0           # how far `expect` has consumed `output`
-        try:
-            self.proc = subprocess.Popen([str(model)], cwd=str(cwd), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
-        except OSError as exc:
-            raise ConsoleError(f"the simulation could not start: {exc}") from exc
+        self._boot = boot
+        self._boot_scan = 0     # where to look for the BIOS's serial-boot request next
         self.started = time.monotonic()
-        self._sel = selectors.DefaultSelector()
-        self._sel.register(self.proc.stdout, selectors.EVENT_READ)
 
-    def _read(self, until):
-        """Reads output until `until()` is true; raises when the model exits or time runs out."""
+    @property
+    def source(self):
+        return self.transport.source
+
+    def _read(self, until, limit=None, waiting_for=None):
+        """Reads output until `until()` is true; raises when the transport fails, the session's time
+        runs out, or `limit` seconds pass (then: "the firmware stopped answering: <waiting_for>")."""
+        from sim import serial_boot
+        limit_at = None if limit is None else time.monotonic() + limit
         while not until():
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0:
+            now = time.monotonic()
+            if now >= self.deadline:
                 raise ConsoleError(f"time limit of {self.timeout:.0f} s passed")
-            events = self._sel.select(timeout=min(remaining, 1.0))
-            if not events:
-                continue
-            data = os.read(self.proc.stdout.fileno(), 65536)
+            if limit_at is not None and now >= limit_at:
+                raise ConsoleError(f"the firmware stopped answering: {waiting_for} in {limit:.0f} s")
+            wait = min(self.deadline, limit_at or self.deadline) - now
+            data = self.transport.read(min(wait, 1.0))
             if not data:
-                raise ConsoleError(f"the simulation exited (code {self.proc.wait()})")
+                continue
             self.output += data.decode("ascii", errors="replace").replace("\r", "")
+            if self._boot is not None:
+                found = self.output.find(serial_boot.REQUEST, self._boot_scan)
+                self._boot_scan = max(self._boot_scan, len(self.output) - len(serial_boot.REQUEST))
+                if found >= 0:
+                    self._boot(self.transport)
+                    self._boot_scan = found + len(serial_boot.REQUEST)
 
-    def expect(self, text):
+    def expect(self, text, limit=None, waiting_for=None):
         """Waits for `text` after what was consumed so far; returns the output before it."""
         def found():
             return self.output.find(text, self._pos) >= 0
-        self._read(found)
+        self._read(found, limit, waiting_for or f"no {text!r}")
         idx = self.output.find(text, self._pos)
         before = self.output[self._pos:idx]
         self._pos = idx + len(text)
@@ -64,20 +91,26 @@ class SimConsole:
         for i in range(0, len(text), CHUNK):
             chunk = text[i:i + CHUNK]
             mark = len(self.output)
-            self.proc.stdin.write(chunk.encode("ascii"))
-            self.proc.stdin.flush()
+            self.transport.write(chunk.encode("ascii"))
             printable = chunk.rstrip("\n")
             if not echo or "\x08" in printable or "\x7f" in printable:
                 time.sleep(0.1)
             elif printable:
-                self._read(lambda: printable in self.output[mark:])
+                self._read(lambda: printable in self.output[mark:], self.echo_timeout,
+                           f"no echo of the typed text {printable[:20]!r}")
 
-    def wait_prompt(self):
-        return self.expect(PROMPT)
+    def wait_prompt(self, limit=None):
+        return self.expect(PROMPT, limit, "no prompt")
+
+    def _type_line(self, line):
+        if len(line) > LINE_MAX:
+            raise LineTooLong(f"the command is {len(line)} characters, the console takes at most {LINE_MAX} "
+                              f"(CONSOLE_LINE_MAX in soc/config.py): not sent")
+        self.send(line + "\n")
 
     def command(self, line):
         """Runs one console command; returns its output (without the echoed line and prompt)."""
-        self.send(line + "\n")
+        self._type_line(line)
         out = self.wait_prompt()
         # Drop the echoed command line itself.
         first_nl = out.find("\n")
@@ -85,7 +118,7 @@ class SimConsole:
 
     def command_lines(self, line):
         """Runs one console command and yields its output lines as they arrive."""
-        self.send(line + "\n")
+        self._type_line(line)
         self.expect("\n")                       # the echoed command line
         while True:
             self._read(lambda: "\n" in self.output[self._pos:] or self.output.endswith(PROMPT))
@@ -98,10 +131,51 @@ class SimConsole:
             yield text
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self._sel.close()
-        self.proc.stdin.close()
-        self.proc.stdout.close()
+        self.transport.close()
 
+
+class SimConsole(Console):
+    """The simulated SoC on the model's stdin/stdout, booted straight into the preloaded firmware."""
+
+    def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0):
+        from sim import serial_boot
+        super().__init__(ModelTransport(model, cwd), timeout, echo_timeout, boot=serial_boot.jump_to_main_ram)
+
+    @property
+    def proc(self):
+        return self.transport.proc
+
+
+def _garbled(text):
+    """Mostly bytes that are not text: what a wrong baud rate reads."""
+    odd = sum(1 for c in text if not (c.isprintable() or c in "\n\t\x1b") or c == "\ufffd")
+    return len(text) >= 4 and odd / len(text) > 0.2
+
+
+def open_serial_console(url, baudrate, timeout=600.0, answer_within=10.0, echo_timeout=10.0):
+    """The console at a serial port (a board, or `python -m sim --pty`), at its prompt. Every way it
+    can fail is one ConsoleError line: no such port, no permission, busy, no answer, not text (wrong
+    baud rate), the BIOS instead of the firmware."""
+    from sim import serial_boot
+    from sim.transport import SerialTransport
+    transport = SerialTransport(url, baudrate)
+    console = Console(transport, timeout, echo_timeout, boot=serial_boot.jump_to_main_ram)
+    try:
+        transport.write(b"\n")              # an empty line: the firmware prints its prompt again
+        console.wait_prompt(limit=answer_within)
+        return console
+    except ConsoleError as error:
+        console.close()
+        heard = console.output
+        if not heard.strip():
+            raise ConsoleError(f"no answer from {url} in {answer_within:.0f} s: is the bitstream loaded, the "
+                               f"firmware running and the USB-UART on this port? (docs/pynq_z2.md)") from None
+        if _garbled(heard):
+            raise ConsoleError(f"{url} sends bytes that are not text: wrong baud rate? The SoC's UART runs at "
+                               f"{config.UART_BAUDRATE} (--baud; this run used {baudrate})") from None
+        if BIOS_PROMPT in heard:
+            raise ConsoleError(f"{url} is at the LiteX BIOS prompt, not the benchmark firmware: type `reboot` in "
+                               f"a terminal, or load it with `litex_term --kernel firmware.bin {url}`") from None
+        last = heard.strip().splitlines()[-1][:60]
+        raise ConsoleError(f"{url} answers, but without the console prompt {PROMPT!r} ({error}; last line: "
+                           f"{last!r}): is it the benchmark firmware?") from None

@@ -6,11 +6,23 @@ SYS_CLK_FREQ = int(100e6)
 CPU_TYPE = "vexriscv"
 CPU_VARIANT = "full"
 
-# Firmware runs in place from the integrated ROM; data, bss and stack live in the integrated SRAM.
-# Sized for the firmware with both peer libraries (mbedTLS, BearSSL; README "Peer libraries"): it
-# needs 133 KB of ROM and 81 KB of static RAM plus its stack, against 95 KB and 45 KB without them.
-ROM_SIZE = 0x40000
-SRAM_SIZE = 0x20000
+# Memory map, as on a LiteX board without DRAM: the LiteX BIOS runs from the integrated ROM (its data
+# and stack in the small SRAM); the firmware runs from integrated main RAM, either preloaded (the
+# bitstream's RAM init, the simulation's `.init` file: the BIOS boots it after its serial-boot
+# window) or loaded over the UART by the BIOS's serial boot (`litex_term --kernel`).
+ROM_SIZE = 0x10000          # the BIOS; LiteX trims the ROM to the BIOS image
+SRAM_SIZE = 0x2000          # the BIOS's data and stack
+MAIN_RAM_BASE = 0x40000000  # LiteX's usual `main_ram` origin
+# The firmware image with both peer libraries (mbedTLS, BearSSL; README "Peer libraries"): text,
+# data, bss and a stack in main RAM. The simulation runs this one.
+MAIN_RAM_SIZE = 0x40000
+# The PYNQ-Z2 image leaves the peer libraries out to stay within the board's BRAM budget (README,
+# "On the board"); its main RAM is sized for that smaller firmware.
+BOARD_MAIN_RAM_SIZE = 0x28000
+# Stack the firmware needs above its bss (checked when it is linked).
+STACK_SIZE = 0x4000
+# The console's UART, on the board (the simulated UART has no baud rate).
+UART_BAUDRATE = 115200
 
 # Console line buffer: long enough for `modexp` with three 4096-bit hex operands.
 CONSOLE_LINE_MAX = 4096

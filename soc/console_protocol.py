@@ -181,7 +181,7 @@ VECTOR = Line("VECTOR", (), (Field("vector", "u"), Field("bits", "u"), Field("sw
                              Field("hw_cpu", "s"), Field("public", "s"), Field("ok", "d")))
 VECTORS_DONE = Line("VECTORS_DONE", (), (Field("vectors", "u"), Field("passed", "u")))
 INFO_SOC = Line("INFO_SOC", (), (Field("cpu", "s"), Field("clk_hz", "lu"), Field("rom_bytes", "lu"),
-                                 Field("sram_bytes", "lu")))
+                                 Field("sram_bytes", "lu"), Field("main_ram_bytes", "lu")))
 INFO_LIMITS = Line("INFO_LIMITS", (), (Field("bignum_max_bits", "d"), Field("console_line_max", "d")))
 INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cycles", "lu"),
                                          Field("loop_cycles", "lu")))

@@ -1,4 +1,4 @@
-"""Builds the firmware against a generated SoC and turns it into a ROM image.
+"""Builds the firmware against a generated SoC and turns it into a main-RAM image.
 
 The firmware is a LiteX software package in spirit (it uses LiteX's `variables.mak`, `common.mak`,
 libbase, picolibc and compiler-rt), but we run its Makefile ourselves after the SoC is generated:
@@ -72,7 +72,7 @@ def build(build_dir, max_bits=4096, extra_headers=None, jobs=2, peers=None):
     out_dir.mkdir(parents=True, exist_ok=True)
     tools.require({"riscv64-unknown-elf-gcc": "gcc-riscv64-unknown-elf"})
     result = subprocess.run(["make", f"-j{jobs}", "-C", str(out_dir), "-f", str(FIRMWARE_DIR / "Makefile"),
-                             f"BUILD_DIR={build_dir}",
+                             f"BUILD_DIR={build_dir}", f"STACK_SIZE={config.STACK_SIZE}",
                              *(f"{name.upper()}_DIR={tree or ''}" for name, tree in peers.items())],
                             capture_output=True, text=True)
     if result.returncode != 0:
@@ -80,16 +80,16 @@ def build(build_dir, max_bits=4096, extra_headers=None, jobs=2, peers=None):
     return out_dir / "firmware.bin"
 
 
-def rom_words(firmware_bin, rom_size=config.ROM_SIZE):
-    """The firmware as little-endian 32-bit words, padded to the ROM size."""
+def image_words(firmware_bin, size):
+    """The firmware as little-endian 32-bit words, padded to `size` bytes (main RAM)."""
     data = Path(firmware_bin).read_bytes()
-    if len(data) > rom_size:
-        raise ProjectError(f"the firmware is {len(data)} bytes, the ROM holds {rom_size}")
-    data += bytes(rom_size - len(data))
-    return [int.from_bytes(data[i:i + 4], "little") for i in range(0, rom_size, 4)]
+    if len(data) > size:
+        raise ProjectError(f"the firmware is {len(data)} bytes, main RAM holds {size}")
+    data += bytes(size - len(data))
+    return [int.from_bytes(data[i:i + 4], "little") for i in range(0, size, 4)]
 
 
-def write_rom_init(firmware_bin, init_file, rom_size=config.ROM_SIZE):
-    """Rewrites LiteX's ROM `.init` file (read by `$readmemh` when the simulation starts)."""
-    text = "".join(f"{w:08x}\n" for w in rom_words(firmware_bin, rom_size))
+def write_init(firmware_bin, init_file, size):
+    """Rewrites a LiteX memory's `.init` file (read by `$readmemh` when the simulation starts)."""
+    text = "".join(f"{w:08x}\n" for w in image_words(firmware_bin, size))
     _write_if_changed(Path(init_file), text)

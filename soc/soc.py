@@ -1,5 +1,10 @@
-"""The RSA benchmark SoC: VexRiscv, integrated ROM/SRAM, UART, a 64-bit cycle counter and
-(optionally) the Montgomery peripheral. Board targets add a clock/reset generator and pick the UART.
+"""The RSA benchmark SoC: VexRiscv, the LiteX BIOS in integrated ROM, integrated SRAM and main RAM,
+UART, a 64-bit cycle counter and (optionally) the Montgomery peripheral. Board targets add a
+clock/reset generator and pick the UART.
+
+The firmware lives in main RAM (soc/config.py, "Memory map"): `main_ram_init` preloads it, and the
+BIOS jumps there when no host answers its serial-boot request (`ROM_BOOT_ADDRESS`); a host running
+`litex_term --kernel firmware.bin` replaces it over the UART instead.
 """
 
 from litex.soc.integration.soc_core import SoCCore
@@ -9,22 +14,29 @@ from soc import config
 
 class RSABenchSoC(SoCCore):
     def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_variant=config.CPU_VARIANT,
-                 with_montmul=False, montmul_config=None, rom_init=None, **kwargs):
+                 with_montmul=False, montmul_config=None, main_ram_size=config.MAIN_RAM_SIZE,
+                 main_ram_init=None, **kwargs):
         kwargs.setdefault("uart_name", "serial")
-        # A non-empty ROM image makes LiteX skip its BIOS: our firmware is the ROM. Until it is
-        # built, a zero image of the full size keeps the generated Verilog identical (the ROM is
-        # loaded from its `.init` file when the simulation starts).
-        if rom_init is None:
-            rom_init = [0] * (config.ROM_SIZE // 4)
+        kwargs.setdefault("uart_baudrate", config.UART_BAUDRATE)
+        # A non-empty init makes LiteX mark main RAM as preloaded (CONFIG_MAIN_RAM_INIT: the BIOS
+        # does not overwrite it with its memory test). Until the firmware is built, a zero image of
+        # the full size keeps the generated Verilog identical (the simulation loads the RAM from its
+        # `.init` file when it starts).
+        if main_ram_init is None:
+            main_ram_init = [0] * (main_ram_size // 4)
         SoCCore.__init__(self, platform, sys_clk_freq,
-            ident                = "RSA benchmark SoC",
-            cpu_type             = config.CPU_TYPE,
-            cpu_variant          = cpu_variant,
-            integrated_rom_size  = config.ROM_SIZE,
-            integrated_rom_init  = rom_init,
-            integrated_sram_size = config.SRAM_SIZE,
-            timer_uptime         = True,   # 64-bit cycle counter, latched through the timer's CSRs
+            ident                    = "RSA benchmark SoC",
+            cpu_type                 = config.CPU_TYPE,
+            cpu_variant              = cpu_variant,
+            integrated_rom_size      = config.ROM_SIZE,
+            integrated_sram_size     = config.SRAM_SIZE,
+            integrated_main_ram_size = main_ram_size,
+            integrated_main_ram_init = main_ram_init,
+            timer_uptime             = True,   # 64-bit cycle counter, latched through the timer's CSRs
             **kwargs)
+        assert self.mem_map["main_ram"] == config.MAIN_RAM_BASE
+        # The BIOS's boot sequence: serial boot first, then a jump to the preloaded firmware.
+        self.add_constant("ROM_BOOT_ADDRESS", config.MAIN_RAM_BASE)
 
         if with_montmul:
             from soc.montmul import MontgomeryCSR

@@ -32,6 +32,7 @@ def test_info_reports_cpu_clock_memory_and_a_running_cycle_counter(console):
     assert soc["clk_hz"] == config.SYS_CLK_FREQ
     assert soc["rom_bytes"] == config.ROM_SIZE
     assert soc["sram_bytes"] == config.SRAM_SIZE
+    assert soc["main_ram_bytes"] == config.MAIN_RAM_SIZE
     assert limits["console_line_max"] == config.CONSOLE_LINE_MAX - 1
     assert counter["cycle_counter"] == "ok"
     assert 1000 < counter["loop_cycles"] < 1_000_000
