@@ -14,6 +14,7 @@ import argparse
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 from common.errors import ProjectError, reports_errors
 from common.paths import BUILD_DIR
@@ -40,6 +41,8 @@ def _parse_args(argv):
                         help="console commands separated by ';', typed one after another")
     parser.add_argument("--bench", action="store_true",
                         help="run the benchmark and write build/bench/results.{json,md,png}")
+    parser.add_argument("--out-dir", default=None, metavar="DIR",
+                        help="where --bench writes results.{json,md,png} (default: build/bench)")
     parser.add_argument("--sizes", default=",".join(str(s) for s in config.BENCH_SIZES),
                         help="key sizes for --bench, comma-separated (default: %(default)s; "
                              f"available: {','.join(str(s) for s in config.KEY_SIZES)})")
@@ -221,7 +224,7 @@ def main(argv=None):
         return pty_uart.serve(build, empty_ram=args.empty_ram, out=log)
     if args.bench:
         from sim import bench
-        out_dir = BUILD_DIR / "bench"
+        out_dir = Path(args.out_dir) if args.out_dir else BUILD_DIR / "bench"
         console = open_console(args, build, args.timeout or 7200)
         soc_info = bench.soc_from_info(console) if args.port else build.soc_info
         command = "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes)

@@ -6,7 +6,8 @@ answers `time` with Python's pow() and made-up cycle counts.
 
 mode: `ok` (constant-time paths take constant time; hw_seq_window depends on the exponent),
 `leak` (hw_seq private also depends on the message's lowest bit), `wrong` (hw_cpu private_crt
-answers message 1 with 2), `refuse` (every `time` is an unknown command).
+answers message 1 with 2), `refuse` (every `time` is an unknown command), `mute` (prints its prompt,
+then reads without ever answering: a firmware that hung).
 """
 
 import os
@@ -49,6 +50,8 @@ def main():
         data = os.read(0, 4096)
         if not data:
             return
+        if mode == "mute":
+            continue
         os.write(1, data)                       # the echo SimConsole waits for
         pending += data
         while b"\n" in pending:

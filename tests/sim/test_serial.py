@@ -1,0 +1,212 @@
+"""The console over a serial port (pyserial), the BIOS's serial boot, and the runner's robustness.
+
+The simulated SoC's UART is exposed as a pseudo-terminal (sim/pty_uart.py): `--run` and `--bench`
+reach it with `--port`, through pyserial, as they reach a board. The error cases (no port, no
+permission, no answer, wrong baud rate, the BIOS instead of the firmware) use ptys with scripted
+far ends, or pyserial's own exception where a pty cannot produce it (root opens any device).
+"""
+
+import errno
+import json
+import os
+import pty
+import subprocess
+import sys
+import threading
+import time
+import tty
+from pathlib import Path
+
+import pytest
+import serial
+
+from sim import serial_boot
+from sim.console import LINE_MAX, Console, ConsoleError
+from sim.pty_uart import SimulatedSerialPort
+from sim.transport import ModelTransport, SerialTransport, TransportError, open_serial
+from soc import config
+from soc import console_protocol as protocol
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
+
+
+def _sim(*args, timeout=900):
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+# Runner robustness ---------------------------------------------------------------------------------
+
+def test_a_command_longer_than_the_console_is_refused_at_once_and_the_next_one_runs(sim_soc):
+    digits = "f" * 5000
+    result = _sim("--quiet", "--timeout", "120", "--run", f"modexp {digits} 3 {digits}; modexp 2 5 b")
+    assert result.returncode == 1, result.stderr
+    assert f"the console takes at most {LINE_MAX}" in result.stderr
+    assert "time limit" not in result.stderr and "Traceback" not in result.stderr
+    # The command after it ran, with its result (2^5 mod 11 = 10).
+    assert "rsa> modexp 2 5 b" in result.stdout
+    assert "sw=a hw=a" in result.stdout and "match=yes" in result.stdout
+
+
+def test_the_limit_is_the_firmware_s_own(sim_soc):
+    """The longest line the runner sends is the longest the firmware takes: LINE_MAX characters are
+    echoed and parsed (an unknown command then), one more would be refused by the runner."""
+    con = Console(ModelTransport(sim_soc.model, sim_soc.gateware_dir), timeout=300,
+                  boot=serial_boot.jump_to_main_ram)
+    try:
+        con.wait_prompt()
+        out = con.command("x" * LINE_MAX)
+        assert protocol.error_code(out.strip().splitlines()[-1]) == protocol.Error.UNKNOWN_COMMAND
+        with pytest.raises(ConsoleError, match="not sent"):
+            con.command("x" * (LINE_MAX + 1))
+        assert "cycle_counter=ok" in con.command("info")     # the session goes on
+    finally:
+        con.close()
+
+
+def test_a_console_that_stops_answering_is_reported_before_the_time_limit():
+    con = Console(_fake("mute"), timeout=300, echo_timeout=2)
+    started = time.monotonic()
+    try:
+        con.wait_prompt()
+        with pytest.raises(ConsoleError, match="stopped answering: no echo"):
+            con.command("help")
+    finally:
+        con.close()
+    assert time.monotonic() - started < 60        # the echo limit, not the 300 s session limit
+
+
+def _fake(mode):
+    class Fake(ModelTransport):
+        def __init__(self):
+            script = f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n"
+            path = Path(os.environ.get("TMPDIR", "/tmp")) / f"fake_console_{mode}_{os.getpid()}.sh"
+            path.write_text(script)
+            path.chmod(0o755)
+            super().__init__(path, ROOT)
+    return Fake()
+
+
+# The simulated SoC as a serial device ----------------------------------------------------------------
+
+def test_run_over_a_serial_port(sim_soc):
+    with SimulatedSerialPort(sim_soc) as device:
+        result = _sim("--quiet", "--run", "help; info", "--port", device)
+    assert result.returncode == 0, result.stderr
+    assert "Commands:" in result.stdout
+    [soc] = protocol.INFO_SOC.parse_all(result.stdout)
+    assert soc["main_ram_bytes"] == config.MAIN_RAM_SIZE
+
+
+def test_bench_over_a_serial_port_records_where_it_ran(sim_soc, tmp_path):
+    with SimulatedSerialPort(sim_soc) as device:
+        result = _sim("--quiet", "--bench", "--sizes", "512", "--port", device, "--out-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["source"] == {"transport": "serial", "port": device, "baud": config.UART_BAUDRATE}
+    assert data["soc"]["sys_clk_hz"] == config.SYS_CLK_FREQ
+    assert {(r["op"], r["impl"]) for r in data["results"]} == set(protocol.bench_rows())
+    assert all(r["ok"] for r in data["results"])
+    assert f"board on {device}" in (tmp_path / "results.md").read_text()
+    assert (tmp_path / "results.png").stat().st_size > 0
+
+
+def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc):
+    """Main RAM starts zeroed: the only firmware the BIOS can run is the one litex_term's upload sends."""
+    uploads = []
+
+    def boot(transport):
+        uploads.append(serial_boot.upload_firmware(transport.port, sim_soc.firmware_bin))
+
+    with SimulatedSerialPort(sim_soc, empty_ram=True) as device:
+        con = Console(SerialTransport(device, config.UART_BAUDRATE), timeout=900, boot=boot)
+        try:
+            con.wait_prompt()
+            assert len(uploads) == 1
+            assert "Booting from serial" in con.output and "Timeout" not in con.output
+            assert "Commands:" in con.command("help")
+            lines = [protocol.RESULT.parse(line) for line in con.command("bench 512").splitlines()]
+            results = [r for r in lines if r]
+        finally:
+            con.close()
+    assert {(r["op"], r["impl"]) for r in results} == set(protocol.bench_rows())
+    assert all(r["ok"] == 1 for r in results)
+    size = Path(sim_soc.firmware_bin).stat().st_size
+    print(f"serial boot: {size} bytes uploaded and started in {uploads[0]:.1f} s")
+
+
+# Clear errors at the port ------------------------------------------------------------------------------
+
+class FarEnd:
+    """A pty whose far end answers every write with `reply` (or never, with None)."""
+
+    def __init__(self, reply):
+        self.master, slave = pty.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        os.close(slave)
+        self.reply, self.stop = reply, threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self):
+        import select
+        while not self.stop.is_set():
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                try:
+                    os.read(self.master, 4096)
+                except OSError:
+                    time.sleep(0.02)
+                    continue
+                if self.reply is not None:
+                    os.write(self.master, self.reply)
+
+    def __enter__(self):
+        self.thread.start()
+        return self.path
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        os.close(self.master)
+
+
+@pytest.mark.parametrize("reply, message", [
+    (None, "no answer from"),
+    (bytes(range(0x80, 0xff)), "wrong baud rate?"),
+    (b"\r\nlitex> ", "LiteX BIOS prompt"),
+    (b"hello\r\n", "without the console prompt"),
+])
+def test_a_port_that_does_not_answer_as_the_firmware_is_one_clear_line(reply, message):
+    with FarEnd(reply) as device:
+        result = _sim("--run", "help", "--port", device, "--answer-timeout", "2", timeout=60)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.stderr
+
+
+def test_a_missing_port_is_one_clear_line():
+    result = _sim("--run", "help", "--port", "/dev/ttyNOSUCHPORT", timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.strip() == ("error: no serial port /dev/ttyNOSUCHPORT: is the board's USB-UART "
+                                     "plugged in? (`ls /dev/ttyUSB*`)")
+
+
+@pytest.mark.parametrize("code, message", [
+    (errno.EACCES, "permission denied on /dev/ttyUSB7: add your user to the `dialout` group"),
+    (errno.EBUSY, "/dev/ttyUSB7 is busy"),
+])
+def test_pyserial_s_open_errors_become_one_clear_line(monkeypatch, code, message):
+    def refuse(url, **kwargs):      # what pyserial raises (serialposix.Serial.open)
+        raise serial.SerialException(code, f"could not open port {url}: [Errno {code}] {os.strerror(code)}: "
+                                           f"'{url}'")
+    monkeypatch.setattr(serial, "serial_for_url", refuse)
+    with pytest.raises(TransportError) as caught:
+        open_serial("/dev/ttyUSB7", config.UART_BAUDRATE)
+    assert str(caught.value).startswith(message)
+
+
+def test_port_options_need_a_command():
+    result = _sim("--port", "/dev/ttyUSB1", timeout=60)
+    assert result.returncode == 2 and "--port goes with --run or --bench" in result.stderr
