@@ -184,7 +184,7 @@ class StatusLeds(LiteXModule):
 # BaseSoC ------------------------------------------------------------------------------------------
 
 class BaseSoC(RSABenchSoC):
-    """The benchmark SoC on the PYNQ-Z2; `rom_init` is the firmware image (see soc/board_build.py)."""
+    """The benchmark SoC on the PYNQ-Z2; `main_ram_init` is the firmware image (see soc/board_build.py)."""
     def __init__(self, toolchain="vivado", sys_clk_freq=config.SYS_CLK_FREQ, uart=DEFAULT_UART,
                  **kwargs):
         platform = Platform(toolchain=toolchain)
@@ -195,6 +195,7 @@ class BaseSoC(RSABenchSoC):
 
         # SoC --------------------------------------------------------------------------------------
         kwargs.setdefault("uart_name", UARTS[uart])
+        kwargs.setdefault("main_ram_size", config.BOARD_MAIN_RAM_SIZE)
         RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=True, **kwargs)
 
         # LEDs -------------------------------------------------------------------------------------
@@ -234,7 +235,8 @@ def write_openocd_config(directory):
 
 #: soc_core arguments the benchmark SoC fixes itself (soc/config.py) or takes from our options.
 _FIXED_SOC_ARGS = ("cpu_type", "cpu_variant", "integrated_rom_size", "integrated_rom_init",
-                   "integrated_sram_size", "timer_uptime", "uart_name", "ident")
+                   "integrated_sram_size", "integrated_main_ram_size", "integrated_main_ram_init",
+                   "timer_uptime", "uart_name", "ident")
 
 
 def argument_parser(prog=None):
@@ -283,10 +285,10 @@ def main(argv=None, prog=None):
     if args.uart_name != "serial":      # an explicit --uart-name wins over --uart
         soc_kwargs["uart_name"] = args.uart_name
 
-    def make_soc(rom_init=None):
+    def make_soc(main_ram_init=None):
         return BaseSoC(toolchain=args.toolchain, sys_clk_freq=args.sys_clk_freq, uart=args.uart,
                        cpu_variant=args.cpu_variant or config.CPU_VARIANT, montmul_config=montmul_config,
-                       rom_init=rom_init, **soc_kwargs)
+                       main_ram_init=main_ram_init, **soc_kwargs)
 
     board_build.run(
         make_soc,

@@ -1,17 +1,20 @@
-"""Builds the benchmark SoC for an FPGA board: gateware, firmware in ROM, bitstream, loading.
+"""Builds the benchmark SoC for an FPGA board: gateware, BIOS, firmware, bitstream, loading.
 
-The firmware runs from the integrated ROM, so it is built between two SoC passes:
+The LiteX BIOS is in the ROM; the firmware runs from main RAM, which the bitstream preloads (so
+the board boots into the menu with no host) and `litex_term --kernel` can overwrite over the UART
+without a new bitstream. The firmware is built between two SoC passes:
 
-1. the SoC is elaborated with an empty ROM and LiteX generates its headers and libraries
+1. the SoC is elaborated with a zeroed main RAM and LiteX generates its headers, libraries and BIOS
    (`Builder(compile_software=True, compile_gateware=False)`);
-2. `soc.firmware.build()` compiles the firmware against them;
-3. a fresh SoC with `rom_init=soc.firmware.rom_words(firmware.bin)` is generated: its Verilog,
-   ROM image, constraints and toolchain script carry the firmware.
+2. `soc.firmware.build()` compiles the firmware against them, without the peer libraries (the
+   board's BRAM budget; soc/config.py, BOARD_MAIN_RAM_SIZE);
+3. a fresh SoC with `main_ram_init=soc.firmware.image_words(firmware.bin, ...)` is generated: its
+   Verilog, memory images, constraints and toolchain script carry BIOS and firmware.
 
 Only then is the toolchain needed. When it is missing, everything above is still on disk and the
 command exits non-zero with a short message naming the tool and the generated files.
 
-Boards call `run(make_soc, ...)` with a factory `make_soc(rom_init=None) -> SoC`
+Boards call `run(make_soc, ...)` with a factory `make_soc(main_ram_init=None) -> SoC`
 (see `boards/pynq_z2.py`); failures are raised as ProjectError for the board's command to report.
 """
 
@@ -24,7 +27,7 @@ from common import tools
 from common.errors import ProjectError
 from common.output import output_to
 from common.paths import display_path
-from soc import firmware, soc_report
+from soc import firmware, peer_libs, soc_report
 
 
 class BoardError(ProjectError):
@@ -34,7 +37,7 @@ class BoardError(ProjectError):
 @dataclass
 class BoardBuild:
     build_dir: Path
-    soc: object             # the final SoC, firmware in ROM
+    soc: object             # the final SoC, firmware in main RAM
     firmware_bin: Path
     log: Path
 
@@ -70,8 +73,8 @@ class BoardBuild:
         return self.gateware_file(".bit")
 
     @property
-    def rom_init(self):
-        return self.gateware_file("_rom.init")
+    def main_ram_init(self):
+        return self.gateware_file("_main_ram.init")
 
     def sources(self):
         """Every Verilog file of the design (top level, CPU, peripheral), as the toolchain sees them."""
@@ -85,9 +88,14 @@ class BoardBuild:
         return files
 
 
-def _generate_pass(make_soc, build_dir, rom_init, compile_software, builder_kwargs, build_kwargs):
+def _generate_pass(make_soc, build_dir, main_ram_init, compile_software, builder_kwargs, build_kwargs):
     from litex.soc.integration.builder import Builder
-    soc = make_soc(rom_init=rom_init)
+    from litex.soc.integration.soc_core import get_mem_data
+    soc = make_soc(main_ram_init=main_ram_init)
+    if not compile_software:        # the second pass: the BIOS the first one built goes in the ROM
+        bios = Path(build_dir) / "software" / "bios" / "bios.bin"
+        soc.init_rom("rom", get_mem_data(str(bios), data_width=soc.bus.data_width,
+                                         endianness=soc.cpu.endianness))
     builder = Builder(soc, output_dir=str(build_dir), compile_software=compile_software,
                       compile_gateware=False, **builder_kwargs)
     builder.build(run=False, **build_kwargs)
@@ -118,13 +126,14 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
 
     log(f"[board] generating the SoC headers and libraries in {display_path(build_dir)}")
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, None, True, builder_kwargs, build_kwargs)
-    log("[board] building the firmware")
+    log("[board] building the firmware (without the peer libraries: the board's BRAM budget)")
     config = soc.montmul.config
     firmware_bin = step("firmware build", lambda: firmware.build(
-        build_dir, max_bits=config.max_bits, extra_headers=firmware.soc_headers(config)))
-    log("[board] generating the gateware with the firmware in ROM")
-    rom = step("ROM image", firmware.rom_words, firmware_bin)
-    soc = step("SoC generation", _generate_pass, make_soc, build_dir, rom, False, builder_kwargs, build_kwargs)
+        build_dir, max_bits=config.max_bits, extra_headers=firmware.soc_headers(config),
+        peers={name: None for name in peer_libs.PEERS}))
+    log("[board] generating the gateware with the firmware in main RAM")
+    ram = step("main-RAM image", firmware.image_words, firmware_bin, soc.bus.regions["main_ram"].size)
+    soc = step("SoC generation", _generate_pass, make_soc, build_dir, ram, False, builder_kwargs, build_kwargs)
     return BoardBuild(build_dir=build_dir, soc=soc, firmware_bin=Path(firmware_bin), log=log_file)
 
 
@@ -133,7 +142,8 @@ def generated_files(board, extra=()):
         ("Verilog", ", ".join(display_path(p) for p in board.sources() if p.parent == board.gateware_dir)),
         ("constraints", display_path(board.constraints)),
         ("build script", f"{display_path(board.script)} ({board.platform.toolchain_name})"),
-        ("firmware", f"{display_path(board.firmware_bin)} (in the ROM image {display_path(board.rom_init)})"),
+        ("firmware", f"{display_path(board.firmware_bin)} (in the main-RAM image "
+                     f"{display_path(board.main_ram_init)}; or `litex_term --kernel` it)"),
         *extra,
     ]
     return "\n".join(f"  {label:<13} {value}" for label, value in rows)

@@ -1,8 +1,8 @@
 """`python -m soc --board pynq_z2 --report`: the whole SoC synthesised for its FPGA with Yosys.
 
 Inputs are exactly what the toolchain gets: LiteX's top-level Verilog, the CPU's Verilog, the
-peripheral's `montmul.v`, and the ROM/SRAM `.init` files (the firmware is in the ROM, so block RAM
-counts are real). The peripheral is also synthesised alone, for comparison with
+peripheral's `montmul.v`, and the memories' `.init` files (BIOS in ROM, firmware in main RAM, so
+block RAM counts are real). The peripheral is also synthesised alone, for comparison with
 `python -m gateware --report`. Both netlists go through `eda.timing.analyze` (a static
 estimate: 7-series -1 cell delays plus a fixed routing allowance per net, no place-and-route).
 
@@ -35,7 +35,7 @@ CACHE_KEEP = 3      # netlists kept per top module
 def synthesize_cached(verilog_files, top, cache_dir=CACHE_DIR, **kwargs):
     """`eda.synth.synthesize`, reusing the netlist of an earlier run with the same inputs: the
     Verilog (without its `//` lines, where LiteX stamps the date), the `.init` files next to it
-    (the ROM holds the firmware), and the options."""
+    (BIOS and firmware), and the options."""
     verilog_files = [Path(path) for path in verilog_files]
     inits = sorted({init for path in verilog_files for init in path.parent.glob("*.init")})
     key = (top, sorted(kwargs.items()), cache.digest(files=verilog_files, ignore=cache.LINE_COMMENTS),
@@ -134,7 +134,7 @@ def format_report(report):
     config = report["config"]
     peripheral_config = ", ".join(f"{k}={v}" for k, v in config["peripheral"].items())
     route = report["details"]["soc"]["route_ns_per_net"]
-    lines = [f"Whole SoC on {report['device']} (Yosys synth_xilinx, firmware in ROM): "
+    lines = [f"Whole SoC on {report['device']} (Yosys synth_xilinx, BIOS in ROM, firmware in main RAM): "
              f"{config['cpu']}, Montgomery peripheral ({peripheral_config})", "",
              f"  {'':<9}{'SoC':>9} {'of':>9} {'used':>7}   {'peripheral alone':>16}"]
     for key, label in LABELS.items():

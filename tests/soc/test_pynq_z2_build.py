@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from soc import config
-from soc.firmware import rom_words
+from soc.firmware import image_words
 
 from board_runs import ROOT, Run, soc_command, toolchain_free_env
 
@@ -35,7 +35,7 @@ def arduino_gateware(tmp_path_factory):
 def test_generates_gateware_constraints_and_firmware(pynq_z2_runs):
     run = pynq_z2_runs["vivado"]
     for name in (f"{BUILD_NAME}.v", "montmul.v", f"{BUILD_NAME}.xdc", f"build_{BUILD_NAME}.sh",
-                 f"{BUILD_NAME}.tcl", f"{BUILD_NAME}_rom.init"):
+                 f"{BUILD_NAME}.tcl", f"{BUILD_NAME}_rom.init", f"{BUILD_NAME}_main_ram.init"):
         assert (run.gateware / name).stat().st_size > 0, name
     top = run.text(f"{BUILD_NAME}.v")
     assert "montmul montmul(" in top or re.search(r"\bmontmul\s+\w+\s*\(", top)
@@ -51,13 +51,26 @@ def test_generates_gateware_constraints_and_firmware(pynq_z2_runs):
     assert (pins["user_led0"], pins["user_led1"]) == ("R14", "P14")
 
 
-def test_rom_carries_the_firmware(pynq_z2_runs):
+def _words(data):
+    return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+
+
+def test_rom_carries_the_bios_and_main_ram_the_firmware(pynq_z2_runs):
     run = pynq_z2_runs["vivado"]
+    bios = (run.build_dir / "software" / "bios" / "bios.bin").read_bytes()
+    rom = [int(line, 16) for line in run.text(f"{BUILD_NAME}_rom.init").split()]
+    assert len(bios) > 1024 and rom == _words(bios)
     firmware_bin = run.build_dir / "software" / "firmware" / "firmware.bin"
     assert firmware_bin.stat().st_size > 1024
-    rom = [int(line, 16) for line in run.text(f"{BUILD_NAME}_rom.init").split()]
-    assert rom == rom_words(firmware_bin)
-    assert len(rom) * 4 == config.ROM_SIZE
+    ram = [int(line, 16) for line in run.text(f"{BUILD_NAME}_main_ram.init").split()]
+    assert ram == image_words(firmware_bin, config.BOARD_MAIN_RAM_SIZE)
+    assert len(ram) * 4 == config.BOARD_MAIN_RAM_SIZE
+    # The BIOS boots it when no host answers its serial-boot request.
+    soc_h = (run.build_dir / "software" / "include" / "generated" / "soc.h").read_text()
+    assert re.search(r"#define ROM_BOOT_ADDRESS (0x40000000|1073741824)\b", soc_h)
+    # The board image leaves the peer libraries out (BRAM budget): its bench reports them missing.
+    peers = (run.build_dir / "software" / "firmware_gen" / "peer_build.h").read_text()
+    assert "PEER_HAVE_MBEDTLS 0" in peers and "PEER_HAVE_BEARSSL 0" in peers
 
 
 @pytest.mark.parametrize("name, tool", [("vivado", "vivado"), ("openxc7", "nextpnr-xilinx")])

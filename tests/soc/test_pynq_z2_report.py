@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from soc import soc_report
+from soc import config, soc_report
 from soc.soc_report import DEVICE_RESOURCES, MARGINS, target_checks
 
 from board_runs import REPORT_CONFIGURATION
@@ -64,8 +64,9 @@ def test_report(pynq_z2_runs):
     assert report["device"] == "xc7z020clg400-1"
     for key, total in DEVICE_RESOURCES.items():
         assert 0 < report["peripheral"][key] <= report[key] <= total, key
-    # The firmware ROM (128 KiB: 29 RAMB36 as Yosys maps it), the SRAM and the CPU come on top.
-    assert report["bram36"] >= report["peripheral"]["bram36"] + 29
+    # Main RAM with the firmware (one RAMB36 per 4 KiB as Yosys maps it), the BIOS ROM (at least one
+    # more), the SRAM and the CPU come on top.
+    assert report["bram36"] >= report["peripheral"]["bram36"] + config.BOARD_MAIN_RAM_SIZE // 4096 + 1
     assert report["lut"] > report["peripheral"]["lut"] + 1000
     for timing in (report["timing"], report["peripheral"]["timing"]):
         assert 1.0 < timing["critical_path_ns"] < 50.0
