@@ -13,6 +13,27 @@
 #include "cycles.h"
 #include "rsa_cmds.h"
 
+/* Stack depth: at start-up the space between the end of bss and the stack pointer is painted;
+   `info` reports how deep the stack has reached since (the lowest changed word), against the space
+   there is. The linker reserves STACK_SIZE (soc/config.py); this is what the firmware really uses. */
+#define STACK_PAINT 0x5ac3a53cu
+extern unsigned int _end[], _fstack[];
+
+static void stack_paint(void)
+{
+	unsigned int *sp = (unsigned int *)__builtin_frame_address(0);
+	for (unsigned int *p = _end; p < sp - 64; p++)
+		*p = STACK_PAINT;
+}
+
+static unsigned long stack_used(void)
+{
+	unsigned int *p = _end;
+	while (p < _fstack && *p == STACK_PAINT)
+		p++;
+	return (unsigned long)((char *)_fstack - (char *)p);
+}
+
 static void cmd_help(int argc, char **argv)
 {
 	(void)argc; (void)argv;
@@ -36,6 +57,7 @@ static void cmd_info(int argc, char **argv)
 	t1 = cycles_now();
 	printf(INFO_COUNTER_LINE, (t1 > t0 && t1 - t0 < 1000000) ? "ok" : "broken",
 	       (unsigned long)t1, (unsigned long)(t1 - t0));
+	printf(INFO_STACK_LINE, (unsigned long)((char *)_fstack - (char *)_end), stack_used());
 }
 
 static const struct console_command base_commands[] = {
@@ -48,6 +70,7 @@ const struct console_command *const console_tables[] = { base_commands, bench_co
 
 int main(void)
 {
+	stack_paint();
 #ifdef CONFIG_CPU_HAS_INTERRUPT
 	irq_setmask(0);
 	irq_setie(1);

@@ -185,8 +185,11 @@ INFO_SOC = Line("INFO_SOC", (), (Field("cpu", "s"), Field("clk_hz", "lu"), Field
 INFO_LIMITS = Line("INFO_LIMITS", (), (Field("bignum_max_bits", "d"), Field("console_line_max", "d")))
 INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cycles", "lu"),
                                          Field("loop_cycles", "lu")))
+# The stack: the space between the end of bss and the top of main RAM, and the deepest the firmware
+# has reached in it since it started (the space is painted at start-up; the first changed word).
+INFO_STACK = Line("INFO_STACK", (), (Field("stack_bytes", "lu"), Field("stack_used", "lu")))
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
-         INFO_SOC, INFO_LIMITS, INFO_COUNTER)
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK)
 
 
 def _c_string(text):

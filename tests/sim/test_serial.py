@@ -128,10 +128,15 @@ def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc):
             assert "Commands:" in con.command("help")
             lines = [protocol.RESULT.parse(line) for line in con.command("bench 512").splitlines()]
             results = [r for r in lines if r]
+            [stack] = protocol.INFO_STACK.parse_all(con.command("info"))
         finally:
             con.close()
     assert {(r["op"], r["impl"]) for r in results} == set(protocol.bench_rows())
     assert all(r["ok"] == 1 for r in results)
+    # Every implementation has run: the deepest stack of the benchmark fits the reserve the linker
+    # checks (the board's image has no more than that above its bss).
+    assert 0 < stack["stack_used"] <= config.STACK_SIZE <= stack["stack_bytes"]
+    print(f"stack: {stack['stack_used']} of {stack['stack_bytes']} bytes used after bench 512")
     size = Path(sim_soc.firmware_bin).stat().st_size
     print(f"serial boot: {size} bytes uploaded and started in {uploads[0]:.1f} s")
 
