@@ -8,7 +8,8 @@ from soc import config
 
 
 class RSABenchSoC(SoCCore):
-    def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_variant=config.CPU_VARIANT,
+    def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_type=config.CPU_TYPE,
+                 cpu_variant=config.CPU_VARIANT,
                  with_montmul=False, montmul_config=None, rom_init=None, **kwargs):
         kwargs.setdefault("uart_name", "serial")
         # A non-empty ROM image makes LiteX skip its BIOS: our firmware is the ROM. Until it is
@@ -18,7 +19,7 @@ class RSABenchSoC(SoCCore):
             rom_init = [0] * (config.ROM_SIZE // 4)
         SoCCore.__init__(self, platform, sys_clk_freq,
             ident                = "RSA benchmark SoC",
-            cpu_type             = config.CPU_TYPE,
+            cpu_type             = cpu_type,
             cpu_variant          = cpu_variant,
             integrated_rom_size  = config.ROM_SIZE,
             integrated_rom_init  = rom_init,
