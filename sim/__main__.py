@@ -4,6 +4,7 @@
     python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
     python -m sim --bench               the benchmark, written to build/bench/
     python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
+    python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
 """
 
 import argparse
@@ -60,8 +61,23 @@ def _parse_args(argv):
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
                              "14400 with --leak)")
-    parser.add_argument("--cpu-variant", default=config.CPU_VARIANT,
-                        help="VexRiscv variant (default: %(default)s)")
+    parser.add_argument("--cpu-type", default=config.CPU_TYPE,
+                        help=f"softcore (default: %(default)s; supported: {', '.join(config.CPUS)})")
+    parser.add_argument("--cpu-variant", default=None,
+                        help=f"its variant (default: {config.CPU_VARIANT} for {config.CPU_TYPE}, else LiteX's "
+                             "default; soc/config.py lists the supported ones)")
+    cross = parser.add_argument_group("across softcores (--bench --cpus)")
+    cross.add_argument("--cpus", metavar="LIST|all",
+                       help="with --bench: the benchmark on each CPU (type[:variant], comma-separated, or 'all' "
+                            f"= {','.join(config.CPUS_ALL)}) and the SoC's Yosys figures; writes "
+                            "build/bench/cpus.{json,md,png}")
+    cross.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                       help="with --cpus: wall-clock seconds of simulation per CPU for the software rows; a row "
+                            "predicted to pass it is skipped and listed (default: 600)")
+    cross.add_argument("--jobs", type=int, default=2,
+                       help="with --cpus: CPUs built and simulated at once (default: %(default)s)")
+    cross.add_argument("--no-synth", action="store_true",
+                       help="with --cpus: leave out the Yosys figures (faster)")
     parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
     parser.add_argument("--quiet", action="store_true", help="print only the console output")
     return parser.parse_args(argv)
@@ -131,8 +147,16 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     from sim import build as sim_build
+    from soc import cpus as soc_cpus
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    kwargs = {"cpu_variant": args.cpu_variant, "log": log}
+    if args.cpus is not None:
+        if not args.bench or args.build_dir:
+            raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir)")
+        from sim import cpus as sim_cpus
+        return sim_cpus.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or 600,
+                             synth=not args.no_synth, jobs=max(1, args.jobs), timeout=args.timeout, log=log)
+    cpu = soc_cpus.parse(args.cpu_type, variant=args.cpu_variant)
+    kwargs = {"cpu_type": cpu.type, "cpu_variant": cpu.variant, "log": log}
     if args.build_dir:
         kwargs["build_dir"] = args.build_dir
     build = sim_build.build(**kwargs)

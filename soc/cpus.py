@@ -90,3 +90,14 @@ def require_sources(cpu):
     except ImportError:
         raise ProjectError(f"CPU {cpu}: its sources are missing (pip package {package}; "
                            f"`make setup` installs the pinned version)") from None
+
+
+def isa(cpu):
+    """The ISA LiteX compiles for (`rv32i`, `rv32im`, ...), from the CPU's own GCC flags."""
+    import re
+    module = importlib.import_module(f"litex.soc.cores.cpu.{cpu.type}.core")
+    flags = getattr(module, "GCC_FLAGS", {}).get(cpu.variant, "")
+    match = re.search(r"-march=(\w+)", flags)
+    if not match:
+        return "?"
+    return re.sub(r"\d+p\d+", "", match.group(1)).replace("_", "")

@@ -1,0 +1,307 @@
+"""`python -m sim --bench --cpus LIST|all`: the same benchmark on several softcores, one table.
+
+For each CPU (soc/cpus.py), in its own process (LiteX and the tools it runs redirect the process's
+output, so CPUs never share one), up to `jobs` at a time:
+
+1. build its simulated SoC, build/sim-<type>-<variant>/ (sim/build.py; stale parts only);
+2. `bench hw <sizes>`: every hardware row (CPU loop, sequencer, sliding window), checked by the
+   firmware against the expected results;
+3. `bench ours <bits>` per size, smallest first, for the software rows, within a wall-clock budget
+   per CPU: a size whose software rows are predicted (from the size before, time growing as bits^3)
+   to pass what is left of the budget is not started, and a run that passes it is stopped; the rows
+   it did not print are listed as skipped with the reason, never left out silently;
+4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (soc/cpu_figures.py).
+
+Writes build/bench/cpus.json (`results`: the rows of results.json with `cpu`; `skipped`; `socs`),
+cpus.md and cpus.png (the largest size's CRT time at each SoC's estimated Fmax against its LUTs).
+"""
+
+import json
+import multiprocessing
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from common.errors import ProjectError
+from common.paths import BUILD_DIR
+from soc import config
+from soc import console_protocol as protocol
+from soc import cpus as soc_cpus
+
+#: The implementations the cross-CPU table compares (the peer libraries are in `python -m sim --bench`).
+IMPLS = ("sw", "hw_cpu", "hw_seq")
+SW_OPS = ("public", "private", "private_crt", "mul")
+
+
+def _say(cpu, message):
+    print(f"[{cpu} {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _bench_lines(build, command, timeout, on_result):
+    """Runs one console command in a fresh simulation; calls on_result(row) per result line.
+    Returns None, or the reason it stopped early (a ConsoleError's message)."""
+    from sim.console import ConsoleError, SimConsole
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
+    try:
+        console.wait_prompt()
+        for line in console.command_lines(command):
+            if protocol.error_code(line):
+                raise ProjectError(f"the firmware refused `{command}`: {line}")
+            row = protocol.RESULT.parse(line)
+            if row:
+                row["ok"] = row["ok"] == 1
+                on_result(row)
+    except ConsoleError as error:
+        return str(error)
+    finally:
+        console.close()
+    return None
+
+
+def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
+    """Everything for one CPU (runs in a worker process): {cpu, soc_info, results, skipped, socs,
+    seconds, error}. A failure is returned as `error` (one line), not raised, so the others go on."""
+    cpu = soc_cpus.parse(cpu_name)
+    say = (lambda m: None) if quiet else (lambda m: _say(cpu, m))
+    out = {"cpu": cpu.name, "results": [], "skipped": [], "socs": [], "error": None, "seconds": {}}
+    started = time.monotonic()
+    try:
+        from sim import build as sim_build
+        say("building the simulated SoC (stale parts only)")
+        build = sim_build.build(cpu_type=cpu.type, cpu_variant=cpu.variant, log=lambda m: None)
+        out["soc_info"] = build.soc_info
+        out["seconds"]["build"] = round(time.monotonic() - started, 1)
+
+        def keep(impls):
+            def on_result(row):
+                if row["impl"] in impls:
+                    row["cpu"] = cpu.name
+                    out["results"].append(row)
+                    say(f"RSA-{row['bits']} {row['op']:<12} {row['impl']:<7} {row['cycles']:>13,} cycles "
+                        f"{'ok' if row['ok'] else 'MISMATCH'}")
+            return on_result
+
+        t0 = time.monotonic()
+        stopped = _bench_lines(build, "bench hw " + " ".join(map(str, sizes)), timeout or 3600,
+                               keep(("hw_cpu", "hw_seq")))
+        if stopped:
+            raise ProjectError(f"the hardware rows did not finish: {stopped}")
+        out["seconds"]["hw"] = round(time.monotonic() - t0, 1)
+
+        spent, last = 0.0, None        # software seconds so far; (bits, seconds) of the last size
+        for i, bits in enumerate(sizes):
+            left = budget - spent
+            predicted = last[1] * (bits / last[0]) ** 3 if last else 0.0
+            if left <= 0 or predicted > left:
+                reason = (f"predicted {predicted:,.0f} s of simulation (from RSA-{last[0]}), "
+                          f"{max(left, 0):,.0f} s left of the {budget:,.0f} s budget per CPU") if last else \
+                         f"the {budget:,.0f} s budget per CPU was used"
+                for later in sizes[i:]:
+                    out["skipped"] += [{"cpu": cpu.name, "bits": later, "op": op, "impl": "sw", "reason": reason}
+                                       for op in SW_OPS]
+                say(f"software RSA-{bits} and larger skipped: {reason}")
+                break
+            t0 = time.monotonic()
+            before = len(out["results"])
+            stopped = _bench_lines(build, f"bench ours {bits}", left, keep(("sw",)))
+            took = time.monotonic() - t0
+            spent += took
+            if stopped:
+                done = {r["op"] for r in out["results"][before:]}
+                reason = f"stopped after {took:,.0f} s: the {budget:,.0f} s budget per CPU ran out"
+                for later in sizes[i:]:
+                    out["skipped"] += [{"cpu": cpu.name, "bits": later, "op": op, "impl": "sw", "reason": reason}
+                                       for op in SW_OPS if later != bits or op not in done]
+                say(f"software RSA-{bits}: {reason}")
+                break
+            last = (bits, took)
+        out["seconds"]["sw"] = round(spent, 1)
+
+        if synth:
+            from soc import cpu_figures
+            t0 = time.monotonic()
+            out["socs"] = cpu_figures.soc_figures(cpu, log=say)
+            out["seconds"]["synth"] = round(time.monotonic() - t0, 1)
+    except ProjectError as error:
+        out["error"] = str(error).splitlines()[0]
+        say(f"error: {out['error']}")
+    out["seconds"]["total"] = round(time.monotonic() - started, 1)
+    say(f"done in {out['seconds']['total']:,.0f} s")
+    return out
+
+
+def _prepare():
+    """What every CPU's build shares, made once before the workers start (they would race on it):
+    the peer libraries' sources and the benchmark keys."""
+    from soc import firmware, peer_libs
+    peer_libs.fetch_all()
+    firmware.soc_headers()
+
+
+def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD_DIR / "bench", command=None):
+    for cpu in cpus:
+        soc_cpus.require_sources(cpu)
+    _prepare()
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [pool.submit(run_cpu, cpu.name, sizes, budget, synth, timeout) for cpu in cpus]
+        per_cpu = [f.result() for f in futures]
+    data = {
+        "command": command or (f"python -m sim --bench --cpus {','.join(c.name for c in cpus)} "
+                               f"--sizes {','.join(map(str, sizes))}"),
+        "date": time.strftime("%Y-%m-%d"),
+        "sys_clk_hz": config.SYS_CLK_FREQ,
+        "sizes": list(sizes),
+        "budget_s": budget,
+        "cpus": [{"cpu": c["cpu"], "isa": soc_cpus.isa(soc_cpus.parse(c["cpu"])), "error": c["error"],
+                  "seconds": c["seconds"]} for c in per_cpu],
+        "results": [r for c in per_cpu for r in c["results"]],
+        "skipped": [s for c in per_cpu for s in c["skipped"]],
+        "socs": [s for c in per_cpu for s in c["socs"]],
+    }
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "cpus.json").write_text(json.dumps(data, indent=1) + "\n")
+    (out_dir / "cpus.md").write_text(markdown(data))
+    plot(data, out_dir / "cpus.png")
+    return data
+
+
+def main(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, log=print):
+    out_dir = BUILD_DIR / "bench"
+    data = run(cpus, sizes, budget=budget, synth=synth, jobs=jobs, timeout=timeout, out_dir=out_dir)
+    print(markdown(data))
+    print(f"results: {out_dir}/cpus.{{json,md,png}}")
+    bad = [r for r in data["results"] if not r["ok"]]
+    failed = [c for c in data["cpus"] if c["error"]]
+    if bad:
+        raise ProjectError(f"{len(bad)} results disagree: {bad}")
+    if failed:
+        raise ProjectError("; ".join(f"{c['cpu']}: {c['error']}" for c in failed))
+    return 0
+
+
+# ---- result files ----
+
+def _row(data, cpu, bits, op, impl):
+    for r in data["results"]:
+        if (r["cpu"], r["bits"], r["op"], r["impl"]) == (cpu, bits, op, impl):
+            return r
+    return None
+
+
+def _soc(data, cpu, montmul):
+    for s in data["socs"]:
+        if s["cpu"] == cpu and s["montmul"] == montmul:
+            return s
+    return None
+
+
+def _cell(row):
+    return f"{row['cycles']:,}" if row else "-"
+
+
+def _speedup(slow, fast):
+    return f"{slow['cycles'] / fast['cycles']:,.1f}x" if slow and fast and fast["cycles"] else "-"
+
+
+def _crt_ms(data, cpu, bits, impl):
+    """(ms at the SoC's estimated Fmax, LUTs) of the CRT row: the SoC without the peripheral for the
+    software, with it for the hardware; None when the row or the figures are missing."""
+    row = _row(data, cpu, bits, "private_crt", impl)
+    soc = _soc(data, cpu, impl != "sw")
+    if not row or not soc:
+        return None
+    return row["cycles"] / (soc["fmax_mhz"] * 1e3), soc["lut"]
+
+
+def markdown(data):
+    cpus = [c["cpu"] for c in data["cpus"]]
+    sizes = data["sizes"]
+    clk = data["sys_clk_hz"]
+    skipped = {(s["cpu"], s["bits"], s["op"], s["impl"]): s["reason"] for s in data["skipped"]}
+    lines = [f"Cycles counted by the firmware (SoC cycle counter) in the simulated SoC at {clk / 1e6:.0f} MHz, "
+             f"whole operation including operand transfers; the same firmware and peripheral on every CPU. "
+             f"`{data['command']}`, {data['date']}. Software rows have a budget of {data['budget_s']:,.0f} s "
+             f"of simulation per CPU.", "",
+             "| CPU | ISA | key | operation | software | hw: CPU loop | hw: sequencer | speedup (sw / sequencer) | ok |",
+             "|---|---|---:|---|---:|---:|---:|---:|:-:|"]
+    isa = {c["cpu"]: c["isa"] for c in data["cpus"]}
+    for cpu in cpus:
+        for bits in sizes:
+            for op, what in protocol.OPS.items():
+                rows = {impl: _row(data, cpu, bits, op, impl) for impl in IMPLS}
+                if not any(rows.values()):
+                    continue
+                sw = rows["sw"]
+                sw_cell = _cell(sw) if sw else ("skipped" if (cpu, bits, op, "sw") in skipped else "-")
+                ok = all(r["ok"] for r in rows.values() if r)
+                lines.append(f"| {cpu} | {isa[cpu]} | {bits} | {what} | {sw_cell} | {_cell(rows['hw_cpu'])} | "
+                             f"{_cell(rows['hw_seq'])} | {_speedup(sw, rows['hw_seq'])} | {'yes' if ok else '**no**'} |")
+    if data["skipped"]:
+        lines += ["", "**Skipped rows** (software, over the time budget):", ""]
+        reasons = {}
+        for s in data["skipped"]:
+            reasons.setdefault((s["cpu"], s["reason"]), []).append(f"{s['bits']} {s['op']}")
+        lines += [f"- {cpu}: {', '.join(rows)}: {reason}" for (cpu, reason), rows in reasons.items()]
+    errors = [c for c in data["cpus"] if c["error"]]
+    if errors:
+        lines += ["", "**Failed:**", ""] + [f"- {c['cpu']}: {c['error']}" for c in errors]
+    if data["socs"]:
+        lines += ["", "The PYNQ-Z2 SoC (xc7z020, Yosys synth_xilinx, firmware in ROM; Fmax is our static "
+                  "estimate, no place-and-route), without the peripheral and with it:", "",
+                  "| CPU | LUT | FF | DSP48E1 | BRAM36 | Fmax (MHz) | with peripheral: LUT | FF | DSP48E1 | BRAM36 | "
+                  "Fmax (MHz) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for cpu in cpus:
+            cells = []
+            for montmul in (False, True):
+                soc = _soc(data, cpu, montmul)
+                cells += ([f"{soc[k]:,}" for k in ("lut", "ff", "dsp", "bram36")] + [f"{soc['fmax_mhz']:.1f}"]
+                          if soc else ["-"] * 5)
+            lines.append(f"| {cpu} | " + " | ".join(cells) + " |")
+        bits = max(sizes)
+        lines += ["", f"RSA-{bits} with CRT at each SoC's estimated Fmax (software: the SoC without the "
+                  "peripheral; hardware: with it):", "",
+                  "| CPU | software ms | LUT | hw: sequencer ms | LUT (with peripheral) |", "|---|---:|---:|---:|---:|"]
+        for cpu in cpus:
+            sw, hw = _crt_ms(data, cpu, bits, "sw"), _crt_ms(data, cpu, bits, "hw_seq")
+            lines.append(f"| {cpu} | {f'{sw[0]:,.2f}' if sw else '-'} | {f'{sw[1]:,}' if sw else '-'} | "
+                         f"{f'{hw[0]:,.3f}' if hw else '-'} | {f'{hw[1]:,}' if hw else '-'} |")
+    return "\n".join(lines + [""])
+
+
+def plot(data, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    bits = max(data["sizes"])
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    with_figures = bool(data["socs"])
+    for impl, marker, label in (("sw", "o", "software"), ("hw_seq", "s", "peripheral (sequencer)")):
+        points = []
+        for c in data["cpus"]:
+            if with_figures:
+                point = _crt_ms(data, c["cpu"], bits, impl)
+            else:
+                row = _row(data, c["cpu"], bits, "private_crt", impl)
+                point = (row["cycles"] / (data["sys_clk_hz"] / 1e3), None) if row else None
+            if point:
+                points.append((point[1], point[0], c["cpu"]))
+        if not points:
+            continue
+        xs = [p[0] if with_figures else i for i, p in enumerate(points)]
+        ax.scatter(xs, [p[1] for p in points], marker=marker, s=50, label=label)
+        for x, p in zip(xs, points):
+            ax.annotate(p[2], (x, p[1]), textcoords="offset points", xytext=(5, 4), fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylabel(f"RSA-{bits} private, CRT: ms" + (" at the SoC's estimated Fmax" if with_figures
+                                                    else f" at {data['sys_clk_hz'] / 1e6:.0f} MHz"))
+    ax.set_xlabel("SoC LUTs on xc7z020 (Yosys; software: without the peripheral, hardware: with it)"
+                  if with_figures else "CPU")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    ax.set_title(f"RSA-{bits} CRT across softcores: bigger CPU or a peripheral? ({data['date']})", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
