@@ -6,10 +6,11 @@ output, so CPUs never share one), up to `jobs` at a time:
 1. build its simulated SoC, build/sim-<type>-<variant>/ (sim/build.py; stale parts only);
 2. `bench hw <sizes>`: every hardware row (CPU loop, sequencer, sliding window), checked by the
    firmware against the expected results;
-3. `bench ours <bits>` per size, smallest first, for the software rows, within a wall-clock budget
-   per CPU: a size whose software rows are predicted (from the size before, time growing as bits^3)
-   to pass what is left of the budget is not started, and a run that passes it is stopped; the rows
-   it did not print are listed as skipped with the reason, never left out silently;
+3. the software rows, size by size (CRT, public, private), through `key` and `time <op> sw`, within
+   a wall-clock budget per CPU: a row predicted (from the same row at a smaller size) to pass what is
+   left of the budget is not started, and one that passes it is stopped; every such row is listed as
+   skipped with the reason, never left out silently (the software Montgomery product is in
+   `python -m sim --bench --cpu-type ...`, not here);
 4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (soc/cpu_figures.py).
 
 Writes build/bench/cpus.json (`results`: the rows of results.json with `cpu`; `skipped`; `socs`),
@@ -31,7 +32,12 @@ from soc import cpus as soc_cpus
 
 #: The implementations the cross-CPU table compares (the peer libraries are in `python -m sim --bench`).
 IMPLS = ("sw", "hw_cpu", "hw_seq")
-SW_OPS = ("public", "private", "private_crt", "mul")
+#: The software rows, in the order they run: CRT first (the plot's operation), the costliest last.
+SW_OPS = ("private_crt", "public", "private")
+#: How a row's time grows with the key size (bits^k): products are quadratic, private exponents
+#: add a linear factor; and the no-CRT private operation against the CRT one at the same size.
+GROWTH = {"public": 2, "private": 3, "private_crt": 3}
+PRIVATE_OVER_CRT = 3.5
 
 
 def _say(cpu, message):
@@ -57,6 +63,86 @@ def _bench_lines(build, command, timeout, on_result):
     finally:
         console.close()
     return None
+
+
+def _software_rows(build, cpu, sizes, budget, out, say):
+    """The software rows through `key` (the benchmark key) and `time <op> sw <message>`, each result
+    checked against Python (and by the firmware: a private result must map back with e). A row
+    predicted to pass what is left of `budget` wall-clock seconds is skipped, as is every row after a
+    run that passed it. Returns the seconds spent."""
+    import random
+
+    from sim.console import ConsoleError, SimConsole
+    from soc.keys import bench_keys
+
+    spent, wall = 0.0, {}          # wall[(bits, op)]: seconds the row took
+    console = None
+    stop_reason = None
+    rng = random.Random(f"cpus-{cpu}")
+    try:
+        for bits in sizes:
+            [key] = bench_keys((bits,))
+            n, e = key["n"], key["e"]
+            m = rng.randrange(2, n)
+            inputs = {"public": (m, pow(m, e, n)), "private": (pow(m, e, n), m), "private_crt": (pow(m, e, n), m)}
+            key_set = False
+            for op in SW_OPS:
+                left = budget - spent
+                predicted = None
+                smaller = [b for (b, o) in wall if o == op and b < bits]
+                if smaller:
+                    b0 = max(smaller)
+                    predicted = wall[(b0, op)] * (bits / b0) ** GROWTH[op]
+                elif op == "private" and (bits, "private_crt") in wall:
+                    predicted = wall[(bits, "private_crt")] * PRIVATE_OVER_CRT
+                reason = stop_reason
+                if reason is None and left <= 0:
+                    reason = f"the {budget:,.0f} s budget per CPU was used"
+                if reason is None and predicted is not None and predicted > left:
+                    reason = (f"predicted {predicted:,.0f} s of simulation, {left:,.0f} s left of the "
+                              f"{budget:,.0f} s budget per CPU")
+                if reason:
+                    out["skipped"].append({"cpu": cpu.name, "bits": bits, "op": op, "impl": "sw", "reason": reason})
+                    say(f"software RSA-{bits} {op} skipped: {reason}")
+                    continue
+                t0 = time.monotonic()
+                try:
+                    if console is None:
+                        console = SimConsole(build.model, build.gateware_dir, timeout=left + 60)
+                        console.wait_prompt()
+                    console.deadline = time.monotonic() + left
+                    if not key_set:
+                        answer = console.command(" ".join(["key"] + [f"{key[k]:x}" for k in ("n", "e", "d", "p", "q")]))
+                        if protocol.KEY_SET.parse_all(answer) != [{"bits": bits, "private": "yes"}]:
+                            raise ProjectError(f"the firmware did not take the RSA-{bits} key: {answer.strip()}")
+                        key_set = True
+                    source, expected = inputs[op]
+                    answer = console.command(f"time {op} sw {source:x}")
+                except ConsoleError as error:
+                    took = time.monotonic() - t0
+                    spent += took
+                    stop_reason = f"stopped after {took:,.0f} s ({error}), over the {budget:,.0f} s budget per CPU"
+                    console.close()
+                    console = None
+                    out["skipped"].append({"cpu": cpu.name, "bits": bits, "op": op, "impl": "sw",
+                                           "reason": stop_reason})
+                    say(f"software RSA-{bits} {op}: {stop_reason}")
+                    continue
+                took = time.monotonic() - t0
+                spent += took
+                wall[(bits, op)] = took
+                timed = protocol.TIMED.parse_all(answer)
+                if len(timed) != 1:
+                    raise ProjectError(f"`time {op} sw` at {bits} bits did not answer as expected: {answer.strip()}")
+                row = {"bits": bits, "op": op, "impl": "sw", "cycles": timed[0]["cycles"],
+                       "ok": timed[0]["ok"] == 1 and timed[0]["result"] == expected, "cpu": cpu.name}
+                out["results"].append(row)
+                say(f"RSA-{bits} {op:<12} sw      {row['cycles']:>13,} cycles {'ok' if row['ok'] else 'MISMATCH'} "
+                    f"({took:,.0f} s)")
+    finally:
+        if console is not None:
+            console.close()
+    return spent
 
 
 def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
@@ -89,33 +175,7 @@ def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
             raise ProjectError(f"the hardware rows did not finish: {stopped}")
         out["seconds"]["hw"] = round(time.monotonic() - t0, 1)
 
-        spent, last = 0.0, None        # software seconds so far; (bits, seconds) of the last size
-        for i, bits in enumerate(sizes):
-            left = budget - spent
-            predicted = last[1] * (bits / last[0]) ** 3 if last else 0.0
-            if left <= 0 or predicted > left:
-                reason = (f"predicted {predicted:,.0f} s of simulation (from RSA-{last[0]}), "
-                          f"{max(left, 0):,.0f} s left of the {budget:,.0f} s budget per CPU") if last else \
-                         f"the {budget:,.0f} s budget per CPU was used"
-                for later in sizes[i:]:
-                    out["skipped"] += [{"cpu": cpu.name, "bits": later, "op": op, "impl": "sw", "reason": reason}
-                                       for op in SW_OPS]
-                say(f"software RSA-{bits} and larger skipped: {reason}")
-                break
-            t0 = time.monotonic()
-            before = len(out["results"])
-            stopped = _bench_lines(build, f"bench ours {bits}", left, keep(("sw",)))
-            took = time.monotonic() - t0
-            spent += took
-            if stopped:
-                done = {r["op"] for r in out["results"][before:]}
-                reason = f"stopped after {took:,.0f} s: the {budget:,.0f} s budget per CPU ran out"
-                for later in sizes[i:]:
-                    out["skipped"] += [{"cpu": cpu.name, "bits": later, "op": op, "impl": "sw", "reason": reason}
-                                       for op in SW_OPS if later != bits or op not in done]
-                say(f"software RSA-{bits}: {reason}")
-                break
-            last = (bits, took)
+        spent = _software_rows(build, cpu, sizes, budget, out, say)
         out["seconds"]["sw"] = round(spent, 1)
 
         if synth:

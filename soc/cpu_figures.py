@@ -19,8 +19,11 @@ def board_dir(cpu):
     return BUILD_DIR / f"pynq_z2-{cpu.slug}"
 
 
-def _figures(board):
-    result = soc_report.synthesize_cached(board.sources(), board.build_name, iopad=True)
+def _figures(board, cpu):
+    # One cache directory per CPU: the netlist cache keeps a few runs per top module, and every
+    # CPU's SoC has the same top module name.
+    result = soc_report.synthesize_cached(board.sources(), board.build_name, soc_report.CACHE_DIR / cpu.slug,
+                                          iopad=True)
     figures = soc_report.figures(result)
     out = {key: figures[key] for key in soc_report.DEVICE_RESOURCES}
     out["fmax_mhz"] = figures["timing"]["fmax_mhz"]
@@ -43,7 +46,7 @@ def soc_figures(cpu, build_dir=None, log=print):
     log(f"[{cpu}] generating the PYNQ-Z2 SoC with the peripheral")
     board = board_build.generate(make_soc(True), build_dir / "with_montmul", log=lambda m: None)
     log(f"[{cpu}] Yosys: the SoC with the peripheral")
-    rows = [{"cpu": cpu.name, "montmul": True, **_figures(board)}]
+    rows = [{"cpu": cpu.name, "montmul": True, **_figures(board, cpu)}]
 
     log(f"[{cpu}] generating the PYNQ-Z2 SoC without the peripheral")
     rom = firmware.rom_words(board.firmware_bin)
@@ -55,5 +58,5 @@ def soc_figures(cpu, build_dir=None, log=print):
     bare = board_build.BoardBuild(build_dir=bare_dir, soc=soc, firmware_bin=board.firmware_bin,
                                   log=bare_dir / "generate.log")
     log(f"[{cpu}] Yosys: the SoC without the peripheral")
-    rows.insert(0, {"cpu": cpu.name, "montmul": False, **_figures(bare)})
+    rows.insert(0, {"cpu": cpu.name, "montmul": False, **_figures(bare, cpu)})
     return rows
