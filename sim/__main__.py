@@ -78,7 +78,11 @@ def _parse_args(argv):
                        help="with --cpus: CPUs built and simulated at once (default: %(default)s)")
     cross.add_argument("--no-synth", action="store_true",
                        help="with --cpus: leave out the Yosys figures (faster)")
-    parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
+    parser.add_argument("--build-dir", default=None,
+                        help="build directory (default: build/sim, build/sim-<type>-<variant> for other CPUs)")
+    parser.add_argument("--firmware-cflags", default="", metavar="FLAGS",
+                        help="extra C flags for the firmware, e.g. -DBN_LIBGCC_MUL (use a build directory of "
+                             "its own: objects made with other flags are not rebuilt)")
     parser.add_argument("--quiet", action="store_true", help="print only the console output")
     return parser.parse_args(argv)
 
@@ -159,6 +163,8 @@ def main(argv=None):
     kwargs = {"cpu_type": cpu.type, "cpu_variant": cpu.variant, "log": log}
     if args.build_dir:
         kwargs["build_dir"] = args.build_dir
+    if args.firmware_cflags:
+        kwargs["firmware_cflags"] = args.firmware_cflags
     build = sim_build.build(**kwargs)
     if args.bench:
         from sim import bench

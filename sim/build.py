@@ -90,7 +90,7 @@ def cpu_build_dir(cpu_type, cpu_variant):
 
 
 def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
-          montmul_config=None, log=print, cpu_type=config.CPU_TYPE):
+          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags=""):
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
@@ -126,7 +126,7 @@ def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
 
     log("[sim] building the firmware")
     firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits,
-                                  extra_headers=firmware.soc_headers(montmul_config))
+                                  extra_headers=firmware.soc_headers(montmul_config), cflags=firmware_cflags)
     rom_inits = list(gateware_dir.glob("*_rom.init"))
     if len(rom_inits) != 1:
         raise ProjectError(f"expected one ROM init file in {gateware_dir}, found {rom_inits}")
