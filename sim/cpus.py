@@ -190,7 +190,7 @@ def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
         if synth:
             from soc import cpu_figures
             t0 = time.monotonic()
-            out["socs"] = cpu_figures.soc_figures(cpu, log=say)
+            out["socs"] = cpu_figures.soc_figures(build, cpu, log=say)
             out["seconds"]["synth"] = round(time.monotonic() - t0, 1)
     except ProjectError as error:
         out["error"] = str(error).splitlines()[0]

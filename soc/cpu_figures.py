@@ -1,62 +1,78 @@
-"""The PYNQ-Z2 SoC's Yosys figures for one CPU, with the Montgomery peripheral and without it.
+"""The PYNQ-Z2 SoC's Yosys figures for one CPU, without the Montgomery peripheral and with it.
 
-Both SoCs are the board's (`boards/pynq_z2.py`, the same CRG, UART and LEDs), synthesised whole for
-xc7z020 with the firmware in ROM (soc/soc_report.py's cached Yosys run) and timed by our estimate
-(eda/timing). The SoC without the peripheral gets the same firmware image in its ROM, so its block
-RAM count is comparable (it could not run that firmware: it has no peripheral).
+The SoC without the peripheral is the board's (`boards/pynq_z2.py`: the same CRG, UART and LEDs),
+synthesised whole for xc7z020 with the CPU's firmware in its ROM (so its block RAM count is real)
+through soc/soc_report.py's cached Yosys run, and timed by our estimate (eda/timing).
+
+With the peripheral = that SoC + the peripheral synthesised alone (`montmul.v`, the same for every
+CPU, so synthesised once and cached): resources add up, the estimated Fmax is the lower of the two.
+This leaves out the peripheral's CSR glue and does not let Yosys optimise across the boundary; whole-SoC
+synthesis of one configuration (`python -m soc --board pynq_z2 --report`) measures the difference
+(README, "Across softcores"). It is used because a whole-SoC run with the 64-lane peripheral takes
+over two minutes per CPU here, the sum one minute per CPU and the peripheral once.
 """
 
+import shutil
 from pathlib import Path
 
+from common.output import output_to
 from common.paths import BUILD_DIR
-from soc import board_build, soc_report
+from soc import board_build, firmware, soc_report
 
 #: The figures of each SoC in `cpus.json` (`socs` rows).
 KEYS = ("lut", "ff", "dsp", "bram36", "fmax_mhz")
+RESOURCES = tuple(soc_report.DEVICE_RESOURCES)
 
 
 def board_dir(cpu):
     return BUILD_DIR / f"pynq_z2-{cpu.slug}"
 
 
-def _figures(board, cpu):
-    # One cache directory per CPU: the netlist cache keeps a few runs per top module, and every
-    # CPU's SoC has the same top module name.
-    result = soc_report.synthesize_cached(board.sources(), board.build_name, soc_report.CACHE_DIR / cpu.slug,
-                                          iopad=True)
+def _figures(verilog_files, top, cache_dir, **kwargs):
+    result = soc_report.synthesize_cached(verilog_files, top, cache_dir, **kwargs)
     figures = soc_report.figures(result)
-    out = {key: figures[key] for key in soc_report.DEVICE_RESOURCES}
+    out = {key: figures[key] for key in RESOURCES}
     out["fmax_mhz"] = figures["timing"]["fmax_mhz"]
     out["critical_path"] = f"{figures['timing']['start']} -> {figures['timing']['end']}"
     return out
 
 
-def soc_figures(cpu, build_dir=None, log=print):
-    """[{cpu, montmul, lut, ff, dsp, bram36, fmax_mhz, critical_path}] for the SoC without the
-    peripheral and with it. Raises ProjectError when a generation or synthesis fails."""
+def peripheral_figures(montmul_v):
+    """The peripheral alone, from its Verilog copied apart from any `.init` file (the cache key
+    includes the `.init` files next to the Verilog, which hold each CPU's firmware)."""
+    inputs = BUILD_DIR / "synth_inputs" / "montmul"
+    inputs.mkdir(parents=True, exist_ok=True)
+    copy = inputs / "montmul.v"
+    if not copy.exists() or copy.read_bytes() != Path(montmul_v).read_bytes():
+        shutil.copyfile(montmul_v, copy)
+    return _figures([copy], copy.stem, soc_report.CACHE_DIR)
+
+
+def soc_figures(sim_build, cpu, build_dir=None, log=print):
+    """[{cpu, montmul, lut, ff, dsp, bram36, fmax_mhz, ...}] for the SoC without the peripheral and
+    with it. `sim_build`: the CPU's simulation build (sim/build.py), whose firmware goes in the ROM
+    and whose `montmul.v` is the peripheral. Raises ProjectError when a generation or synthesis fails."""
     from boards.pynq_z2 import BaseSoC
-    from soc import firmware
 
-    build_dir = Path(build_dir or board_dir(cpu))
-
-    def make_soc(with_montmul):
-        return lambda rom_init=None: BaseSoC(cpu_type=cpu.type, cpu_variant=cpu.variant, rom_init=rom_init,
-                                             with_montmul=with_montmul)
-
-    log(f"[{cpu}] generating the PYNQ-Z2 SoC with the peripheral")
-    board = board_build.generate(make_soc(True), build_dir / "with_montmul", log=lambda m: None)
-    log(f"[{cpu}] Yosys: the SoC with the peripheral")
-    rows = [{"cpu": cpu.name, "montmul": True, **_figures(board, cpu)}]
-
+    build_dir = Path(build_dir or board_dir(cpu)).resolve()
+    build_dir.mkdir(parents=True, exist_ok=True)
+    rom = firmware.rom_words(sim_build.firmware_bin)
     log(f"[{cpu}] generating the PYNQ-Z2 SoC without the peripheral")
-    rom = firmware.rom_words(board.firmware_bin)
-    bare_dir = (build_dir / "without_montmul").resolve()
-    bare_dir.mkdir(parents=True, exist_ok=True)
-    from common.output import output_to
-    with output_to(bare_dir / "generate.log"):
-        soc = board_build._generate_pass(make_soc(False), bare_dir, rom, False, {}, {})
-    bare = board_build.BoardBuild(build_dir=bare_dir, soc=soc, firmware_bin=board.firmware_bin,
-                                  log=bare_dir / "generate.log")
+    with output_to(build_dir / "generate.log"):
+        soc = board_build._generate_pass(
+            lambda rom_init=None: BaseSoC(cpu_type=cpu.type, cpu_variant=cpu.variant, rom_init=rom_init,
+                                          with_montmul=False),
+            build_dir, rom, False, {}, {})
+    board = board_build.BoardBuild(build_dir=build_dir, soc=soc, firmware_bin=sim_build.firmware_bin,
+                                   log=build_dir / "generate.log")
     log(f"[{cpu}] Yosys: the SoC without the peripheral")
-    rows.insert(0, {"cpu": cpu.name, "montmul": False, **_figures(bare, cpu)})
-    return rows
+    # One cache directory per CPU: the netlist cache keeps a few runs per top module, and every
+    # CPU's SoC has the same top module name.
+    bare = _figures(board.sources(), board.build_name, soc_report.CACHE_DIR / cpu.slug, iopad=True)
+    log(f"[{cpu}] Yosys: the peripheral alone (cached after the first CPU)")
+    peripheral = peripheral_figures(sim_build.gateware_dir / "montmul.v")
+    with_montmul = {key: bare[key] + peripheral[key] for key in RESOURCES}
+    with_montmul["fmax_mhz"] = min(bare["fmax_mhz"], peripheral["fmax_mhz"])
+    with_montmul["critical_path"] = (bare if bare["fmax_mhz"] <= peripheral["fmax_mhz"] else peripheral)["critical_path"]
+    return [{"cpu": cpu.name, "montmul": False, **bare},
+            {"cpu": cpu.name, "montmul": True, "sum_of_parts": True, **with_montmul}]
