@@ -124,7 +124,8 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                 except ConsoleError as error:
                     took = time.monotonic() - t0
                     spent += took
-                    stop_reason = f"stopped after {took:,.0f} s ({error}), over the {budget:,.0f} s budget per CPU"
+                    why = "" if "time limit" in str(error) else f" ({error})"
+                    stop_reason = f"stopped after {took:,.0f} s{why}, over the {budget:,.0f} s budget per CPU"
                     console.close()
                     console = None
                     out["skipped"].append({"cpu": cpu.name, "bits": bits, "op": op, "impl": "sw",
