@@ -79,6 +79,7 @@ def _software_rows(build, cpu, sizes, budget, out, say):
     from soc.keys import bench_keys
 
     spent, wall = 0.0, {}          # wall[(bits, op)]: seconds the row took
+    over = set()                   # (bits, op) of the rows skipped
     console = None
     stop_reason = None
     rng = random.Random(f"cpus-{cpu}")
@@ -99,12 +100,18 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                 elif op in OVER_PUBLIC and (bits, "public") in wall:
                     predicted = wall[(bits, "public")] * bits / OVER_PUBLIC[op]
                 reason = stop_reason
+                cheaper = [o for o in SW_OPS[:SW_OPS.index(op)] if (bits, o) in over]
+                if reason is None and any(b < bits and (b, op) in over for b in sizes):
+                    reason = f"RSA-{max(b for b in sizes if b < bits and (b, op) in over)} {op} was over the budget"
+                if reason is None and cheaper:
+                    reason = f"the cheaper {cheaper[-1]} row at this size was over the budget"
                 if reason is None and left <= 0:
                     reason = f"the {budget:,.0f} s budget per CPU was used"
                 if reason is None and predicted is not None and predicted > left:
                     reason = (f"predicted {predicted:,.0f} s of simulation, {left:,.0f} s left of the "
                               f"{budget:,.0f} s budget per CPU")
                 if reason:
+                    over.add((bits, op))
                     out["skipped"].append({"cpu": cpu.name, "bits": bits, "op": op, "impl": "sw", "reason": reason})
                     say(f"software RSA-{bits} {op} skipped: {reason}")
                     continue
