@@ -60,7 +60,8 @@ def _parse_args(argv):
                       help="simulations run in parallel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
-                             "14400 with --leak)")
+                             "14400 with --leak; with --cpus: the hardware rows' budget per CPU, default the "
+                             "--budget)")
     parser.add_argument("--cpu-type", default=config.CPU_TYPE,
                         help=f"softcore (default: %(default)s; supported: {', '.join(config.CPUS)})")
     parser.add_argument("--cpu-variant", default=None,
@@ -76,6 +77,9 @@ def _parse_args(argv):
                             "predicted to pass it is skipped and listed (default: 600)")
     cross.add_argument("--jobs", type=int, default=2,
                        help="with --cpus: CPUs built and simulated at once (default: %(default)s)")
+    cross.add_argument("--reuse", action="store_true",
+                       help="with --cpus: take a CPU's rows from an earlier run with the same sizes "
+                            "(build/bench/cpus/<type>-<variant>.json) instead of running it again")
     cross.add_argument("--no-synth", action="store_true",
                        help="with --cpus: leave out the Yosys figures (faster)")
     parser.add_argument("--build-dir", default=None,
@@ -158,7 +162,9 @@ def main(argv=None):
             raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir)")
         from sim import cpus as sim_cpus
         return sim_cpus.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or 600,
-                             synth=not args.no_synth, jobs=max(1, args.jobs), timeout=args.timeout, log=log)
+                             synth=not args.no_synth, jobs=max(1, args.jobs), timeout=args.timeout, log=log,
+                             reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
+                                                                                   else sys.argv[1:]))
     cpu = soc_cpus.parse(args.cpu_type, variant=args.cpu_variant)
     kwargs = {"cpu_type": cpu.type, "cpu_variant": cpu.variant, "log": log}
     if args.build_dir:

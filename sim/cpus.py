@@ -221,14 +221,45 @@ def _prepare():
     firmware.soc_headers()
 
 
-def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD_DIR / "bench", command=None):
+def _cpu_file(out_dir, cpu):
+    return Path(out_dir) / "cpus" / f"{cpu.slug}.json"
+
+
+def _reusable(out_dir, cpu, sizes, synth):
+    """An earlier run's result for this CPU with the same sizes (and SoC figures when asked), or None."""
+    path = _cpu_file(out_dir, cpu)
+    if not path.exists():
+        return None
+    earlier = json.loads(path.read_text())
+    if earlier.get("sizes") != list(sizes) or earlier.get("error") or (synth and not earlier.get("socs")):
+        return None
+    return earlier
+
+
+def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD_DIR / "bench", command=None,
+        reuse=False):
+    """Runs every CPU (or, with `reuse`, takes its result from an earlier run with the same sizes: each
+    CPU's result is kept in <out_dir>/cpus/<type>-<variant>.json) and writes the result files."""
     for cpu in cpus:
         soc_cpus.require_sources(cpu)
-    _prepare()
+    reused = {cpu: _reusable(out_dir, cpu, sizes, synth) for cpu in cpus} if reuse else {}
+    todo = [cpu for cpu in cpus if not reused.get(cpu)]
+    if todo:
+        _prepare()
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [pool.submit(run_cpu, cpu.name, sizes, budget, synth, timeout) for cpu in cpus]
-        per_cpu = [f.result() for f in futures]
+        futures = {cpu: pool.submit(run_cpu, cpu.name, sizes, budget, synth, timeout) for cpu in todo}
+        per_cpu = []
+        for cpu in cpus:
+            if cpu in futures:
+                result = futures[cpu].result()
+                result.update(sizes=list(sizes), budget_s=budget, hw_timeout_s=timeout or budget)
+                _cpu_file(out_dir, cpu).parent.mkdir(parents=True, exist_ok=True)
+                _cpu_file(out_dir, cpu).write_text(json.dumps(result, indent=1) + "\n")
+            else:
+                result = reused[cpu]
+                _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
+            per_cpu.append(result)
     data = {
         "command": command or (f"python -m sim --bench --cpus {','.join(c.name for c in cpus)} "
                                f"--sizes {','.join(map(str, sizes))}"),
@@ -237,7 +268,8 @@ def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD
         "sizes": list(sizes),
         "budget_s": budget,
         "cpus": [{"cpu": c["cpu"], "isa": soc_cpus.isa(soc_cpus.parse(c["cpu"])), "error": c["error"],
-                  "seconds": c["seconds"]} for c in per_cpu],
+                  "seconds": c["seconds"], "budget_s": c.get("budget_s", budget),
+                  "hw_timeout_s": c.get("hw_timeout_s", timeout or budget)} for c in per_cpu],
         "results": [r for c in per_cpu for r in c["results"]],
         "skipped": [s for c in per_cpu for s in c["skipped"]],
         "socs": [s for c in per_cpu for s in c["socs"]],
@@ -250,9 +282,10 @@ def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD
     return data
 
 
-def main(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, log=print):
+def main(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, log=print, reuse=False, command=None):
     out_dir = BUILD_DIR / "bench"
-    data = run(cpus, sizes, budget=budget, synth=synth, jobs=jobs, timeout=timeout, out_dir=out_dir)
+    data = run(cpus, sizes, budget=budget, synth=synth, jobs=jobs, timeout=timeout, out_dir=out_dir, reuse=reuse,
+               command=command)
     print(markdown(data))
     print(f"results: {out_dir}/cpus.{{json,md,png}}")
     bad = [r for r in data["results"] if not r["ok"]]
@@ -305,8 +338,9 @@ def markdown(data):
     skipped = {(s["cpu"], s["bits"], s["op"], s["impl"]): s["reason"] for s in data["skipped"]}
     lines = [f"Cycles counted by the firmware (SoC cycle counter) in the simulated SoC at {clk / 1e6:.0f} MHz, "
              f"whole operation including operand transfers; the same firmware and peripheral on every CPU. "
-             f"`{data['command']}`, {data['date']}. Software rows have a budget of {data['budget_s']:,.0f} s "
-             f"of simulation per CPU.", "",
+             f"`{data['command']}`, {data['date']}. Wall-clock budgets per CPU (software rows / hardware rows): "
+             + ", ".join(f"{c['cpu']} {c.get('budget_s', data['budget_s']):,.0f} s / "
+                         f"{c.get('hw_timeout_s', data['budget_s']):,.0f} s" for c in data["cpus"]) + ".", "",
              "| CPU | ISA | key | operation | software | hw: CPU loop | hw: sequencer | speedup (sw / sequencer) | ok |",
              "|---|---|---:|---|---:|---:|---:|---:|:-:|"]
     isa = {c["cpu"]: c["isa"] for c in data["cpus"]}
