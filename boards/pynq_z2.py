@@ -186,7 +186,7 @@ class StatusLeds(LiteXModule):
 class BaseSoC(RSABenchSoC):
     """The benchmark SoC on the PYNQ-Z2; `main_ram_init` is the firmware image (see soc/board_build.py)."""
     def __init__(self, toolchain="vivado", sys_clk_freq=config.SYS_CLK_FREQ, uart=DEFAULT_UART,
-                 **kwargs):
+                 with_montmul=True, **kwargs):
         platform = Platform(toolchain=toolchain)
         sys_clk_freq = int(sys_clk_freq)
 
@@ -196,13 +196,13 @@ class BaseSoC(RSABenchSoC):
         # SoC --------------------------------------------------------------------------------------
         kwargs.setdefault("uart_name", UARTS[uart])
         kwargs.setdefault("main_ram_size", config.BOARD_MAIN_RAM_SIZE)
-        RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=True, **kwargs)
+        RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=with_montmul, **kwargs)
 
-        # LEDs -------------------------------------------------------------------------------------
+        # LEDs (without the peripheral, for its cost in `--cpus` reports: LD1 stays dark) ----------
         self.leds = StatusLeds(
             heartbeat    = platform.request("user_led", 0),
             busy_led     = platform.request("user_led", 1),
-            busy         = self.montmul.busy,
+            busy         = self.montmul.busy if with_montmul else 0,
             sys_clk_freq = sys_clk_freq)
 
 
@@ -258,7 +258,7 @@ def argument_parser(prog=None):
     parser.add_target_argument("--montmul-lanes", default=PeripheralConfig().lanes, type=int, metavar="N",
                                help="Multiplier lanes of the Montgomery peripheral (a power of two, at least 4; "
                                     "2 DSP48E1 each; `python -m gateware --sweep` compares them).")
-    parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=config.CPU_VARIANT,
+    parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=None,
                         output_dir=str(BUILD_DIR / "pynq_z2"))
     return parser
 
@@ -277,8 +277,9 @@ def main(argv=None, prog=None):
 
     parser = argument_parser(prog)
     args = parser.parse_args(argv)
-    if args.cpu_type != config.CPU_TYPE:
-        parser.error(f"this SoC is built around {config.CPU_TYPE} (soc/config.py)")
+    from soc import cpus
+    cpu = cpus.parse(args.cpu_type, variant=args.cpu_variant)       # one-line error if unsupported
+    cpus.require_sources(cpu)
 
     montmul_config = peripheral_config(args)
     soc_kwargs = {k: v for k, v in parser.soc_argdict.items() if k not in _FIXED_SOC_ARGS}
@@ -287,7 +288,7 @@ def main(argv=None, prog=None):
 
     def make_soc(main_ram_init=None):
         return BaseSoC(toolchain=args.toolchain, sys_clk_freq=args.sys_clk_freq, uart=args.uart,
-                       cpu_variant=args.cpu_variant or config.CPU_VARIANT, montmul_config=montmul_config,
+                       cpu_type=cpu.type, cpu_variant=cpu.variant, montmul_config=montmul_config,
                        main_ram_init=main_ram_init, **soc_kwargs)
 
     board_build.run(

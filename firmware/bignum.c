@@ -14,6 +14,7 @@
  */
 #include "bignum.h"
 #include "exp_window.h"
+#include "mul32.h"
 
 void bn_copy(uint32_t *r, const uint32_t *a, unsigned words)
 {
@@ -39,7 +40,7 @@ void bn_zero(uint32_t *r, unsigned words)
 
 /* One limb step of t += x * y + carry: stores the low word in T, leaves the high word in C. */
 #define MAC(T, X, Y, C) do { \
-		uint64_t p_ = (uint64_t)(X) * (Y) + (T) + (C); \
+		uint64_t p_ = MUL_WIDE((X), (Y)) + (T) + (C); \
 		(T) = (uint32_t)p_; \
 		(C) = (uint32_t)(p_ >> 32); \
 	} while (0)
@@ -65,8 +66,8 @@ static uint32_t mac_row(uint32_t *t, const uint32_t *a, uint32_t b, unsigned len
  * (the division by 2^32 of the Montgomery row), with one carry per product chain.
  */
 #define CIOS_STEP(J) do { \
-		uint64_t p_ = (uint64_t)a[J] * bi + t[J] + c1; \
-		uint64_t q_ = (uint64_t)m * n[J] + (uint32_t)p_ + c2; \
+		uint64_t p_ = MUL_WIDE(a[J], bi) + t[J] + c1; \
+		uint64_t q_ = MUL_WIDE(m, n[J]) + (uint32_t)p_ + c2; \
 		c1 = (uint32_t)(p_ >> 32); \
 		c2 = (uint32_t)(q_ >> 32); \
 		t[(J) - 1] = (uint32_t)q_; \
@@ -76,10 +77,10 @@ static uint32_t mac_row(uint32_t *t, const uint32_t *a, uint32_t b, unsigned len
 static uint32_t cios_row(uint32_t *t, uint32_t top, const uint32_t *a, uint32_t bi,
                          const uint32_t *n, uint32_t n0inv, unsigned w)
 {
-	uint64_t p = (uint64_t)a[0] * bi + t[0];
+	uint64_t p = MUL_WIDE(a[0], bi) + t[0];
 	uint32_t c1 = (uint32_t)(p >> 32);
-	const uint32_t m = (uint32_t)p * n0inv;
-	uint64_t q = (uint64_t)m * n[0] + (uint32_t)p;   /* low word is zero by choice of m */
+	const uint32_t m = MUL_LOW((uint32_t)p, n0inv);
+	uint64_t q = MUL_WIDE(m, n[0]) + (uint32_t)p;   /* low word is zero by choice of m */
 	uint32_t c2 = (uint32_t)(q >> 32);
 	unsigned j = 1;
 
@@ -103,10 +104,10 @@ static uint32_t cios_row(uint32_t *t, uint32_t top, const uint32_t *a, uint32_t 
  */
 #define CIOS2_STEP(J) do { \
 		const uint32_t x_ = ap[J], y_ = np[J]; \
-		uint64_t p_ = (uint64_t)x_ * b0 + tp[J] + c0; \
-		uint64_t q_ = (uint64_t)y_ * m0 + (uint32_t)p_ + c2; \
-		uint64_t r_ = (uint64_t)pa * b1 + (uint32_t)q_ + c1; \
-		uint64_t s_ = (uint64_t)pn * m1 + (uint32_t)r_ + c3; \
+		uint64_t p_ = MUL_WIDE(x_, b0) + tp[J] + c0; \
+		uint64_t q_ = MUL_WIDE(y_, m0) + (uint32_t)p_ + c2; \
+		uint64_t r_ = MUL_WIDE(pa, b1) + (uint32_t)q_ + c1; \
+		uint64_t s_ = MUL_WIDE(pn, m1) + (uint32_t)r_ + c3; \
 		c0 = (uint32_t)(p_ >> 32); \
 		c2 = (uint32_t)(q_ >> 32); \
 		c1 = (uint32_t)(r_ >> 32); \
@@ -120,19 +121,19 @@ static uint32_t cios_2rows(uint32_t *t, uint32_t top, const uint32_t *a, uint32_
                            const uint32_t *n, uint32_t n0inv, unsigned w)
 {
 	/* Limb 0: choose m0; limb 1: choose m1 (both leave a zero limb behind). */
-	uint64_t p = (uint64_t)a[0] * b0 + t[0];
-	const uint32_t m0 = (uint32_t)p * n0inv;
+	uint64_t p = MUL_WIDE(a[0], b0) + t[0];
+	const uint32_t m0 = MUL_LOW((uint32_t)p, n0inv);
 	uint32_t c0 = (uint32_t)(p >> 32);
-	uint64_t q = (uint64_t)n[0] * m0 + (uint32_t)p;
+	uint64_t q = MUL_WIDE(n[0], m0) + (uint32_t)p;
 	uint32_t c2 = (uint32_t)(q >> 32);
-	p = (uint64_t)a[1] * b0 + t[1] + c0;
+	p = MUL_WIDE(a[1], b0) + t[1] + c0;
 	c0 = (uint32_t)(p >> 32);
-	q = (uint64_t)n[1] * m0 + (uint32_t)p + c2;
+	q = MUL_WIDE(n[1], m0) + (uint32_t)p + c2;
 	c2 = (uint32_t)(q >> 32);
-	uint64_t r = (uint64_t)a[0] * b1 + (uint32_t)q;
+	uint64_t r = MUL_WIDE(a[0], b1) + (uint32_t)q;
 	uint32_t c1 = (uint32_t)(r >> 32);
-	const uint32_t m1 = (uint32_t)r * n0inv;
-	uint64_t s = (uint64_t)n[0] * m1 + (uint32_t)r;
+	const uint32_t m1 = MUL_LOW((uint32_t)r, n0inv);
+	uint64_t s = MUL_WIDE(n[0], m1) + (uint32_t)r;
 	uint32_t c3 = (uint32_t)(s >> 32);
 	uint32_t pa = a[1], pn = n[1];
 	const uint32_t *ap = a + 2, *np = n + 2;
@@ -148,8 +149,8 @@ static uint32_t cios_2rows(uint32_t *t, uint32_t top, const uint32_t *a, uint32_
 	for (; len > 0; len--, ap++, np++, tp++)
 		CIOS2_STEP(0);
 	/* Limb w (the old top) gets the last b1 and m1 products; limb w+1 the remaining carries. */
-	r = (uint64_t)pa * b1 + top + c1;
-	s = (uint64_t)pn * m1 + (uint32_t)r + c3;
+	r = MUL_WIDE(pa, b1) + top + c1;
+	s = MUL_WIDE(pn, m1) + (uint32_t)r + c3;
 	uint64_t u = (uint64_t)(uint32_t)s + c0 + c2;
 	t[w - 2] = (uint32_t)u;
 	u = (r >> 32) + (s >> 32) + (u >> 32);
@@ -201,8 +202,8 @@ static void final_sub(uint32_t *r, const uint32_t *t, uint32_t top, const uint32
  */
 #define MAC2_STEP(J) do { \
 		const uint32_t x_ = x[J]; \
-		uint64_t p_ = (uint64_t)x_ * m0 + t[J] + c0; \
-		uint64_t q_ = (uint64_t)prev * m1 + (uint32_t)p_ + c1; \
+		uint64_t p_ = MUL_WIDE(x_, m0) + t[J] + c0; \
+		uint64_t q_ = MUL_WIDE(prev, m1) + (uint32_t)p_ + c1; \
 		c0 = (uint32_t)(p_ >> 32); \
 		c1 = (uint32_t)(q_ >> 32); \
 		t[J] = (uint32_t)q_; \
@@ -223,7 +224,7 @@ static ALWAYS_INLINE uint64_t mac2_row(uint32_t *t, const uint32_t *x, unsigned 
 	for (; len > 0; len--, t++, x++)
 		MAC2_STEP(0);
 	/* Limb len: only the m1 row still has a product (x[len-1] * m1). */
-	uint64_t q = (uint64_t)prev * m1 + t[0] + c1;
+	uint64_t q = MUL_WIDE(prev, m1) + t[0] + c1;
 	uint64_t s = (uint64_t)(uint32_t)q + c0;
 	t[0] = (uint32_t)s;
 	return (q >> 32) + (s >> 32);
@@ -236,10 +237,10 @@ static ALWAYS_INLINE uint64_t mac2_row(uint32_t *t, const uint32_t *x, unsigned 
  */
 #define MAC4_STEP(X) do { \
 		const uint32_t x_ = (X); \
-		uint64_t p_ = (uint64_t)x_ * m0 + tp[0] + c0; \
-		uint64_t q_ = (uint64_t)x1 * m1 + (uint32_t)p_ + c1; \
-		uint64_t r_ = (uint64_t)x2 * m2 + (uint32_t)q_ + c2; \
-		uint64_t s_ = (uint64_t)x3 * m3 + (uint32_t)r_ + c3; \
+		uint64_t p_ = MUL_WIDE(x_, m0) + tp[0] + c0; \
+		uint64_t q_ = MUL_WIDE(x1, m1) + (uint32_t)p_ + c1; \
+		uint64_t r_ = MUL_WIDE(x2, m2) + (uint32_t)q_ + c2; \
+		uint64_t s_ = MUL_WIDE(x3, m3) + (uint32_t)r_ + c3; \
 		c0 = (uint32_t)(p_ >> 32); \
 		c1 = (uint32_t)(q_ >> 32); \
 		c2 = (uint32_t)(r_ >> 32); \
@@ -254,22 +255,22 @@ static uint64_t redc_4rows(uint32_t *t, const uint32_t *n, uint32_t n0inv, unsig
 {
 	/* The multipliers, from the four low limbs as the single rows would update them. */
 	uint32_t u1 = t[1], u2 = t[2], u3 = t[3];
-	const uint32_t m0 = t[0] * n0inv;
-	uint64_t p = (uint64_t)m0 * n[0] + t[0];
-	p = (uint64_t)m0 * n[1] + u1 + (p >> 32);
+	const uint32_t m0 = MUL_LOW(t[0], n0inv);
+	uint64_t p = MUL_WIDE(m0, n[0]) + t[0];
+	p = MUL_WIDE(m0, n[1]) + u1 + (p >> 32);
 	u1 = (uint32_t)p;
-	p = (uint64_t)m0 * n[2] + u2 + (p >> 32);
+	p = MUL_WIDE(m0, n[2]) + u2 + (p >> 32);
 	u2 = (uint32_t)p;
-	u3 += m0 * n[3] + (uint32_t)(p >> 32);
-	const uint32_t m1 = u1 * n0inv;
-	p = (uint64_t)m1 * n[0] + u1;
-	p = (uint64_t)m1 * n[1] + u2 + (p >> 32);
+	u3 += MUL_LOW(m0, n[3]) + (uint32_t)(p >> 32);
+	const uint32_t m1 = MUL_LOW(u1, n0inv);
+	p = MUL_WIDE(m1, n[0]) + u1;
+	p = MUL_WIDE(m1, n[1]) + u2 + (p >> 32);
 	u2 = (uint32_t)p;
-	u3 += m1 * n[2] + (uint32_t)(p >> 32);
-	const uint32_t m2 = u2 * n0inv;
-	p = (uint64_t)m2 * n[0] + u2;
-	u3 += m2 * n[1] + (uint32_t)(p >> 32);
-	const uint32_t m3 = u3 * n0inv;
+	u3 += MUL_LOW(m1, n[2]) + (uint32_t)(p >> 32);
+	const uint32_t m2 = MUL_LOW(u2, n0inv);
+	p = MUL_WIDE(m2, n[0]) + u2;
+	u3 += MUL_LOW(m2, n[1]) + (uint32_t)(p >> 32);
+	const uint32_t m3 = MUL_LOW(u3, n0inv);
 
 	uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, x1 = 0, x2 = 0, x3 = 0;
 	uint32_t *tp = t;
@@ -316,10 +317,10 @@ static void redc(const mont_ctx *ctx, uint32_t *r, uint32_t *t)
 		top = (uint32_t)(c >> 32) + (uint32_t)(s >> 32);
 	}
 	for (; i + 1 < w; i += 2) {
-		uint32_t m0 = t[i] * n0inv;
-		uint64_t p = (uint64_t)m0 * n[0] + t[i];
-		uint64_t q = (uint64_t)m0 * n[1] + t[i + 1] + (uint32_t)(p >> 32);
-		uint32_t m1 = (uint32_t)q * n0inv;
+		uint32_t m0 = MUL_LOW(t[i], n0inv);
+		uint64_t p = MUL_WIDE(m0, n[0]) + t[i];
+		uint64_t q = MUL_WIDE(m0, n[1]) + t[i + 1] + (uint32_t)(p >> 32);
+		uint32_t m1 = MUL_LOW((uint32_t)q, n0inv);
 		uint64_t s = (uint64_t)t[i + w] + top;
 		t[i + w] = (uint32_t)s;
 		uint32_t k = (uint32_t)(s >> 32);
@@ -329,7 +330,7 @@ static void redc(const mont_ctx *ctx, uint32_t *r, uint32_t *t)
 		top = (uint32_t)(c >> 32) + (uint32_t)(s >> 32);
 	}
 	if (i < w) {   /* odd w: one single row left */
-		uint32_t m = t[i] * n0inv;
+		uint32_t m = MUL_LOW(t[i], n0inv);
 		uint32_t c = mac_row(t + i, n, m, w);
 		uint64_t s = (uint64_t)t[i + w] + c + top;
 		t[i + w] = (uint32_t)s;
@@ -346,7 +347,7 @@ static void sqr_full(uint32_t *t, const uint32_t *a, unsigned w)
 	bn_zero(t, 2 * w);
 	for (unsigned i = 0; i + 1 < w; i += 2) {
 		/* Rows i and i+1: a[i]*a[i+1..] at t[2i+1..], a[i+1]*a[i+2..] at t[2i+3..]. */
-		uint64_t p = (uint64_t)a[i] * a[i + 1] + t[2 * i + 1];
+		uint64_t p = MUL_WIDE(a[i], a[i + 1]) + t[2 * i + 1];
 		t[2 * i + 1] = (uint32_t)p;
 		uint64_t carry = mac2_row(t + 2 * i + 2, a + i + 2, w - i - 2, a[i], a[i + 1], 0,
 		                          (uint32_t)(p >> 32));
@@ -354,7 +355,7 @@ static void sqr_full(uint32_t *t, const uint32_t *a, unsigned w)
 	}
 	/* Double the cross products and add the squares a[i]^2 in one pass. */
 	for (unsigned i = 0; i < w; i++) {
-		uint64_t sq = (uint64_t)a[i] * a[i];
+		uint64_t sq = MUL_WIDE(a[i], a[i]);
 		uint32_t t0 = t[2 * i], t1 = t[2 * i + 1];
 		uint32_t d0 = (t0 << 1) | shifted_out;
 		uint32_t d1 = (t1 << 1) | (t0 >> 31);

@@ -6,6 +6,7 @@ same firmware on a board over a serial port.
     python -m sim --bench               the benchmark, written to build/bench/
     python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
     python -m sim --pty                 the simulated SoC's UART as a serial device (litex_term, --port)
+    python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
 
     --run and --bench with --port DEVICE [--baud N] talk to a board (or a --pty simulation) instead.
 """
@@ -80,9 +81,33 @@ def _parse_args(argv):
     parser.add_argument("--empty-ram", action="store_true",
                         help="with --pty: start with main RAM zeroed, so only a serial boot "
                              "(litex_term --kernel) gives the BIOS a firmware")
-    parser.add_argument("--cpu-variant", default=config.CPU_VARIANT,
-                        help="VexRiscv variant (default: %(default)s)")
-    parser.add_argument("--build-dir", default=None, help="build directory (default: build/sim)")
+                             "14400 with --leak; with --cpus: the hardware rows' budget per CPU, default the "
+                             "--budget)")
+    parser.add_argument("--cpu-type", default=config.CPU_TYPE,
+                        help=f"softcore (default: %(default)s; supported: {', '.join(config.CPUS)})")
+    parser.add_argument("--cpu-variant", default=None,
+                        help=f"its variant (default: {config.CPU_VARIANT} for {config.CPU_TYPE}, else LiteX's "
+                             "default; soc/config.py lists the supported ones)")
+    cross = parser.add_argument_group("across softcores (--bench --cpus)")
+    cross.add_argument("--cpus", metavar="LIST|all",
+                       help="with --bench: the benchmark on each CPU (type[:variant], comma-separated, or 'all' "
+                            f"= {','.join(config.CPUS_ALL)}) and the SoC's Yosys figures; writes "
+                            "build/bench/cpus.{json,md,png}")
+    cross.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                       help="with --cpus: wall-clock seconds of simulation per CPU for the software rows; a row "
+                            "predicted to pass it is skipped and listed (default: 600)")
+    cross.add_argument("--jobs", type=int, default=2,
+                       help="with --cpus: CPUs built and simulated at once (default: %(default)s)")
+    cross.add_argument("--reuse", action="store_true",
+                       help="with --cpus: take a CPU's rows from an earlier run with the same sizes "
+                            "(build/bench/cpus/<type>-<variant>.json) instead of running it again")
+    cross.add_argument("--no-synth", action="store_true",
+                       help="with --cpus: leave out the Yosys figures (faster)")
+    parser.add_argument("--build-dir", default=None,
+                        help="build directory (default: build/sim, build/sim-<type>-<variant> for other CPUs)")
+    parser.add_argument("--firmware-cflags", default="", metavar="FLAGS",
+                        help="extra C flags for the firmware, e.g. -DBN_LIBGCC_MUL (use a build directory of "
+                             "its own: objects made with other flags are not rebuilt)")
     parser.add_argument("--quiet", action="store_true", help="print only the console output")
     return parser.parse_args(argv)
 
@@ -211,13 +236,26 @@ def main(argv=None):
     if args.port and (args.leak or args.pty):
         print("error: --leak and --pty run a simulation; --port is for --run and --bench", file=sys.stderr)
         return 2
+    from soc import cpus as soc_cpus
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if args.cpus is not None:
+        if not args.bench or args.build_dir or args.port:
+            raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir "
+                               "or --port)")
+        from sim import cpus as sim_cpus
+        return sim_cpus.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or 600,
+                             synth=not args.no_synth, jobs=max(1, args.jobs), timeout=args.timeout, log=log,
+                             reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
+                                                                                   else sys.argv[1:]))
     build = None
     if not args.port:
         from sim import build as sim_build
-        kwargs = {"cpu_variant": args.cpu_variant, "log": log}
+        cpu = soc_cpus.parse(args.cpu_type, variant=args.cpu_variant)
+        kwargs = {"cpu_type": cpu.type, "cpu_variant": cpu.variant, "log": log}
         if args.build_dir:
             kwargs["build_dir"] = args.build_dir
+        if args.firmware_cflags:
+            kwargs["firmware_cflags"] = args.firmware_cflags
         build = sim_build.build(**kwargs)
     if args.pty:
         from sim import pty_uart

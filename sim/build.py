@@ -50,7 +50,7 @@ def _model_inputs(gateware_dir):
     return cache.digest(files=files, ignore=cache.LINE_COMMENTS)
 
 
-def generate_soc(build_dir, cpu_variant, with_montmul, montmul_config):
+def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config):
     """Elaborates the SoC for the simulated board and writes Verilog, headers and the sim harness."""
     from litex.build.sim.config import SimConfig
     from litex.soc.integration.builder import Builder
@@ -64,7 +64,7 @@ def generate_soc(build_dir, cpu_variant, with_montmul, montmul_config):
         with output_to(log_file), warnings.catch_warnings():
             warnings.simplefilter("ignore", ResourceWarning)
             platform = sim_board.Platform()
-            soc = RSABenchSoC(platform, cpu_variant=cpu_variant, uart_name="sim",
+            soc = RSABenchSoC(platform, cpu_type=cpu_type, cpu_variant=cpu_variant, uart_name="sim",
                               with_montmul=with_montmul, montmul_config=montmul_config)
             soc.crg = sim_board.CRG(platform)
             sim_config = SimConfig()
@@ -91,18 +91,27 @@ def _soc_inputs(*options):
     return cache.digest(*options, files=[*cache.python_sources(*SOC_PACKAGES), ROOT / "sim" / "build.py"])
 
 
-def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_montmul=True,
-          montmul_config=None, log=print):
+def cpu_build_dir(cpu_type, cpu_variant):
+    """build/sim for the default CPU, build/sim-<type>-<variant> for the others (models coexist)."""
+    if (cpu_type, cpu_variant) == (config.CPU_TYPE, config.CPU_VARIANT):
+        return DEFAULT_BUILD_DIR
+    return BUILD_DIR / f"sim-{cpu_type}-{cpu_variant}"
+
+
+def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
+          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags=""):
     require_tools()
-    build_dir = Path(build_dir).resolve()
+    from soc import cpus
+    cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
+    build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant)).resolve()
     gateware_dir = build_dir / "gateware"
     soc_stamp = cache.Stamp(build_dir / ".soc_sources")
-    soc_inputs = _soc_inputs(cpu_variant, bool(with_montmul), repr(montmul_config))
+    soc_inputs = _soc_inputs(cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config))
     if soc_stamp.matches(soc_inputs) and (gateware_dir / "sim.v").exists():
         log("[sim] SoC sources unchanged: reusing the generated SoC")
     else:
-        log(f"[sim] generating the SoC ({config.CPU_TYPE} {cpu_variant}) in {build_dir}")
-        generate_soc(build_dir, cpu_variant, bool(with_montmul), montmul_config)
+        log(f"[sim] generating the SoC ({cpu_type} {cpu_variant}) in {build_dir}")
+        generate_soc(build_dir, cpu_type, cpu_variant, bool(with_montmul), montmul_config)
         soc_stamp.write(soc_inputs)
 
     model = gateware_dir / "obj_dir" / "Vsim"
@@ -112,7 +121,9 @@ def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_mont
     if not model.exists() or not model_stamp.matches(model_inputs):
         log("[sim] compiling the Verilator model (a few minutes the first time)")
         script = gateware_dir / "build_sim.sh"
-        env = dict(os.environ, MAKEFLAGS=f"-j{os.cpu_count() or 2}")
+        # MAKEFLAGS from the environment wins (e.g. -j1 while other simulations run).
+        env = dict(os.environ)
+        env.setdefault("MAKEFLAGS", f"-j{os.cpu_count() or 2}")
         result = subprocess.run(["bash", script.name], cwd=gateware_dir, capture_output=True, text=True, env=env)
         if result.returncode != 0 or not model.exists():
             sys.stderr.write(result.stdout[-6000:] + result.stderr[-6000:])
@@ -124,9 +135,9 @@ def build(build_dir=DEFAULT_BUILD_DIR, cpu_variant=config.CPU_VARIANT, with_mont
 
     log("[sim] building the firmware")
     firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits,
-                                  extra_headers=firmware.soc_headers(montmul_config))
+                                  extra_headers=firmware.soc_headers(montmul_config), cflags=firmware_cflags)
     ram_init = main_ram_init(gateware_dir)
     firmware.write_init(firmware_bin, ram_init, config.MAIN_RAM_SIZE)
 
-    info = {"cpu": config.CPU_TYPE, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ}
+    info = {"cpu": cpu_type, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ}
     return SimBuild(build_dir, gateware_dir, firmware_bin, model, rebuilt, info)

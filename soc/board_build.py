@@ -88,12 +88,13 @@ class BoardBuild:
         return files
 
 
-def _generate_pass(make_soc, build_dir, main_ram_init, compile_software, builder_kwargs, build_kwargs):
+def _generate_pass(make_soc, build_dir, main_ram_init, compile_software, builder_kwargs, build_kwargs,
+                   bios=None):
     from litex.soc.integration.builder import Builder
     from litex.soc.integration.soc_core import get_mem_data
     soc = make_soc(main_ram_init=main_ram_init)
     if not compile_software:        # the second pass: the BIOS the first one built goes in the ROM
-        bios = Path(build_dir) / "software" / "bios" / "bios.bin"
+        bios = bios or Path(build_dir) / "software" / "bios" / "bios.bin"
         soc.init_rom("rom", get_mem_data(str(bios), data_width=soc.bus.data_width,
                                          endianness=soc.cpu.endianness))
     builder = Builder(soc, output_dir=str(build_dir), compile_software=compile_software,

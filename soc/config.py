@@ -6,6 +6,22 @@ SYS_CLK_FREQ = int(100e6)
 CPU_TYPE = "vexriscv"
 CPU_VARIANT = "full"
 
+# The softcores the benchmark supports (LiteX `cpu_type` -> its variants that build and simulate
+# here, smallest first), the Python package with each one's sources, and the set `--cpus all` runs.
+# soc/cpus.py parses and checks "type:variant" against this.
+CPUS = {
+    "vexriscv": ("minimal", "lite", "standard", "full"),
+    "picorv32": ("minimal", "standard"),
+    "serv":     ("standard", "mdu"),
+}
+CPU_PACKAGES = {
+    "vexriscv": "pythondata-cpu-vexriscv",
+    "picorv32": "pythondata-cpu-picorv32",
+    "serv":     "pythondata-cpu-serv",
+}
+CPUS_ALL = ("vexriscv:minimal", "vexriscv:lite", "vexriscv:standard", "vexriscv:full",
+            "picorv32:minimal", "picorv32:standard", "serv:standard", "serv:mdu")
+
 # Memory map, as on a LiteX board without DRAM: the LiteX BIOS runs from the integrated ROM (its data
 # and stack in the small SRAM); the firmware runs from integrated main RAM, either preloaded (the
 # bitstream's RAM init, the simulation's `.init` file: the BIOS boots it after its serial-boot

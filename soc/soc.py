@@ -13,9 +13,9 @@ from soc import config
 
 
 class RSABenchSoC(SoCCore):
-    def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_variant=config.CPU_VARIANT,
-                 with_montmul=False, montmul_config=None, main_ram_size=config.MAIN_RAM_SIZE,
-                 main_ram_init=None, **kwargs):
+    def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_type=config.CPU_TYPE,
+                 cpu_variant=config.CPU_VARIANT, with_montmul=False, montmul_config=None,
+                 main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, **kwargs):
         kwargs.setdefault("uart_name", "serial")
         kwargs.setdefault("uart_baudrate", config.UART_BAUDRATE)
         # A non-empty init makes LiteX mark main RAM as preloaded (CONFIG_MAIN_RAM_INIT: the BIOS
@@ -26,7 +26,7 @@ class RSABenchSoC(SoCCore):
             main_ram_init = [0] * (main_ram_size // 4)
         SoCCore.__init__(self, platform, sys_clk_freq,
             ident                    = "RSA benchmark SoC",
-            cpu_type                 = config.CPU_TYPE,
+            cpu_type                 = cpu_type,
             cpu_variant              = cpu_variant,
             integrated_rom_size      = config.ROM_SIZE,
             integrated_sram_size     = config.SRAM_SIZE,

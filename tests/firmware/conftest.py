@@ -27,3 +27,18 @@ def bn():
         yield lib
     finally:
         path.unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def bn_soft():
+    """The same sources built with BN_SOFT_MUL: every 32x32 product through firmware/mul32.h's
+    routine for CPUs without a multiplier (rv32i), here checked on the host."""
+    if shutil.which("gcc") is None:
+        pytest.fail("host gcc not found")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    path = BUILD / f"libbignum-soft-{os.getpid()}.so"
+    compile_host(path, extra=["-DBN_SOFT_MUL"])
+    try:
+        yield BigNumLib(path)
+    finally:
+        path.unlink(missing_ok=True)
