@@ -67,7 +67,8 @@ def _parse_args(argv):
                       help="simulations run in parallel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
-                             "14400 with --leak)")
+                             "14400 with --leak; with --cpus: the hardware rows' budget per CPU, default the "
+                             "--budget)")
     serial = parser.add_argument_group("serial port (a board, or a simulation behind --pty)")
     serial.add_argument("--port", metavar="DEVICE",
                         help="run --run / --bench on the console at this serial port (e.g. /dev/ttyUSB1, or "
@@ -81,8 +82,6 @@ def _parse_args(argv):
     parser.add_argument("--empty-ram", action="store_true",
                         help="with --pty: start with main RAM zeroed, so only a serial boot "
                              "(litex_term --kernel) gives the BIOS a firmware")
-                             "14400 with --leak; with --cpus: the hardware rows' budget per CPU, default the "
-                             "--budget)")
     parser.add_argument("--cpu-type", default=config.CPU_TYPE,
                         help=f"softcore (default: %(default)s; supported: {', '.join(config.CPUS)})")
     parser.add_argument("--cpu-variant", default=None,
