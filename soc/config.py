@@ -12,7 +12,7 @@ CPU_VARIANT = "full"
 CPUS = {
     "vexriscv": ("minimal", "lite", "standard", "full"),
     "picorv32": ("minimal", "standard"),
-    "serv":     ("standard", "mdu"),
+    "serv":     ("standard",),
 }
 CPU_PACKAGES = {
     "vexriscv": "pythondata-cpu-vexriscv",
@@ -20,7 +20,7 @@ CPU_PACKAGES = {
     "serv":     "pythondata-cpu-serv",
 }
 CPUS_ALL = ("vexriscv:minimal", "vexriscv:lite", "vexriscv:standard", "vexriscv:full",
-            "picorv32:minimal", "picorv32:standard", "serv:standard", "serv:mdu")
+            "picorv32:minimal", "picorv32:standard", "serv:standard")
 
 # Memory map, as on a LiteX board without DRAM: the LiteX BIOS runs from the integrated ROM (its data
 # and stack in the small SRAM); the firmware runs from integrated main RAM, either preloaded (the

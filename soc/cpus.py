@@ -21,6 +21,13 @@ UNSUPPORTED = {
                 "Verilator 5.006 here)",
 }
 
+#: Variants LiteX lists for a supported CPU but the benchmark cannot build here, and why.
+UNSUPPORTED_VARIANTS = {
+    ("serv", "mdu"): "LiteX 2024.12 downloads SERV's multiply/divide unit (mdu_top.v) from GitHub while it "
+                     "builds the SoC, and pythondata-cpu-serv does not ship it; this project builds from "
+                     "package registries only",
+}
+
 #: The variant a bare type means (`--cpus serv` is serv:standard; VexRiscv: the project's default).
 DEFAULT_VARIANTS = {"vexriscv": config.CPU_VARIANT, "picorv32": "standard", "serv": "standard"}
 
@@ -62,6 +69,8 @@ def parse(text, variant=None):
     if cpu_type not in config.CPUS:
         raise ProjectError(f"unknown CPU type {cpu_type!r}; supported: {', '.join(config.CPUS)}")
     cpu_variant = cpu_variant or variant or DEFAULT_VARIANTS[cpu_type]
+    if (cpu_type, cpu_variant) in UNSUPPORTED_VARIANTS:
+        raise ProjectError(f"CPU {cpu_type}:{cpu_variant}: {UNSUPPORTED_VARIANTS[cpu_type, cpu_variant]}")
     if cpu_variant not in config.CPUS[cpu_type]:
         raise ProjectError(f"unknown variant {cpu_variant!r} of {cpu_type}; supported: "
                            f"{', '.join(config.CPUS[cpu_type])}")

@@ -34,7 +34,8 @@ def test_parse_bare_types_and_variants():
     ("microblaze", "Vivado"),
     ("rocket", "unknown CPU type"),
     ("vexriscv:huge", "unknown variant 'huge' of vexriscv"),
-    ("serv:minimal", "supported: standard, mdu"),
+    ("serv:minimal", "unknown variant 'minimal' of serv; supported: standard"),
+    ("serv:mdu", "downloads SERV's multiply/divide unit"),
 ])
 def test_unsupported_cpus_get_one_line(text, words):
     with pytest.raises(ProjectError) as error:
