@@ -8,9 +8,10 @@ SIZES ?=
 bench: setup
 	$(PY) -m sim --bench $(if $(SIZES),--sizes $(SIZES))
 
-# The whole pytest suite.
+# The whole pytest suite, one worker per core (pytest-xdist); the tests sharing one fixture's
+# board builds stay on one worker (xdist_group), builds shared across workers take turns (a lock).
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadgroup
 
 setup:
 	@bash tools/setup.sh

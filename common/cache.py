@@ -5,11 +5,13 @@ Inputs are Python values (options, seeds) and files; LiteX stamps the date and a
 into the `//` comment lines of what it generates, so those lines can be left out of a file's digest.
 """
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 from common.paths import ROOT
@@ -37,6 +39,21 @@ def python_sources(*packages, root=ROOT):
                   if "__pycache__" not in path.parts)
 
 
+@contextmanager
+def locked(path):
+    """Holds an exclusive lock on the file `path` (created if missing) while the block runs, so that
+    processes making the same output (pytest-xdist workers, `--cpus` jobs) take turns: the second
+    one then finds the output made and reuses it. The kernel drops the lock if a holder dies."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 class Stamp:
     """A file holding the digest of the inputs its output was made from."""
 
@@ -58,16 +75,17 @@ def cached_dir(cache_root, name, key, make, keep=3):
     cache_root = Path(cache_root)
     directory = cache_root / f"{name}-{digest(key)[:16]}"
     done = directory / "done"
-    made = not done.exists()
-    if made:
-        shutil.rmtree(directory, ignore_errors=True)       # a run that did not complete
-        directory.mkdir(parents=True)
-        make(directory)
-    done.touch()
-    runs = sorted((d for d in cache_root.glob(f"{name}-*") if (d / "done").exists()),
-                  key=lambda d: (d / "done").stat().st_mtime, reverse=True)
-    for old in runs[keep:]:
-        shutil.rmtree(old, ignore_errors=True)
+    with locked(cache_root / f".{name}.lock"):
+        made = not done.exists()
+        if made:
+            shutil.rmtree(directory, ignore_errors=True)       # a run that did not complete
+            directory.mkdir(parents=True)
+            make(directory)
+        done.touch()
+        runs = sorted((d for d in cache_root.glob(f"{name}-*") if (d / "done").exists()),
+                      key=lambda d: (d / "done").stat().st_mtime, reverse=True)
+        for old in runs[keep:]:
+            shutil.rmtree(old, ignore_errors=True)
     return directory, made
 
 

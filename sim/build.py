@@ -104,6 +104,12 @@ def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
     build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant)).resolve()
+    # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
+    with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
+        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags)
+
+
+def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags):
     gateware_dir = build_dir / "gateware"
     soc_stamp = cache.Stamp(build_dir / ".soc_sources")
     soc_inputs = _soc_inputs(cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config))

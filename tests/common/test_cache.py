@@ -1,5 +1,8 @@
 """common/cache.py: what counts as an input, and when work is redone."""
 
+import multiprocessing
+import time
+
 import pytest
 
 from common import cache
@@ -81,3 +84,49 @@ def test_cached_json_computes_once_per_key(tmp_path):
     cache.cached_json(tmp_path, "key-512", ("seed", 2), compute)
     assert len(calls) == 2
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def _hold_lock(path, log, entered, seconds):
+    with cache.locked(path):
+        entered.set()
+        with open(log, "a") as f:
+            f.write("first in\n")
+        time.sleep(seconds)
+        with open(log, "a") as f:
+            f.write("first out\n")
+
+
+def test_locked_makes_a_second_process_wait(tmp_path):
+    lock, log = tmp_path / "build.lock", tmp_path / "log"
+    entered = multiprocessing.Event()
+    holder = multiprocessing.Process(target=_hold_lock, args=(lock, log, entered, 0.5))
+    holder.start()
+    assert entered.wait(30)
+    with cache.locked(lock):
+        with open(log, "a") as f:
+            f.write("second in\n")
+    holder.join(30)
+    assert log.read_text().splitlines() == ["first in", "first out", "second in"]
+
+
+def _make_slowly(directory):
+    with open(directory.parent / "makes", "a") as f:
+        f.write("made\n")
+    time.sleep(0.5)
+    (directory / "out").write_text("ok")
+
+
+def _cached(root):
+    cache.cached_dir(root, "thing", "key", _make_slowly)
+
+
+def test_cached_dir_makes_once_across_processes(tmp_path):
+    workers = [multiprocessing.Process(target=_cached, args=(tmp_path,)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+        assert worker.exitcode == 0
+    assert (tmp_path / "makes").read_text() == "made\n"
+    directory, made = cache.cached_dir(tmp_path, "thing", "key", _make_slowly)
+    assert not made and (directory / "out").read_text() == "ok"
