@@ -11,7 +11,7 @@ bench: setup
 # The whole pytest suite, one worker per core (pytest-xdist); the tests sharing one fixture's
 # board builds stay on one worker (xdist_group), builds shared across workers take turns (a lock).
 test: setup
-	$(PY) -m pytest -n auto --dist loadgroup
+	$(PY) -m pytest -n auto --dist loadgroup --durations=15
 
 setup:
 	@bash tools/setup.sh
