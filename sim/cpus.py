@@ -6,7 +6,8 @@ output, so CPUs never share one), up to `jobs` at a time:
 1. build its simulated SoC, build/sim-<type>-<variant>/ (sim/build.py; stale parts only);
 2. `bench hw <sizes>`: every hardware row (CPU loop, sequencer, sliding window), checked by the
    firmware against the expected results;
-3. the software rows, size by size (public, CRT, private), through `key` and `time <op> sw`, within
+3. the software rows, public and CRT size by size, then private without CRT size by size (so the
+   largest size's CRT row, the plot's, runs before the costliest rows), through `key` and `time <op> sw`, within
    a wall-clock budget per CPU: a row predicted (from the same row at a smaller size, or from the
    public one at the same size) to pass what is
    left of the budget is not started, and one that passes it is stopped; every such row is listed as
@@ -33,8 +34,11 @@ from soc import cpus as soc_cpus
 
 #: The implementations the cross-CPU table compares (the peer libraries are in `python -m sim --bench`).
 IMPLS = ("sw", "hw_cpu", "hw_seq")
-#: The software rows, in the order they run: the cheapest first (it predicts the others), the costliest last.
+#: The software rows, cheapest first (it predicts the others), the costliest last.
 SW_OPS = ("public", "private_crt", "private")
+#: The order they run in: public and CRT size by size (the largest size's CRT is the plot's point),
+#: then the private rows without CRT size by size, which take the rest of the budget.
+SW_SCHEDULE = (("public", "private_crt"), ("private",))
 #: How a row's time grows with the key size (bits^k): products are quadratic, private exponents
 #: add a linear factor.
 GROWTH = {"public": 2, "private": 3, "private_crt": 3}
@@ -83,14 +87,15 @@ def _software_rows(build, cpu, sizes, budget, out, say):
     console = None
     stop_reason = None
     rng = random.Random(f"cpus-{cpu}")
+    keys = {bits: bench_keys((bits,))[0] for bits in sizes}
+    messages = {bits: rng.randrange(2, keys[bits]["n"]) for bits in sizes}
+    key_loaded = None              # the size of the key the console holds
     try:
-        for bits in sizes:
-            [key] = bench_keys((bits,))
+        for group, bits in ((group, bits) for group in SW_SCHEDULE for bits in sizes):
+            key, m = keys[bits], messages[bits]
             n, e = key["n"], key["e"]
-            m = rng.randrange(2, n)
             inputs = {"public": (m, pow(m, e, n)), "private": (pow(m, e, n), m), "private_crt": (pow(m, e, n), m)}
-            key_set = False
-            for op in SW_OPS:
+            for op in group:
                 left = budget - spent
                 predicted = None
                 smaller = [b for (b, o) in wall if o == op and b < bits]
@@ -121,11 +126,11 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                         console = SimConsole(build.model, build.gateware_dir, timeout=left + 60)
                         console.wait_prompt()
                     console.deadline = time.monotonic() + left
-                    if not key_set:
+                    if key_loaded != bits:
                         answer = console.command(" ".join(["key"] + [f"{key[k]:x}" for k in ("n", "e", "d", "p", "q")]))
                         if protocol.KEY_SET.parse_all(answer) != [{"bits": bits, "private": "yes"}]:
                             raise ProjectError(f"the firmware did not take the RSA-{bits} key: {answer.strip()}")
-                        key_set = True
+                        key_loaded = bits
                     source, expected = inputs[op]
                     t0 = time.monotonic()        # the row alone (the key's set-up counts for the budget)
                     spent += t0 - t_start
@@ -136,7 +141,7 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                     why = "" if "time limit" in str(error) else f" ({error})"
                     stop_reason = f"stopped after {took:,.0f} s{why}, over the {budget:,.0f} s budget per CPU"
                     console.close()
-                    console = None
+                    console, key_loaded = None, None
                     out["skipped"].append({"cpu": cpu.name, "bits": bits, "op": op, "impl": "sw",
                                            "reason": stop_reason})
                     say(f"software RSA-{bits} {op}: {stop_reason}")
