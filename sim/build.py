@@ -42,11 +42,17 @@ def require_tools():
                   also_install=("libevent-dev", "libjson-c-dev", "zlib1g-dev"))
 
 
+#: The kinds of file in the generated directory the Verilator model is built from: the Verilog, the C++
+#: harness, the simulation config and make variables. Not the memories' `.init` files (read when the
+#: model starts), the build script, nor what a running simulation writes there (`sim.vcd`): another
+#: simulation running must never make the model look stale and be rebuilt under it.
+MODEL_INPUT_SUFFIXES = (".v", ".sv", ".cpp", ".h", ".js", ".mak")
+
+
 def _model_inputs(gateware_dir):
-    """What the Verilator model is built from: the generated Verilog, the C++ harness and the
-    simulation config (not the memories' `.init` files, read when the model starts, nor the build script)."""
+    """The digest of what the Verilator model is built from (MODEL_INPUT_SUFFIXES)."""
     files = [path for path in sorted(gateware_dir.iterdir())
-             if path.is_file() and path.suffix not in (".init", ".sh") and not path.name.startswith(".")]
+             if path.is_file() and path.suffix in MODEL_INPUT_SUFFIXES and not path.name.startswith(".")]
     return cache.digest(files=files, ignore=cache.LINE_COMMENTS)
 
 

@@ -140,7 +140,8 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                     spent += took
                     why = "" if "time limit" in str(error) else f" ({error})"
                     stop_reason = f"stopped after {took:,.0f} s{why}, over the {budget:,.0f} s budget per CPU"
-                    console.close()
+                    if console is not None:         # None: the simulation did not start
+                        console.close()
                     console, key_loaded = None, None
                     out["skipped"].append({"cpu": cpu.name, "bits": bits, "op": op, "impl": "sw",
                                            "reason": stop_reason})
