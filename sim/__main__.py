@@ -67,8 +67,7 @@ def _parse_args(argv):
                       help="simulations run in parallel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
-                             "14400 with --leak; with --cpus: the hardware rows' budget per CPU, default the "
-                             "--budget)")
+                             "14400 with --leak; with --cpus: the hardware rows' limit per CPU, default 420)")
     serial = parser.add_argument_group("serial port (a board, or a simulation behind --pty)")
     serial.add_argument("--port", metavar="DEVICE",
                         help="run --run / --bench on the console at this serial port (e.g. /dev/ttyUSB1, or "
@@ -94,7 +93,7 @@ def _parse_args(argv):
                             "build/bench/cpus.{json,md,png}")
     cross.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                        help="with --cpus: wall-clock seconds of simulation per CPU for the software rows; a row "
-                            "predicted to pass it is skipped and listed (default: 600)")
+                            "predicted to pass it is skipped and listed (default: 240)")
     cross.add_argument("--jobs", type=int, default=2,
                        help="with --cpus: CPUs built and simulated at once (default: %(default)s)")
     cross.add_argument("--reuse", action="store_true",
@@ -242,8 +241,9 @@ def main(argv=None):
             raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir "
                                "or --port)")
         from sim import cpus as sim_cpus
-        return sim_cpus.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or 600,
-                             synth=not args.no_synth, jobs=max(1, args.jobs), timeout=args.timeout, log=log,
+        return sim_cpus.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or sim_cpus.DEFAULT_BUDGET_S,
+                             synth=not args.no_synth, jobs=max(1, args.jobs),
+                             timeout=args.timeout or sim_cpus.DEFAULT_HW_TIMEOUT_S, log=log,
                              reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
                                                                                    else sys.argv[1:]))
     build = None

@@ -32,6 +32,11 @@ from soc import config
 from soc import console_protocol as protocol
 from soc import cpus as soc_cpus
 
+#: Wall-clock seconds of simulation per CPU: the software rows' budget and the hardware rows' limit.
+#: With these, `--cpus all` at 512..2048 bits fits within an hour on two cores (README, "Across softcores").
+DEFAULT_BUDGET_S = 240
+DEFAULT_HW_TIMEOUT_S = 420
+
 #: The implementations the cross-CPU table compares (the peer libraries are in `python -m sim --bench`).
 IMPLS = ("sw", "hw_cpu", "hw_seq")
 #: The software rows, cheapest first (it predicts the others), the costliest last.
@@ -242,7 +247,7 @@ def _reusable(out_dir, cpu, sizes, synth):
     return earlier
 
 
-def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD_DIR / "bench", command=None,
+def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S, out_dir=BUILD_DIR / "bench", command=None,
         reuse=False):
     """Runs every CPU (or, with `reuse`, takes its result from an earlier run with the same sizes: each
     CPU's result is kept in <out_dir>/cpus/<type>-<variant>.json) and writes the result files."""
@@ -288,7 +293,7 @@ def run(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, out_dir=BUILD
     return data
 
 
-def main(cpus, sizes, budget=900, synth=True, jobs=2, timeout=None, log=print, reuse=False, command=None):
+def main(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S, log=print, reuse=False, command=None):
     out_dir = BUILD_DIR / "bench"
     data = run(cpus, sizes, budget=budget, synth=synth, jobs=jobs, timeout=timeout, out_dir=out_dir, reuse=reuse,
                command=command)
