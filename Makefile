@@ -8,10 +8,10 @@ SIZES ?=
 bench: setup
 	$(PY) -m sim --bench $(if $(SIZES),--sizes $(SIZES))
 
-# The whole pytest suite, one worker per core (pytest-xdist); the tests sharing one fixture's
-# board builds stay on one worker (xdist_group), builds shared across workers take turns (a lock).
+# The whole pytest suite, one worker per core (pytest-xdist); each test file stays on one worker
+# (its module fixtures are made once), builds shared across workers take turns (a lock).
 test: setup
-	$(PY) -m pytest -n auto --dist loadgroup --durations=15
+	$(PY) -m pytest -n auto --dist loadfile --durations=15
 
 setup:
 	@bash tools/setup.sh

@@ -10,9 +10,6 @@ from soc.firmware import image_words
 
 from board_runs import ROOT, Run, soc_command, toolchain_free_env
 
-# One worker runs every test of the shared pynq_z2_runs fixture (its generations and synthesis run once).
-pytestmark = pytest.mark.xdist_group("pynq_z2_runs")
-
 BUILD_NAME = "pynq_z2"
 
 

@@ -13,9 +13,6 @@ from soc.soc_report import DEVICE_RESOURCES, MARGINS, target_checks
 
 from board_runs import REPORT_CONFIGURATION
 
-# One worker runs every test of the shared pynq_z2_runs fixture (its generations and synthesis run once).
-pytestmark = pytest.mark.xdist_group("pynq_z2_runs")
-
 
 def _resources(share):
     """Resources using `share` of the device each."""
