@@ -8,10 +8,11 @@ SIZES ?=
 bench: setup
 	$(PY) -m sim --bench $(if $(SIZES),--sizes $(SIZES))
 
-# The whole pytest suite, one worker per core (pytest-xdist); each test file stays on one worker
-# (its module fixtures are made once), builds shared across workers take turns (a lock).
+# The whole pytest suite, one worker per core (pytest-xdist, tests dealt one by one: the per-CPU
+# boot tests alone are ~25 minutes of simulation, so no file may be tied to one worker); builds
+# shared across workers take turns (a lock).
 test: setup
-	$(PY) -m pytest -n auto --dist loadfile --durations=15
+	$(PY) -m pytest -n auto --durations=15
 
 setup:
 	@bash tools/setup.sh
