@@ -75,11 +75,13 @@ def _cycles(results, bits, op, impl):
     return None
 
 
-def _cell(entry):
+def cycles_cell(entry):
+    """A result row's cycles for a markdown table, '-' for a row not measured."""
     return f"{entry['cycles']:,}" if entry else "-"
 
 
-def _speedup(slow, fast):
+def speedup_cell(slow, fast):
+    """slow's cycles over fast's, '-' where either is missing."""
     return f"{slow['cycles'] / fast['cycles']:,.1f}x" if slow and fast and fast["cycles"] else "-"
 
 
@@ -110,12 +112,12 @@ def markdown(data):
             if not all(row[impl] for impl in protocol.CONSTANT_TIME_IMPLS):
                 continue
             seq = row["hw_seq"]
-            peers = [("missing" if (bits, op, impl) in missing else _cell(row[impl])) for impl in protocol.PEER_IMPLS]
+            peers = [("missing" if (bits, op, impl) in missing else cycles_cell(row[impl])) for impl in protocol.PEER_IMPLS]
             ok = all(r["ok"] for r in row.values() if r)
-            lines.append(f"| {bits} | {what} | {_cell(row['sw'])} | {' | '.join(peers)} | {_cell(row['hw_cpu'])} | "
-                         f"{_cell(seq)} | {_cell(row['hw_seq_window'])} | {seq['cycles'] / clk * 1e3:.3f} | "
-                         f"{_speedup(row['sw'], seq)} | {_speedup(row['mbedtls'], seq)} | "
-                         f"{_speedup(row['bearssl'], seq)} | {'yes' if ok else '**no**'} |")
+            lines.append(f"| {bits} | {what} | {cycles_cell(row['sw'])} | {' | '.join(peers)} | {cycles_cell(row['hw_cpu'])} | "
+                         f"{cycles_cell(seq)} | {cycles_cell(row['hw_seq_window'])} | {seq['cycles'] / clk * 1e3:.3f} | "
+                         f"{speedup_cell(row['sw'], seq)} | {speedup_cell(row['mbedtls'], seq)} | "
+                         f"{speedup_cell(row['bearssl'], seq)} | {'yes' if ok else '**no**'} |")
     lines += ["", "Speedup = the software's cycles / the sequencer's. mbedTLS 2.28.3 and BearSSL 0.6 are "
               "built from their Debian source packages for the same CPU with the same compiler and -O2 "
               "(`soc/peer_libs.py`, `firmware/peer_*.c`) and run through their own RSA API on the same "

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from common.errors import ProjectError
 from common.paths import BUILD_DIR
+from sim.bench import cycles_cell, speedup_cell
 from soc import config
 from soc import console_protocol as protocol
 from soc import cpus as soc_cpus
@@ -324,14 +325,6 @@ def _soc(data, cpu, montmul):
     return None
 
 
-def _cell(row):
-    return f"{row['cycles']:,}" if row else "-"
-
-
-def _speedup(slow, fast):
-    return f"{slow['cycles'] / fast['cycles']:,.1f}x" if slow and fast and fast["cycles"] else "-"
-
-
 def _crt_ms(data, cpu, bits, impl):
     """(ms at the SoC's estimated Fmax, LUTs) of the CRT row: the SoC without the peripheral for the
     software, with it for the hardware; None when the row or the figures are missing."""
@@ -362,10 +355,10 @@ def markdown(data):
                 if not any(rows.values()):
                     continue
                 sw = rows["sw"]
-                sw_cell = _cell(sw) if sw else ("skipped" if (cpu, bits, op, "sw") in skipped else "-")
+                sw_cell = cycles_cell(sw) if sw else ("skipped" if (cpu, bits, op, "sw") in skipped else "-")
                 ok = all(r["ok"] for r in rows.values() if r)
-                lines.append(f"| {cpu} | {isa[cpu]} | {bits} | {what} | {sw_cell} | {_cell(rows['hw_cpu'])} | "
-                             f"{_cell(rows['hw_seq'])} | {_speedup(sw, rows['hw_seq'])} | {'yes' if ok else '**no**'} |")
+                lines.append(f"| {cpu} | {isa[cpu]} | {bits} | {what} | {sw_cell} | {cycles_cell(rows['hw_cpu'])} | "
+                             f"{cycles_cell(rows['hw_seq'])} | {speedup_cell(sw, rows['hw_seq'])} | {'yes' if ok else '**no**'} |")
     if data["skipped"]:
         lines += ["", "**Skipped rows** (over the time budget; software unless named):", ""]
         reasons = {}
