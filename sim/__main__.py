@@ -50,7 +50,8 @@ def _parse_args(argv):
     leak = parser.add_argument_group("timing-leak test (--leak)")
     leak.add_argument("--leak", action="store_true",
                       help="time private-key operations on every implementation with many messages and keys "
-                           "and write build/leak/report.{json,md}; exit 1 if a constant-time path leaks")
+                           "and write build/leak/report.{json,md} and histogram.png; exit 1 if a constant-time "
+                           "path leaks")
     leak.add_argument("--bits", type=int, default=1024, choices=config.KEY_SIZES,
                       help="key size (default: %(default)s)")
     leak.add_argument("--messages", type=int, default=32,

@@ -26,7 +26,9 @@ A row is leak-free when its spread (max - min) is 0 and t is undefined or |t| < 
 whose (impl, op) claims to be constant-time (protocol.CONSTANT_TIME_IMPLS x protocol.PRIVATE_OPS)
 fails when it is not leak-free; the other rows are reported, never failed.
 
-Outputs, under build/leak/: report.json (settings, SoC, one entry per row) and report.md (the table).
+Outputs, under build/leak/: report.json (settings, SoC, one entry per row with its cycle counts),
+report.md (the table) and histogram.png (each row's counts above its minimum: a constant-time row is
+one bar at 0).
 """
 
 import inspect
@@ -103,6 +105,7 @@ def summarize(case, impl, op, samples):
         "leak_free": leak_free,
         "failed": constant_time and not leak_free,
         "wrong_results": sum(not ok for _, _, ok in samples),
+        "cycles": cycles,
     }
 
 
@@ -346,11 +349,80 @@ def write(report, out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "report.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
     (out_dir / "report.md").write_text(markdown(report))
+    histogram(report, out_dir / "histogram.png")
+
+
+#: Bins of a panel whose counts vary; a panel where nothing varies has one bin, at 0.
+HISTOGRAM_BINS = 24
+
+
+def histogram_bins(report):
+    """The histogram's data: {(op, case): {impl: (bin edges, counts)}} of each row's cycle counts
+    above that row's minimum, the bins shared by a panel (one bin at 0 when no row in it varies)."""
+    panels = {}
+    for row in report["rows"]:
+        panels.setdefault((row["op"], row["case"]), {})[row["impl"]] = [c - row["min"] for c in row["cycles"]]
+    bins = {}
+    for key, offsets in panels.items():
+        top = max(max(o) for o in offsets.values())
+        edges = ([-0.5, 0.5] if top == 0 else
+                 [top * i / HISTOGRAM_BINS for i in range(HISTOGRAM_BINS + 1)])
+        bins[key] = {}
+        for impl, values in offsets.items():
+            counts = [0] * (len(edges) - 1)
+            for v in values:
+                counts[next(i for i, upper in enumerate(edges[1:]) if v <= upper)] += 1
+            bins[key][impl] = (edges, counts)
+    return bins
+
+
+def histogram(report, path):
+    """histogram.png: one panel per (operation, case), one row of bars per implementation (its
+    counts above its own minimum, heights scaled to the row's largest bin)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    bins = histogram_bins(report)
+    ops = [op for op in OPS if any(key[0] == op for key in bins)]
+    cases = [case for case in CASES if any(key[1] == case for key in bins)]
+    fig, axes = plt.subplots(len(ops), len(cases), figsize=(5 * len(cases), 2.2 + 1.6 * len(ops)),
+                             squeeze=False)
+    for r, op in enumerate(ops):
+        for c, case in enumerate(cases):
+            ax = axes[r][c]
+            panel = bins.get((op, case), {})
+            impls = [impl for impl in protocol.IMPLS if impl in panel]
+            for y, impl in enumerate(impls):
+                edges, counts = panel[impl]
+                peak = max(counts) or 1
+                row = next(x for x in report["rows"] if (x["op"], x["case"], x["impl"]) == (op, case, impl))
+                color = "tab:blue" if row["constant_time"] else "tab:orange"
+                for i, n in enumerate(counts):
+                    if n:
+                        ax.bar((edges[i] + edges[i + 1]) / 2, 0.8 * n / peak, width=(edges[i + 1] - edges[i]) / 3
+                               if len(counts) == 1 else edges[i + 1] - edges[i],
+                               bottom=y - 0.4, color=color, edgecolor="black", linewidth=0.4)
+            ax.set_yticks(range(len(impls)))
+            ax.set_yticklabels([f"{impl}{'' if is_constant_time(impl, op) else ' (not CT)'}, n={sum(panel[impl][1])}"
+                                for impl in impls], fontsize=7)
+            ax.set_ylim(-0.6, len(impls) - 0.4)
+            if all(len(panel[impl][1]) == 1 for impl in impls):      # nothing varies: the one bin, at 0
+                ax.set_xlim(-1, 1)
+                ax.set_xticks([0])
+            ax.set_title(f"{protocol.OPS.get(op, op)}: {case}", fontsize=9)
+            ax.set_xlabel("cycles above the row's minimum", fontsize=8)
+            ax.tick_params(axis="x", labelsize=7)
+            ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle(f"Timing-leak test, RSA-{report['bits']} ({report['date']}): a constant-time row (blue) "
+                 "must be one bar at 0")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
         simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None):
-    """Plans, measures and writes report.{json,md} to `out_dir`; returns the report. A wrong result
+    """Plans, measures and writes report.{json,md} and histogram.png to `out_dir`; returns the report. A wrong result
     or a leak is in the report, not raised: `check(report)` raises for them."""
     started = time.monotonic()
     key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages)

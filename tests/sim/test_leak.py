@@ -16,7 +16,7 @@ from sim import leak
 from soc import console_protocol as protocol
 
 ROW_FIELDS = {"impl", "op", "case", "n", "min", "max", "spread", "mean", "t", "t_groups", "constant_time",
-              "leak_free", "failed", "wrong_results"}
+              "leak_free", "failed", "wrong_results", "cycles"}
 REPORT_FIELDS = {"command", "date", "bits", "seed", "soc", "t_limit", "cases", "key_count", "message_count",
                  "measurements", "simulations", "seconds", "rows", "failed_rows", "wrong_results", "passed",
                  "slow_rows", "slow_messages"}
@@ -126,7 +126,20 @@ def test_report_without_leaks(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "| one_key | private | hw_seq | 8 | " in md and "undefined" in md and "nan" not in md.lower()
     assert "Every constant-time row passes" in md
+    assert (tmp_path / "histogram.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     leak.check(data)
+
+
+def test_histogram_shows_a_leak_as_bars_away_from_zero():
+    report = _report(_synthetic_samples(leaking={("fixed_vs_random", "hw_cpu", "private_crt")}))
+    bins = leak.histogram_bins(report)
+    assert set(bins) == {(op, case) for op in leak.OPS for case in leak.CASES}
+    assert bins[("private", "one_key")]["hw_seq"] == ([-0.5, 0.5], [8])        # nothing varies: one bar at 0
+    edges, counts = bins[("private_crt", "fixed_vs_random")]["hw_cpu"]
+    assert sum(counts) == 8 and counts[0] == 4 and sum(n > 0 for n in counts) == 5
+    assert edges[0] == 0 and edges[-1] == 14                                  # offsets 0, 8, 10, 12, 14
+    same_panel = bins[("private_crt", "fixed_vs_random")]["hw_seq"]
+    assert same_panel == (edges, [8] + [0] * (len(edges) - 2))               # the panel's bins, all at 0
 
 
 def test_report_names_a_leaking_row_and_check_fails(tmp_path):
@@ -303,6 +316,8 @@ def test_report_files(small_run):
     assert {r["n"] for r in data["rows"] if (r["impl"], r["op"]) in leak.SLOW} == {2}
     assert data["slow_rows"] == ["private sw"] and data["slow_messages"] == 2
     assert data["soc"]["cpu"] == "vexriscv" and data["soc"]["peripheral"]["lanes"] > 0
+    assert all(len(row["cycles"]) == row["n"] and min(row["cycles"]) == row["min"] for row in data["rows"])
+    assert (out_dir / "histogram.png").stat().st_size > 0
     md = (out_dir / "report.md").read_text()
     assert md == leak.markdown(data)
     assert md.count("\n| ") == 1 + len(data["rows"])      # header and one line per row
