@@ -112,10 +112,12 @@ def markdown(data):
             if not all(row[impl] for impl in protocol.CONSTANT_TIME_IMPLS):
                 continue
             seq = row["hw_seq"]
-            peers = [("missing" if (bits, op, impl) in missing else cycles_cell(row[impl])) for impl in protocol.PEER_IMPLS]
+            peers = [("missing" if (bits, op, impl) in missing else cycles_cell(row[impl]))
+                     for impl in protocol.PEER_IMPLS]
             ok = all(r["ok"] for r in row.values() if r)
-            lines.append(f"| {bits} | {what} | {cycles_cell(row['sw'])} | {' | '.join(peers)} | {cycles_cell(row['hw_cpu'])} | "
-                         f"{cycles_cell(seq)} | {cycles_cell(row['hw_seq_window'])} | {seq['cycles'] / clk * 1e3:.3f} | "
+            lines.append(f"| {bits} | {what} | {cycles_cell(row['sw'])} | {' | '.join(peers)} | "
+                         f"{cycles_cell(row['hw_cpu'])} | {cycles_cell(seq)} | {cycles_cell(row['hw_seq_window'])} | "
+                         f"{seq['cycles'] / clk * 1e3:.3f} | "
                          f"{speedup_cell(row['sw'], seq)} | {speedup_cell(row['mbedtls'], seq)} | "
                          f"{speedup_cell(row['bearssl'], seq)} | {'yes' if ok else '**no**'} |")
     lines += ["", "Speedup = the software's cycles / the sequencer's. mbedTLS 2.28.3 and BearSSL 0.6 are "
@@ -141,27 +143,41 @@ def markdown(data):
 
 
 def plot(data, path):
+    import matplotlib.pyplot as plt
+    fig = figure(data)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def figure(data):
+    """The results plot: cycles against key size, one panel per RSA operation, one line per
+    implementation (the same style and colour in every panel)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     results = data["results"]
     sizes = sorted({r["bits"] for r in results})
     fig, axes = plt.subplots(1, len(RSA_OPS), figsize=(15, 4.5), sharey=True)
+    # One style and one colour per implementation in every panel (the colour cycle would shift in a
+    # panel where an implementation has no row), and one legend for the figure.
+    styles = dict(zip(protocol.ALL_IMPLS, zip(("o-", "s--", "^-", "v:", "D-.", "P-."), plt.get_cmap("tab10").colors)))
+    handles = {}
     for ax, op in zip(axes, RSA_OPS):
-        for impl, style in zip(protocol.ALL_IMPLS, ("o-", "s--", "^-", "v:", "D-.", "P-.")):
+        for impl, (style, color) in styles.items():
             points = [(b, _cycles(results, b, op, impl)) for b in sizes]
             points = [(b, r["cycles"]) for b, r in points if r]
             if points:
-                ax.plot(*zip(*points), style, label=impl + ": " + protocol.ALL_IMPLS[impl].split(" (")[0])
+                [handles[impl]] = ax.plot(*zip(*points), style, color=color,
+                                          label=impl + ": " + protocol.ALL_IMPLS[impl].split(" (")[0])
         ax.set_title(f"RSA {protocol.OPS[op]}")
         ax.set_xlabel("key size (bits)")
         ax.set_yscale("log")
         ax.set_xticks(sizes)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel(f"cycles at {data['soc']['sys_clk_hz'] / 1e6:.0f} MHz")
-    axes[0].legend(fontsize=7)
+    axes[0].legend([handles[impl] for impl in styles if impl in handles],
+                   [handles[impl].get_label() for impl in styles if impl in handles], fontsize=7)
     fig.suptitle(f"Software (ours, mbedTLS, BearSSL) vs hardware RSA on {data['soc']['cpu']} {data['soc']['variant']} "
                  f"({_where(data)}, {data['date']})")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig

@@ -45,3 +45,19 @@ def test_missing_library_rows_are_marked_and_the_rest_stays():
 def test_plot_draws_every_implementation(tmp_path):
     bench.plot(_data(), tmp_path / "results.png")
     assert (tmp_path / "results.png").stat().st_size > 10_000
+
+
+def test_plot_gives_each_implementation_one_colour_and_one_legend_entry():
+    import matplotlib.pyplot as plt
+    fig = bench.figure(_data())
+    colours = {}
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            colours.setdefault(line.get_label().split(":")[0], set()).add(line.get_color())
+    plt.close(fig)
+    drawn = {impl for impl, _ in colours.items()}
+    assert "hw_seq_window" in drawn and "mbedtls" in drawn          # one panel lacks hw_seq_window
+    assert all(len(c) == 1 for c in colours.values()), colours
+    assert len({next(iter(c)) for c in colours.values()}) == len(colours)
+    legend = [t.get_text().split(":")[0] for t in fig.axes[0].get_legend().get_texts()]
+    assert sorted(legend) == sorted(drawn)
