@@ -394,17 +394,15 @@ def histogram(report, path):
             impls = [impl for impl in protocol.IMPLS if impl in panel]
             for y, impl in enumerate(impls):
                 edges, counts = panel[impl]
-                peak = max(counts) or 1
-                row = next(x for x in report["rows"] if (x["op"], x["case"], x["impl"]) == (op, case, impl))
-                color = "tab:blue" if row["constant_time"] else "tab:orange"
+                color = "tab:blue" if is_constant_time(impl, op) else "tab:orange"
+                width = (edges[1] - edges[0]) / (3 if len(counts) == 1 else 1)     # a lone bin drawn narrow
                 for i, n in enumerate(counts):
                     if n:
-                        ax.bar((edges[i] + edges[i + 1]) / 2, 0.8 * n / peak, width=(edges[i + 1] - edges[i]) / 3
-                               if len(counts) == 1 else edges[i + 1] - edges[i],
+                        ax.bar((edges[i] + edges[i + 1]) / 2, 0.8 * n / max(counts), width=width,
                                bottom=y - 0.4, color=color, edgecolor="black", linewidth=0.4)
             ax.set_yticks(range(len(impls)))
-            ax.set_yticklabels([f"{impl}{'' if is_constant_time(impl, op) else ' (not CT)'}, n={sum(panel[impl][1])}"
-                                for impl in impls], fontsize=7)
+            ax.set_yticklabels([f"{impl}{'' if is_constant_time(impl, op) else ' (not CT)'}, "
+                                f"n={sum(panel[impl][1])}" for impl in impls], fontsize=7)
             ax.set_ylim(-0.6, len(impls) - 0.4)
             if all(len(panel[impl][1]) == 1 for impl in impls):      # nothing varies: the one bin, at 0
                 ax.set_xlim(-1, 1)
@@ -422,8 +420,8 @@ def histogram(report, path):
 
 def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
         simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None):
-    """Plans, measures and writes report.{json,md} and histogram.png to `out_dir`; returns the report. A wrong result
-    or a leak is in the report, not raised: `check(report)` raises for them."""
+    """Plans, measures and writes report.{json,md} and histogram.png to `out_dir`; returns the
+    report. A wrong result or a leak is in the report, not raised: `check(report)` raises for them."""
     started = time.monotonic()
     key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages)
     samples, wrong = measure(build, key_list, job_list, simulations, timeout, progress)
