@@ -66,6 +66,88 @@ static void refuse_size(const char *bits)
 	printf("\n");
 }
 
+/* `rows=<bits>:<op>:<impl>,...`: the rows this `bench` times (NULL: all). Every size of the command
+   still draws its messages, so a row sees the same message as in a run of every row, and its count
+   is the same: a bench split over several simulations gives the figures of one run. */
+static const char *row_filter;
+
+static int row_selected(unsigned bits, const char *op, const char *impl)
+{
+	char row[48];
+	const char *p = row_filter;
+	int n;
+
+	if (!p)
+		return 1;
+	n = snprintf(row, sizeof(row), "%u:%s:%s", bits, op, impl);
+	for (; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, row, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return 1;
+	return 0;
+}
+
+static int size_selected(unsigned bits)
+{
+	const struct rsa_op *op;
+	const struct rsa_impl *impl;
+	for (impl = rsa_impls; impl->name; impl++) {
+		if (row_selected(bits, OP_MUL, impl->name))
+			return 1;
+		for (op = rsa_ops; op->name; op++)
+			if (row_selected(bits, op->name, impl->name))
+				return 1;
+	}
+	return 0;
+}
+
+/* Checks every entry of `rows=` against the sizes, operations and implementations; prints the
+   error line for the first that names none and returns 0. */
+static int rows_valid(const char *command, const char *rows, const rsa_key *const *keys, unsigned count)
+{
+	const char *p = rows;
+	while (p) {
+		const char *end = strchr(p, ',');
+		int len = end ? (int)(end - p) : (int)strlen(p);
+		char entry[48], *op, *impl, *stop;
+		unsigned long bits;
+		unsigned i;
+		int size_ok = 0;
+		if (len <= 0 || len >= (int)sizeof(entry)) {
+			console_usage(command);
+			printf(" row=%.*s\n", len > 40 ? 40 : len, p);
+			return 0;
+		}
+		memcpy(entry, p, len);
+		entry[len] = 0;
+		op = strchr(entry, ':');
+		impl = op ? strchr(op + 1, ':') : NULL;
+		if (!impl) {
+			console_usage(command);
+			printf(" row=%s\n", entry);
+			return 0;
+		}
+		*op++ = 0;
+		*impl++ = 0;
+		bits = strtoul(entry, &stop, 10);
+		for (i = 0; i < count; i++)
+			size_ok |= keys[i]->bits == bits;
+		if (*stop || !*entry || !size_ok) {
+			printf(ERR_UNKNOWN_SIZE " bits=%s row=%.*s\n", entry, len, p);
+			return 0;
+		}
+		if (!rsa_op_find(op) && strcmp(op, OP_MUL) != 0) {
+			printf(ERR_UNKNOWN_OP " op=%s row=%.*s\n", op, len, p);
+			return 0;
+		}
+		if (!rsa_impl_find(impl)) {
+			printf(ERR_UNKNOWN_IMPL " impl=%s row=%.*s\n", impl, len, p);
+			return 0;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 1;
+}
+
 static void print_ms(uint64_t cycles)
 {
 	uint64_t us = cycles * 1000000ull / CONFIG_CLOCK_FREQUENCY;   /* microseconds */
@@ -132,6 +214,11 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 	uint64_t cycles;
 	int err;
 
+	if (!size_selected(bits)) {
+		random_below(buf_in, k->n, nw);     /* the messages a full run draws at this size */
+		random_below(buf_hw, k->n, nw);
+		return;
+	}
 	if (rsa_ctx_init(&ctx, k) != RSA_OK) {
 		printf(ERR_BAD_KEY " bits=%u\n", bits);
 		return;
@@ -141,9 +228,24 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 	printf(BENCH_START_LINE, bits);
 	for (op = rsa_ops; op->name; op++) {
 		const uint32_t *src = op->private_key ? buf_x : buf_in;
+		const struct rsa_impl *first = with_sw ? rsa_impls : rsa_impls + 1;
 		int have_reference = 0, reference_ok = 0;
-		for (impl = with_sw ? rsa_impls : rsa_impls + 1; impl->name; impl++) {
+		/* The reference row in another simulation (rows=): a private result must be the message; the
+		   public one is computed here, untimed, on the reference implementation. */
+		if (!row_selected(bits, op->name, first->name)) {
+			have_reference = 1;
+			if (op->private_key) {
+				bn_copy(buf_sw, buf_in, nw);
+				reference_ok = 1;
+			} else {
+				rsa_timed(op, first, k, &ctx, buf_sw, src, &err);
+				reference_ok = err == RSA_OK;
+			}
+		}
+		for (impl = first; impl->name; impl++) {
 			if (!impl->constant_time && !impl->peer && !op->private_key)
+				continue;
+			if (!row_selected(bits, op->name, impl->name))
 				continue;
 			if (impl->peer && (!with_peers || !impl->peer->built)) {
 				if (with_peers)
@@ -164,19 +266,24 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 	}
 	/* One Montgomery product at this size: software, hardware issued by the CPU, inside the sequencer. */
 	random_below(buf_hw, k->n, nw);
-	if (with_sw) {           /* without a multiplier (rv32i) these take minutes of simulation */
+	if (with_sw && row_selected(bits, OP_MUL, IMPL_SW)) {  /* rv32i: minutes of simulation */
 		t = timed_start();
 		for (i = 0; i < 4; i++)
 			mont_mul(&ctx.n, buf_sw, buf_hw, buf_in);
 		cycles = timed_stop(t);
 		report(bits, OP_MUL, IMPL_SW, cycles / 4, 1);
 	}
-	err = hw_mul_cycles(&ctx.n, &mul_cpu, &mul_seq);
-	report(bits, OP_MUL, IMPL_HW_CPU, mul_cpu, err == 0);
-	report(bits, OP_MUL, IMPL_HW_SEQ, mul_seq, err == 0);
+	if (row_selected(bits, OP_MUL, IMPL_HW_CPU) || row_selected(bits, OP_MUL, IMPL_HW_SEQ)) {
+		err = hw_mul_cycles(&ctx.n, &mul_cpu, &mul_seq);
+		if (row_selected(bits, OP_MUL, IMPL_HW_CPU))
+			report(bits, OP_MUL, IMPL_HW_CPU, mul_cpu, err == 0);
+		if (row_selected(bits, OP_MUL, IMPL_HW_SEQ))
+			report(bits, OP_MUL, IMPL_HW_SEQ, mul_seq, err == 0);
+	}
 	for (impl = rsa_impls; with_peers && impl->name; impl++) {
 		int ok;
-		if (impl->peer && impl->peer->built && impl->peer->mul_cycles) {
+		if (impl->peer && impl->peer->built && impl->peer->mul_cycles
+		    && row_selected(bits, OP_MUL, impl->name)) {
 			cycles = impl->peer->mul_cycles(k, &ctx.n, buf_hw, buf_in, &ok);
 			report(bits, OP_MUL, impl->name, cycles, ok);
 		}
@@ -187,6 +294,7 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 static void cmd_bench(int argc, char **argv)
 {
 	int i, first = 1, with_sw = 1, with_peers = 1;
+	const char *rows = NULL;
 	const rsa_key *keys[CONSOLE_MAX_ARGS];
 	unsigned count = 0;
 	if (argc > 1 && strcmp(argv[1], "hw") == 0) {
@@ -196,9 +304,15 @@ static void cmd_bench(int argc, char **argv)
 		with_peers = 0;             /* our implementations only: the peer libraries' rows take longest */
 		first = 2;
 	}
+	row_filter = NULL;
 	for (i = first; i < argc; i++) {
 		char *end;
-		unsigned long b = strtoul(argv[i], &end, 10);
+		unsigned long b;
+		if (strncmp(argv[i], "rows=", 5) == 0) {
+			rows = argv[i] + 5;
+			continue;
+		}
+		b = strtoul(argv[i], &end, 10);
 		if (*end || !(keys[count] = find_key((unsigned)b))) {
 			refuse_size(argv[i]);
 			return;
@@ -208,8 +322,12 @@ static void cmd_bench(int argc, char **argv)
 	if (!count)
 		for (i = 0; i < (int)(sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0])); i++)
 			keys[count++] = find_key(bench_default_sizes[i]);
+	if (rows && !rows_valid(argv[0], rows, keys, count))
+		return;
+	row_filter = rows;
 	for (i = 0; i < (int)count; i++)
 		bench_size(keys[i], with_sw, with_peers);
+	row_filter = NULL;
 	printf(BENCH_DONE_LINE);
 }
 

@@ -3,7 +3,7 @@ same firmware on a board over a serial port.
 
     python -m sim                       console attached to this terminal (Ctrl-C ends it)
     python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
-    python -m sim --bench               the benchmark, written to build/bench/
+    python -m sim --bench [--full]      the benchmark over parallel simulations, written to build/bench/
     python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
     python -m sim --pty                 the simulated SoC's UART as a serial device (litex_term, --port)
     python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
@@ -13,6 +13,7 @@ same firmware on a board over a serial port.
 
 import argparse
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,15 @@ def _parse_args(argv):
                         help="run the benchmark and write build/bench/results.{json,md,png}")
     parser.add_argument("--out-dir", default=None, metavar="DIR",
                         help="where --bench writes results.{json,md,png} (default: build/bench)")
+    parser.add_argument("--full", action="store_true",
+                        help="with --bench: also the software rows of private operations without CRT from "
+                             "2048 bits on (about a billion simulated cycles more)")
+    parser.add_argument("--simulations", type=int, default=os.cpu_count() or 2,
+                        help="simulations run in parallel by --bench and --leak (default: %(default)s, one per core)")
+    parser.add_argument("--setup-seconds", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--trace", action="store_true",
+                        help="with --run or the console: a model that writes every signal to sim.vcd in the "
+                             "build's gateware directory (much slower; built once, beside the fast one)")
     parser.add_argument("--sizes", default=",".join(str(s) for s in config.BENCH_SIZES),
                         help="key sizes for --bench, comma-separated (default: %(default)s; "
                              f"available: {','.join(str(s) for s in config.KEY_SIZES)})")
@@ -64,8 +74,6 @@ def _parse_args(argv):
                       help="messages of each case the slowest row (software private without CRT, 40 s or more "
                            "of simulation per 1024-bit operation) runs on (default: %(default)s)")
     leak.add_argument("--seed", default="leak", help="seed of the keys and messages (default: %(default)s)")
-    leak.add_argument("--simulations", type=int, default=2,
-                      help="simulations run in parallel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
                              "14400 with --leak; with --cpus: the hardware rows' limit per CPU, default 420)")
@@ -212,6 +220,54 @@ def _leak(build, args):
     return 0
 
 
+def _bench(args, build, sizes, log):
+    """--bench: over parallel simulations (the rows that never touch the peripheral on the SoC
+    without it), or on the console at --port; prints the table and where the time went."""
+    import time
+    from sim import bench
+    started = time.monotonic()
+    out_dir = Path(args.out_dir) if args.out_dir else BUILD_DIR / "bench"
+    command = "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes) + (" --full" if args.full else "")
+    steps = []
+    if args.setup_seconds is not None:
+        steps.append({"step": "set-up (tools/setup.sh: Debian and Python packages, peer libraries)",
+                      "seconds": round(args.setup_seconds, 2)})
+    if args.port:
+        command += f" --port {args.port}" + (f" --baud {args.baud}" if args.baud != config.UART_BAUDRATE else "")
+        console = open_console(args, build, args.timeout or 7200)
+        soc_info = bench.soc_from_info(console)
+        source = console.source
+        results, missing = bench.run_console(console, sizes, full=args.full)
+        records = []
+    else:
+        from sim import build as sim_build
+        bare = sim_build.build_bare(build, log=log)
+        for what, made in (("SoC with the peripheral", build), ("SoC without the peripheral", bare)):
+            for step, seconds in made.seconds.items():
+                steps.append({"step": f"{what}: {step}", "seconds": round(seconds, 2)})
+        soc_info, source = build.soc_info, {"transport": "simulation"}
+        simulated = time.monotonic()
+        results, missing, records = bench.run_simulations({True: build, False: bare}, sizes, full=args.full,
+                                                          simulations=max(1, args.simulations),
+                                                          timeout=args.timeout or 7200)
+        for i, record in enumerate(records):
+            steps.append({"step": f"simulation {i + 1} ({record['soc']}, {len(record['rows'])} rows)", **{
+                key: record[key] for key in ("seconds", "cycles", "cycles_per_second")}})
+        steps.append({"step": f"all simulations ({max(1, args.simulations)} at once)",
+                      "seconds": round(time.monotonic() - simulated, 2)})
+    total = time.monotonic() - started + (args.setup_seconds or 0)
+    timing = {"steps": steps, "total_seconds": round(total, 2), "simulations": records}
+    data = bench.write(results, missing, out_dir, soc_info, source, command, timing)
+    print(bench.markdown(data))
+    print("Where the wall-clock time went:\n")
+    print(bench.timing_markdown(timing))
+    print(f"results: {out_dir}/results.{{json,md,png}}")
+    bad = [r for r in data["results"] if not r["ok"]]
+    if bad:
+        raise ProjectError(f"{len(bad)} results disagree: {bad}")
+    return 0
+
+
 @reports_errors
 def main(argv=None):
     args = _parse_args(argv)
@@ -256,25 +312,16 @@ def main(argv=None):
             kwargs["build_dir"] = args.build_dir
         if args.firmware_cflags:
             kwargs["firmware_cflags"] = args.firmware_cflags
+        if args.trace:
+            if args.bench or args.leak or args.pty:
+                raise ProjectError("--trace goes with --run or the console (a traced simulation runs far slower)")
+            kwargs["trace"] = True
         build = sim_build.build(**kwargs)
     if args.pty:
         from sim import pty_uart
         return pty_uart.serve(build, empty_ram=args.empty_ram, out=log)
     if args.bench:
-        from sim import bench
-        out_dir = Path(args.out_dir) if args.out_dir else BUILD_DIR / "bench"
-        console = open_console(args, build, args.timeout or 7200)
-        soc_info = bench.soc_from_info(console) if args.port else build.soc_info
-        command = "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes)
-        if args.port:
-            command += f" --port {args.port}" + (f" --baud {args.baud}" if args.baud != config.UART_BAUDRATE else "")
-        data = bench.run(console, sizes, out_dir, soc_info, command=command)
-        print(bench.markdown(data))
-        print(f"results: {out_dir}/results.{{json,md,png}}")
-        bad = [r for r in data["results"] if not r["ok"]]
-        if bad:
-            raise ProjectError(f"{len(bad)} results disagree: {bad}")
-        return 0
+        return _bench(args, build, sizes, log)
     if args.leak:
         return _leak(build, args)
     if args.run is None:

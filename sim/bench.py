@@ -1,21 +1,228 @@
-"""`python -m sim --bench`: runs the firmware's `bench` in the simulated SoC, or on a board over a
-serial port (`--port`), and writes the results.
+"""`python -m sim --bench`: the firmware's `bench` in the simulated SoC, split over parallel
+simulations, or on a board over a serial port (`--port`); writes the results.
 
-Outputs, under build/bench/: results.json (every measurement, and the rows a missing peer library
-could not give), results.md (tables per size) and results.png (cycles against key size, log scale,
-one line per implementation).
+The rows are independent (every timed region starts from invalidated caches and nothing loaded in
+the peripheral, and the firmware draws every size's messages whichever rows it times), so they are
+dealt to as many simulations as there are cores, longest first, each taking the next when it is done:
+the rows that never touch the peripheral (software, the peer libraries) on the SoC without it, which
+simulates them about three times as fast, the others on the SoC with it. mbedTLS's rows depend on the
+ones before them (STATEFUL_IMPLS) and run together in the firmware's order. Each row's count is the
+one a single `bench` of every row gives (`tests/sim/test_bench_split.py` checks it).
+
+Outputs, under build/bench/: results.json (every measurement, the rows a missing peer library could
+not give, and where the wall-clock time went: builds and each simulation with its simulated cycles
+per second), results.md (tables per size) and results.png (cycles against key size, log scale, one
+line per implementation).
 """
 
 import json
+import queue
 import sys
+import threading
 import time
-from pathlib import Path
+from dataclasses import dataclass
 
 from sim.console import ConsoleError
 from soc import console_protocol as protocol
 
 #: The RSA operations (each has a plot); "mul" is only in the table.
 RSA_OPS = tuple(op for op in protocol.OPS if op != "mul")
+#: The rows left to `--full`: software private-key operations without CRT from this size on (about 1 G
+#: simulated cycles at 2048 bits for ours, mbedTLS and BearSSL together: two thirds of the whole run).
+FULL_ONLY_FROM_BITS = 2048
+
+
+@dataclass(frozen=True)
+class Row:
+    bits: int
+    op: str
+    impl: str
+
+    @property
+    def name(self):
+        return f"{self.bits}:{self.op}:{self.impl}"
+
+    @property
+    def peripheral(self):
+        return self.impl in protocol.PERIPHERAL_IMPLS
+
+
+def planned_rows(sizes, full=False, peers=True):
+    """The rows of `bench <sizes>` in the firmware's order; without `full`, the software rows of
+    private-key operations without CRT from FULL_ONLY_FROM_BITS bits on are left out."""
+    return [Row(bits, op, impl) for bits in sizes for op, impl in protocol.bench_rows(peers)
+            if full or not (op == "private" and bits >= FULL_ONLY_FROM_BITS and impl not in protocol.PERIPHERAL_IMPLS)]
+
+
+#: Rough cycles of each row at 1024 bits and how they grow with the key size (exponent of bits/1024),
+#: from the README's table: only to deal the longest rows first and to print the time left.
+_ESTIMATE_1024 = {
+    "sw": {"public": 4e5, "private": 2.9e7, "private_crt": 1.1e7, "mul": 2.3e4},
+    "mbedtls": {"public": 7.6e5, "private": 6.7e7, "private_crt": 2.8e7},
+    "bearssl": {"public": 1.6e6, "private": 5.1e7, "private_crt": 1.5e7, "mul": 3.7e4},
+}
+_GROWTH = {"public": 1.9, "private": 2.9, "private_crt": 2.5, "mul": 1.9}
+#: Simulated cycles per wall-clock second, for the estimates (README, "Simulation speed").
+_SPEED = {True: 1.0e6, False: 3.0e6}
+
+
+def estimated_cycles(row):
+    base = _ESTIMATE_1024.get(row.impl, {}).get(row.op, 3e5 if row.op != "mul" else 200)
+    return base * (row.bits / 1024) ** _GROWTH[row.op]
+
+
+@dataclass
+class Job:
+    """Rows one `bench` command times in one simulation: of the SoC with the peripheral or without."""
+    rows: list
+    peripheral: bool
+
+    @property
+    def estimated_seconds(self):
+        return sum(estimated_cycles(r) for r in self.rows) / _SPEED[self.peripheral]
+
+
+def jobs_for(rows):
+    """The rows as jobs, longest first: the peripheral's rows in one job (seconds in all), mbedTLS's in
+    one (STATEFUL_IMPLS), every other software row alone."""
+    hardware = [r for r in rows if r.peripheral]
+    jobs = [Job(hardware, True)] if hardware else []
+    for impl in protocol.STATEFUL_IMPLS:
+        stateful = [r for r in rows if r.impl == impl]
+        if stateful:
+            jobs.append(Job(stateful, False))
+    jobs += [Job([r], False) for r in rows if not r.peripheral and r.impl not in protocol.STATEFUL_IMPLS]
+    return sorted(jobs, key=lambda job: -job.estimated_seconds)
+
+
+def bench_command(sizes, rows):
+    return "bench " + " ".join(str(s) for s in sizes) + " rows=" + ",".join(r.name for r in rows)
+
+
+class Progress:
+    """One line per result as it arrives, with the time so far and an estimate of the time left."""
+
+    def __init__(self, jobs, out):
+        self.out, self.started = out, time.monotonic()
+        self.total = sum(estimated_cycles(r) for job in jobs for r in job.rows)
+        self.done = 0.0
+        self.lock = threading.Lock()
+
+    def row(self, row, text):
+        with self.lock:
+            self.done += estimated_cycles(row)
+            elapsed = time.monotonic() - self.started
+            left = elapsed * (self.total - self.done) / self.done if self.done else 0
+            self.out.write(f"[bench {elapsed:5.0f} s, ~{left:4.0f} s left] RSA-{row.bits:<5} {row.op:<12} "
+                           f"{row.impl:<13} {text}\n")
+            self.out.flush()
+
+
+def _read_results(console, command, progress):
+    """Runs one `bench` command; its result and missing lines."""
+    results, missing = [], []
+    for line in console.command_lines(command):
+        if protocol.error_code(line):
+            raise ConsoleError(f"the firmware refused the benchmark: {line}")
+        gone = protocol.RESULT_MISSING.parse(line)
+        if gone:
+            missing.append(gone)
+            progress.row(Row(gone["bits"], gone["op"], gone["impl"]), "missing (library not fetched)")
+        entry = protocol.RESULT.parse(line)
+        if entry:
+            entry["ok"] = entry["ok"] == 1
+            results.append(entry)
+            progress.row(Row(entry["bits"], entry["op"], entry["impl"]),
+                         f"{entry['cycles']:>12,} cycles {'ok' if entry['ok'] else 'MISMATCH'}")
+    return results, missing
+
+
+def _merge(rows, results, missing):
+    """The results in the firmware's order; every planned row must have come back."""
+    by_row = {(r["bits"], r["op"], r["impl"]): r for r in results}
+    gone = {(m["bits"], m["op"], m["impl"]) for m in missing}
+    lost = [r.name for r in rows if (r.bits, r.op, r.impl) not in by_row and (r.bits, r.op, r.impl) not in gone
+            and not (r.op == "mul" and r.impl in protocol.PEER_IMPLS and any(g[2] == r.impl for g in gone))]
+    if lost:
+        raise ConsoleError(f"the benchmark gave no result for {', '.join(lost)}")
+    order = {(r.bits, r.op, r.impl): i for i, r in enumerate(rows)}
+    return (sorted(results, key=lambda r: order.get((r["bits"], r["op"], r["impl"]), len(order))),
+            sorted(missing, key=lambda r: order.get((r["bits"], r["op"], r["impl"]), len(order))))
+
+
+def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, progress=sys.stderr):
+    """The benchmark over `simulations` parallel simulations. `builds`: {True: the SoC with the
+    peripheral, False: without} (sim.build.SimBuild). Returns (results, missing, simulation records)."""
+    from sim.console import SimConsole
+    rows = planned_rows(sizes, full)
+    jobs = jobs_for(rows)
+    todo = queue.Queue()
+    for job in jobs:
+        todo.put(job)
+    report = Progress(jobs, progress)
+    results, missing, records, errors = [], [], [], []
+    lock = threading.Lock()
+    deadline = time.monotonic() + timeout
+
+    def worker():
+        console, record = None, None
+
+        def close():
+            if console is not None:
+                console.close()
+                transport = console.transport
+                record["seconds"] = round(time.monotonic() - record.pop("_started"), 2)
+                record["cycles"] = transport.cycles
+                record["cycles_per_second"] = round(transport.cycles / transport.seconds) \
+                    if transport.cycles and transport.seconds else None
+                with lock:
+                    records.append(record)
+        try:
+            while not errors:
+                try:
+                    job = todo.get_nowait()
+                except queue.Empty:
+                    break
+                if console is None or record["peripheral"] != job.peripheral:
+                    close()
+                    build = builds[job.peripheral]
+                    console = SimConsole(build.model, build.gateware_dir, timeout=max(60, deadline - time.monotonic()))
+                    record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
+                              "peripheral": job.peripheral, "rows": [], "_started": time.monotonic()}
+                    console.wait_prompt()
+                got, gone = _read_results(console, bench_command(sizes, job.rows), report)
+                record["rows"] += [r.name for r in job.rows]
+                with lock:
+                    results.extend(got)
+                    missing.extend(gone)
+        except BaseException as error:      # reported by the caller, once every worker has stopped
+            errors.append(error)
+        finally:
+            try:
+                close()
+            except BaseException as error:
+                errors.append(error)
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, simulations))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    results, missing = _merge(rows, results, missing)
+    return results, missing, records
+
+
+def run_console(console, sizes, full=False, progress=sys.stderr):
+    """The benchmark on one console (a board): every row in one `bench` command. Returns (results,
+    missing)."""
+    rows = planned_rows(sizes, full)
+    try:
+        results, missing = _read_results(console, bench_command(sizes, rows), Progress([Job(rows, True)], progress))
+    finally:
+        console.close()
+    return _merge(rows, results, missing)
 
 
 def soc_from_info(console):
@@ -26,46 +233,38 @@ def soc_from_info(console):
             "sys_clk_hz": soc["clk_hz"]}
 
 
-def run(console, sizes, out_dir, soc_info, progress=sys.stderr, command=None):
-    """Runs `bench <sizes>` on `console` (at its prompt; closed at the end) and writes the result
-    files; returns the results dict. `soc_info`: cpu, variant, sys_clk_hz."""
+def write(results, missing, out_dir, soc_info, source, command, timing=None):
+    """Writes results.{json,md,png}; returns the results dict."""
     from gateware.interface import NUM_SLOTS, WORD_BITS, PeripheralConfig
     cfg = PeripheralConfig()
-    results, missing = [], []
-    started = time.monotonic()
-    try:
-        for line in console.command_lines("bench " + " ".join(str(s) for s in sizes)):
-            if protocol.error_code(line):
-                raise ConsoleError(f"the firmware refused the benchmark: {line}")
-            gone = protocol.RESULT_MISSING.parse(line)
-            if gone:
-                missing.append(gone)
-                progress.write(f"[bench {time.monotonic() - started:6.0f} s] RSA-{gone['bits']:<5} "
-                               f"{gone['op']:<12} {gone['impl']:<7} missing (library not fetched)\n")
-            entry = protocol.RESULT.parse(line)
-            if entry:
-                entry["ok"] = entry["ok"] == 1
-                results.append(entry)
-                progress.write(f"[bench {time.monotonic() - started:6.0f} s] RSA-{entry['bits']:<5} "
-                               f"{entry['op']:<12} {entry['impl']:<7} {entry['cycles']:>12,} cycles "
-                               f"{'ok' if entry['ok'] else 'MISMATCH'}\n")
-                progress.flush()
-    finally:
-        console.close()
     data = {
         "soc": {**soc_info, "peripheral": {"max_bits": cfg.max_bits, "lanes": cfg.lanes,
                                             "word_bits": WORD_BITS, "slots": NUM_SLOTS}},
-        "source": console.source,
-        "command": command or "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes),
+        "source": source,
+        "command": command,
         "date": time.strftime("%Y-%m-%d"),
         "results": results,
         "missing": missing,
     }
+    if timing is not None:
+        data["timing"] = timing
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
     (out_dir / "results.md").write_text(markdown(data))
     plot(data, out_dir / "results.png")
     return data
+
+
+def timing_markdown(timing):
+    """Where the wall-clock time of a run went: set-up, builds, each simulation."""
+    lines = ["| step | wall s | simulated cycles | M cycles/s |", "|---|---:|---:|---:|"]
+    for step in timing["steps"]:
+        cycles = step.get("cycles")
+        speed = step.get("cycles_per_second")
+        lines.append(f"| {step['step']} | {step['seconds']:.1f} | {f'{cycles:,}' if cycles else ''} | "
+                     f"{f'{speed / 1e6:.2f}' if speed else ''} |")
+    lines.append(f"| **total** | **{timing['total_seconds']:.1f}** | | |")
+    return "\n".join(lines) + "\n"
 
 
 def _cycles(results, bits, op, impl):
@@ -109,7 +308,7 @@ def markdown(data):
     for bits in sizes:
         for op, what in protocol.OPS.items():
             row = {impl: _cycles(results, bits, op, impl) for impl in protocol.ALL_IMPLS}
-            if not all(row[impl] for impl in protocol.CONSTANT_TIME_IMPLS):
+            if not row["hw_seq"]:
                 continue
             seq = row["hw_seq"]
             peers = [("missing" if (bits, op, impl) in missing else cycles_cell(row[impl]))
@@ -135,6 +334,12 @@ def markdown(data):
               "CPU-loop figure is one MUL command issued and waited for by the CPU, the sequencer figure "
               "one product inside an EXP_LADDER (their difference is the per-command overhead). Every "
               "timed region runs with interrupts masked and the caches invalidated at its start."]
+    left_out = sorted({(r.bits, r.op) for r in planned_rows(sizes, full=True)} - {(r["bits"], r["op"]) for r in results
+                      if r["impl"] not in protocol.PERIPHERAL_IMPLS} - {(b, o) for b, o, _ in missing})
+    if left_out:
+        lines += ["", "**Not run:** the software rows (ours, mbedTLS, BearSSL) of "
+                  + ", ".join(f"RSA-{b} {protocol.OPS[o]}" for b, o in left_out)
+                  + ": about a billion simulated cycles, left to `python -m sim --bench --full` (README, \"Results\")."]
     if missing_impls:
         lines += ["", f"**Missing:** {', '.join(missing_impls)} (not in this firmware: the library could not "
                   "be fetched when it was built (see the `error:` line of the build), or the image leaves it "

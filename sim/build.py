@@ -1,16 +1,24 @@
 """Builds what is stale: the SoC's Verilog (LiteX, with its BIOS in ROM), the Verilator model, the
-firmware, the main-RAM image.
+firmware, the main-RAM image; and, for the rows that never touch the peripheral, the same SoC without
+it (`build_bare`), which runs the same firmware image about three times as fast.
 
-The Verilator model is rebuilt only when its inputs (Verilog, the C++ harness, the simulation
-config) change; main RAM is loaded from its `.init` file when the model starts, so a firmware-only
-change costs a firmware build and no Verilator run.
+The Verilator model is built by us, not by LiteX's simulation Makefile: our own main loop
+(sim/harness/main.cpp: the clock and the UART on stdin/stdout, with the semantics of LiteX's
+serial2console) and our options (MODEL_OPTIONS: no tracing compiled in unless a trace is asked for, X
+values resolved once, optimised C++). It is rebuilt only when its inputs (the Verilog, the harness,
+the options) change; main RAM is loaded from its `.init` file when the model starts, so a
+firmware-only change costs a firmware build and no Verilator run.
 """
 
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import cache, tools
@@ -24,6 +32,18 @@ from soc import firmware
 DEFAULT_BUILD_DIR = BUILD_DIR / "sim"
 #: Packages whose Python code elaborates the SoC: a change in any of them regenerates it.
 SOC_PACKAGES = ("gateware", "eda", "soc", "boards", "common")
+#: Our main loop for the Verilator model (replaces LiteX's sim.c, clocker and serial2console).
+HARNESS = ROOT / "sim" / "harness" / "main.cpp"
+#: Verilator's options for the model (README, "Simulation speed", has what each one was measured to give).
+MODEL_OPTIONS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "--unroll-count", "256",
+                 "--output-split", "5000", "--output-split-cfuncs", "500",
+                 "-Wno-fatal", "-Wno-BLKANDNBLK", "-Wno-WIDTH", "-Wno-COMBDLY", "-Wno-CASEINCOMPLETE")
+#: The C++ optimisation of the model's code (Verilator's own default is -Os everywhere).
+MODEL_CXX = ("OPT_FAST=-O3", "OPT_SLOW=-O1", "OPT_GLOBAL=-O2")
+#: The model's Verilog files as LiteX listed them (the CPU's own files live in its Python package).
+SOURCES_FILE = "verilog_sources.json"
+#: The SoC's CSR locations (name -> index), so that the SoC without the peripheral keeps the same map.
+CSR_LOCATIONS_FILE = "csr_locations.json"
 
 
 @dataclass
@@ -34,6 +54,10 @@ class SimBuild:
     model: Path
     model_rebuilt: bool
     soc_info: dict
+    #: Wall-clock seconds of each step this call ran ("generate", "verilator", "firmware").
+    seconds: dict = field(default_factory=dict)
+    #: False for the SoC without the peripheral (build_bare).
+    peripheral: bool = True
 
 
 def require_tools():
@@ -42,22 +66,52 @@ def require_tools():
                   also_install=("libevent-dev", "libjson-c-dev", "zlib1g-dev"))
 
 
-#: The kinds of file in the generated directory the Verilator model is built from: the Verilog, the C++
-#: harness, the simulation config and make variables. Not the memories' `.init` files (read when the
-#: model starts), the build script, nor what a running simulation writes there (`sim.vcd`): another
-#: simulation running must never make the model look stale and be rebuilt under it.
-MODEL_INPUT_SUFFIXES = (".v", ".sv", ".cpp", ".h", ".js", ".mak")
+def _model_sources(gateware_dir):
+    return [Path(p) for p in json.loads((Path(gateware_dir) / SOURCES_FILE).read_text())]
 
 
-def _model_inputs(gateware_dir):
-    """The digest of what the Verilator model is built from (MODEL_INPUT_SUFFIXES)."""
-    files = [path for path in sorted(gateware_dir.iterdir())
-             if path.is_file() and path.suffix in MODEL_INPUT_SUFFIXES and not path.name.startswith(".")]
-    return cache.digest(files=files, ignore=cache.LINE_COMMENTS)
+def _model_inputs(gateware_dir, trace=False):
+    """The digest of what the Verilator model is built from: its Verilog files, the harness and the
+    options. Not the memories' `.init` files (read when the model starts), nor anything a running
+    simulation writes (`sim.vcd`): another simulation running must never make the model look stale
+    and have it rebuilt under it."""
+    sources = _model_sources(gateware_dir)
+    return cache.digest(MODEL_OPTIONS, MODEL_CXX, bool(trace), [p.name for p in sources],
+                        files=[*sources, HARNESS], ignore=cache.LINE_COMMENTS)
 
 
-def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config):
-    """Elaborates the SoC for the simulated board and writes Verilog, headers and the sim harness."""
+def model_path(gateware_dir, trace=False):
+    return Path(gateware_dir) / ("obj_dir_trace" if trace else "obj_dir") / "Vsim"
+
+
+def compile_model(gateware_dir, trace=False, jobs=None):
+    """Verilates the SoC's Verilog with our harness and compiles it (MODEL_OPTIONS, MODEL_CXX). With
+    `trace`, a separate model that writes every signal to sim.vcd (much slower: only when asked)."""
+    model = model_path(gateware_dir, trace)
+    obj_dir = model.parent
+    shutil.rmtree(obj_dir, ignore_errors=True)
+    jobs = jobs or int(os.environ.get("SIM_BUILD_JOBS", 0)) or os.cpu_count() or 2
+    verilate = ["verilator", "--cc", *map(str, _model_sources(gateware_dir)), "--top-module", "sim",
+                "--exe", str(HARNESS), "--Mdir", str(obj_dir), "-o", "Vsim", *MODEL_OPTIONS]
+    if trace:
+        verilate += ["--trace", "-CFLAGS", "-DSIM_TRACE"]
+    compile_cxx = ["make", f"-j{jobs}", "-C", str(obj_dir), "-f", "Vsim.mk", "Vsim", *MODEL_CXX]
+    # Our -j, not a parent make's jobserver (pytest under `make test`).
+    env = {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    for command in (verilate, compile_cxx):
+        result = subprocess.run(command, cwd=gateware_dir, capture_output=True, text=True, env=env)
+        if result.returncode != 0:
+            sys.stderr.write(result.stdout[-6000:] + result.stderr[-6000:])
+            raise ProjectError(f"the Verilator build failed ({command[0]}; output above)")
+    if not model.exists():
+        raise ProjectError(f"the Verilator build made no {display_path(model)}")
+    return model
+
+
+def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, reserved_csrs=None):
+    """Elaborates the SoC for the simulated board and writes Verilog, headers, the BIOS, the list of
+    the model's Verilog files and the CSR map. `reserved_csrs` ({name: location}): CSR locations kept
+    free (the peripheral's, in the SoC without it)."""
     from litex.build.sim.config import SimConfig
     from litex.soc.integration.builder import Builder
 
@@ -71,7 +125,8 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config)
             warnings.simplefilter("ignore", ResourceWarning)
             platform = sim_board.Platform()
             soc = RSABenchSoC(platform, cpu_type=cpu_type, cpu_variant=cpu_variant, uart_name="sim",
-                              with_montmul=with_montmul, montmul_config=montmul_config)
+                              with_montmul=with_montmul, montmul_config=montmul_config,
+                              reserved_csrs=reserved_csrs)
             soc.crg = sim_board.CRG(platform)
             sim_config = SimConfig()
             sim_config.add_clocker("sys_clk", freq_hz=config.SYS_CLK_FREQ)
@@ -81,6 +136,11 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config)
     except (Exception, SystemExit) as error:        # LiteX exits on some errors
         raise ProjectError(f"SoC generation failed ({type(error).__name__}: {error}); "
                            f"see {display_path(log_file)}") from None
+    gateware_dir = build_dir / "gateware"
+    sources = [str((gateware_dir / name).resolve()) for name, *_ in soc.platform.sources
+               if Path(name).suffix in (".v", ".sv")]
+    (gateware_dir / SOURCES_FILE).write_text(json.dumps(sources, indent=1) + "\n")
+    (gateware_dir / CSR_LOCATIONS_FILE).write_text(json.dumps(dict(soc.csr.locs), indent=1) + "\n")
     return soc, builder
 
 
@@ -105,51 +165,110 @@ def cpu_build_dir(cpu_type, cpu_variant):
 
 
 def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
-          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags=""):
+          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False):
+    """The SoC (with the peripheral unless `with_montmul` is false), its model and the firmware;
+    `trace`: the model that writes sim.vcd."""
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
     build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant)).resolve()
     # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
     with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
-        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags)
+        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace)
 
 
-def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags):
+def _timed(seconds, step, run):
+    started = time.monotonic()
+    try:
+        return run()
+    finally:
+        seconds[step] = seconds.get(step, 0.0) + time.monotonic() - started
+
+
+def _generated_soc(build_dir, options, generate, log, what):
+    """Generates the SoC into `build_dir` unless its inputs (`options`, our Python code) are unchanged."""
     gateware_dir = build_dir / "gateware"
     soc_stamp = cache.Stamp(build_dir / ".soc_sources")
-    soc_inputs = _soc_inputs(cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config))
-    if soc_stamp.matches(soc_inputs) and (gateware_dir / "sim.v").exists():
-        log("[sim] SoC sources unchanged: reusing the generated SoC")
-    else:
-        log(f"[sim] generating the SoC ({cpu_type} {cpu_variant}) in {build_dir}")
-        generate_soc(build_dir, cpu_type, cpu_variant, bool(with_montmul), montmul_config)
-        soc_stamp.write(soc_inputs)
+    soc_inputs = _soc_inputs(*options)
+    if soc_stamp.matches(soc_inputs) and (gateware_dir / SOURCES_FILE).exists():
+        log(f"[sim] {what}: SoC sources unchanged, reusing the generated SoC")
+        return
+    log(f"[sim] {what}: generating the SoC in {display_path(build_dir)}")
+    generate()
+    soc_stamp.write(soc_inputs)
 
-    model = gateware_dir / "obj_dir" / "Vsim"
-    model_stamp = cache.Stamp(gateware_dir / ".model_inputs")
-    model_inputs = _model_inputs(gateware_dir)
-    rebuilt = False
-    if not model.exists() or not model_stamp.matches(model_inputs):
-        log("[sim] compiling the Verilator model (a few minutes the first time)")
-        script = gateware_dir / "build_sim.sh"
-        # MAKEFLAGS from the environment wins (e.g. -j1 while other simulations run).
-        env = dict(os.environ)
-        env.setdefault("MAKEFLAGS", f"-j{os.cpu_count() or 2}")
-        result = subprocess.run(["bash", script.name], cwd=gateware_dir, capture_output=True, text=True, env=env)
-        if result.returncode != 0 or not model.exists():
-            sys.stderr.write(result.stdout[-6000:] + result.stderr[-6000:])
-            raise ProjectError("the Verilator build failed (output above)")
-        model_stamp.write(model_inputs)
-        rebuilt = True
-    else:
-        log("[sim] Verilator model is up to date")
+
+def _compiled_model(gateware_dir, trace, log, what):
+    """Compiles the model unless its inputs are unchanged; True when it did."""
+    model = model_path(gateware_dir, trace)
+    stamp = cache.Stamp(gateware_dir / f".{model.parent.name}_inputs")
+    inputs = _model_inputs(gateware_dir, trace)
+    if model.exists() and stamp.matches(inputs):
+        log(f"[sim] {what}: Verilator model is up to date")
+        return False
+    log(f"[sim] {what}: compiling the Verilator model{' with tracing' if trace else ''} (a minute or two)")
+    compile_model(gateware_dir, trace)
+    stamp.write(inputs)
+    return True
+
+
+def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace):
+    gateware_dir = build_dir / "gateware"
+    seconds = {}
+    what = f"{cpu_type} {cpu_variant}"
+    _timed(seconds, "generate", lambda: _generated_soc(
+        build_dir, (cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config)),
+        lambda: generate_soc(build_dir, cpu_type, cpu_variant, bool(with_montmul), montmul_config), log, what))
+    rebuilt = _timed(seconds, "verilator", lambda: _compiled_model(gateware_dir, trace, log, what))
 
     log("[sim] building the firmware")
+    started = time.monotonic()
     firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits,
                                   extra_headers=firmware.soc_headers(montmul_config), cflags=firmware_cflags)
-    ram_init = main_ram_init(gateware_dir)
-    firmware.write_init(firmware_bin, ram_init, config.MAIN_RAM_SIZE)
+    firmware.write_init(firmware_bin, main_ram_init(gateware_dir), config.MAIN_RAM_SIZE)
+    seconds["firmware"] = time.monotonic() - started
 
     info = {"cpu": cpu_type, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ}
-    return SimBuild(build_dir, gateware_dir, firmware_bin, model, rebuilt, info)
+    return SimBuild(build_dir, gateware_dir, firmware_bin, model_path(gateware_dir, trace), rebuilt, info,
+                    seconds, peripheral=bool(with_montmul))
+
+
+#: `#define CSR_<NAME>_ADDR (CSR_BASE + 0x...L)` in LiteX's csr.h.
+_CSR_ADDRESS = re.compile(r"^#define (CSR_\w+_ADDR) \((\w+) \+ (\w+)\)", re.M)
+
+
+def csr_addresses(build_dir):
+    """Every CSR register's address in a generated SoC but the peripheral's."""
+    text = (Path(build_dir) / "software" / "include" / "generated" / "csr.h").read_text()
+    return {name: (base, offset) for name, base, offset in _CSR_ADDRESS.findall(text)
+            if not name.startswith("CSR_MONTMUL_")}
+
+
+def bare_build_dir(main):
+    return main.build_dir.parent / f"{main.build_dir.name}-bare"
+
+
+def build_bare(main, log=print, trace=False):
+    """`main`'s SoC (a SimBuild with the peripheral) without the peripheral, running main's firmware
+    image: for the rows that never touch the peripheral (software, the peer libraries), which it runs
+    about three times as fast. Its CSR map is main's, the peripheral's locations left free (checked
+    register by register), so the same image runs at the same addresses; tests/sim/test_bare_soc.py
+    checks that its counts are main's, cycle for cycle."""
+    bare_dir = bare_build_dir(main)
+    with cache.locked(bare_dir.parent / f".{bare_dir.name}.lock"):
+        cpu_type, cpu_variant = main.soc_info["cpu"], main.soc_info["variant"]
+        locations = json.loads((main.gateware_dir / CSR_LOCATIONS_FILE).read_text())
+        reserved = {name: loc for name, loc in locations.items() if name.startswith("montmul")}
+        gateware_dir = bare_dir / "gateware"
+        seconds = {}
+        what = f"{cpu_type} {cpu_variant} without the peripheral"
+        _timed(seconds, "generate", lambda: _generated_soc(
+            bare_dir, (cpu_type, cpu_variant, "without the peripheral", sorted(reserved.items())),
+            lambda: generate_soc(bare_dir, cpu_type, cpu_variant, False, None, reserved_csrs=reserved), log, what))
+        if csr_addresses(bare_dir) != csr_addresses(main.build_dir):
+            raise ProjectError(f"the SoC without the peripheral has another CSR map than {display_path(main.build_dir)}'s: "
+                               "the same firmware image cannot run on both")
+        rebuilt = _timed(seconds, "verilator", lambda: _compiled_model(gateware_dir, trace, log, what))
+        shutil.copyfile(main_ram_init(main.gateware_dir), main_ram_init(gateware_dir))
+        return SimBuild(bare_dir, gateware_dir, main.firmware_bin, model_path(gateware_dir, trace), rebuilt,
+                        {**main.soc_info, "peripheral": False}, seconds, peripheral=False)

@@ -7,9 +7,11 @@ simulated SoC's UART behind LiteX's `serial2tcp` module) are all the same to it.
 
 import errno
 import os
+import re
 import selectors
 import subprocess
 import time
+from pathlib import Path
 
 from common.errors import ProjectError
 
@@ -22,18 +24,25 @@ class TransportError(ConsoleError):
     """The link to the console failed (could not open, closed, the model exited)."""
 
 
+#: The line the model (sim/harness/main.cpp) prints on stderr when it ends.
+SUMMARY = re.compile(rb"sim cycles=(\d+) seconds=([\d.]+)")
+
+
 class ModelTransport:
-    """The simulated SoC with LiteX's `serial2console` module: the UART is the model's stdin/stdout."""
+    """The simulated SoC: the UART is the model's stdin/stdout (sim/harness/main.cpp). After close(),
+    `cycles` and `seconds` hold what the model simulated, and in how much wall-clock time (None when it
+    did not say: killed, or another program)."""
 
     def __init__(self, model, cwd):
         try:
-            self.proc = subprocess.Popen([str(model)], cwd=str(cwd), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
+            self.proc = subprocess.Popen([str(Path(model).absolute())], cwd=str(cwd), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
         except OSError as exc:
             raise TransportError(f"the simulation could not start: {exc}") from exc
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.proc.stdout, selectors.EVENT_READ)
         self.source = {"transport": "simulation"}
+        self.cycles = self.seconds = None
 
     def read(self, timeout):
         """Bytes the console sent, waiting up to `timeout` s; b"" when none came."""
@@ -41,8 +50,17 @@ class ModelTransport:
             return b""
         data = os.read(self.proc.stdout.fileno(), 65536)
         if not data:
-            raise TransportError(f"the simulation exited (code {self.proc.wait()})")
+            raise TransportError(f"the simulation exited (code {self.proc.wait()}){self._stderr_tail()}")
         return data
+
+    def _stderr_tail(self):
+        """What the model said on stderr before it exited (a Verilator error, say), for the message."""
+        try:
+            self.proc.wait(timeout=5)
+            text = self.proc.stderr.read().decode(errors="replace").strip()
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return ""
+        return f": {text.splitlines()[-1][:200]}" if text else ""
 
     def write(self, data):
         try:
@@ -52,12 +70,21 @@ class ModelTransport:
             raise TransportError(f"the simulation exited (code {self.proc.wait()})") from None
 
     def close(self):
-        if self.proc.poll() is None:
+        """Ends the simulation: its stdin closed, the model stops and says how many cycles it ran
+        (killed if it does not within a few seconds)."""
+        try:
+            _, err = self.proc.communicate(timeout=10)         # closes stdin first
+        except subprocess.TimeoutExpired:
             self.proc.kill()
-        self.proc.wait()
+            _, err = self.proc.communicate()
+        except (ValueError, OSError):        # the streams were closed already, or the pipe broke
+            self.proc.kill()
+            self.proc.wait()
+            err = b""
         self._sel.close()
-        self.proc.stdin.close()
-        self.proc.stdout.close()
+        summary = SUMMARY.search(err or b"")
+        if summary:
+            self.cycles, self.seconds = int(summary.group(1)), float(summary.group(2))
 
 
 def open_serial(url, baudrate):

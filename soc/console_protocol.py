@@ -36,6 +36,9 @@ IMPLS = {
 #: The implementations whose private-key operations (private, private_crt) claim to be constant-time:
 #: no branch, loop bound or memory index depends on the message, the key's secrets or intermediates.
 CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", "hw_seq")
+#: The implementations that use the peripheral; the others (software, the peer libraries) never touch
+#: it, so the benchmark runs their rows on the SoC without it (sim/build.py, build_bare).
+PERIPHERAL_IMPLS = ("hw_cpu", "hw_seq", "hw_seq_window")
 #: The operations that use the private key.
 PRIVATE_OPS = ("private", "private_crt")
 #: The peer libraries: software RSA people actually use, built from their own sources
@@ -44,6 +47,10 @@ PEER_IMPLS = {
     "mbedtls": "mbedTLS 2.28.3 (mbedtls_rsa_public / mbedtls_rsa_private, CRT and blinding)",
     "bearssl": "BearSSL 0.6 i31 (br_rsa_i31_public / br_rsa_i31_private)",
 }
+#: The peers whose rows depend on the rows before them in one simulation: mbedTLS allocates from its
+#: heap and makes its blinding pair on a key's first private operation (README, "Peer libraries"),
+#: so its rows always run together, in the firmware's order.
+STATEFUL_IMPLS = ("mbedtls",)
 #: The peers whose big-integer layer exposes a Montgomery product the bench can time (mbedTLS keeps
 #: its own static in bignum.c).
 PEER_MUL_IMPLS = ("bearssl",)
@@ -64,8 +71,9 @@ def bench_rows(peers=True):
 COMMANDS = {
     "help": ("", "list the commands"),
     "info": ("", "CPU, clock, memory sizes, cycle counter check"),
-    "bench": ("[hw|ours] [bits ...]", "time sw / hw_cpu / hw_seq / mbedtls / bearssl RSA (public, "
-                                      "private, private_crt); hw: no software; ours: no peer library"),
+    "bench": ("[hw|ours] [bits ...] [rows=<bits>:<op>:<impl>,...]",
+              "time sw / hw_cpu / hw_seq / mbedtls / bearssl RSA (public, private, private_crt); hw: no "
+              "software; ours: no peer library; rows=: only those rows (the others' messages still drawn)"),
     "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
     "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),
     "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),

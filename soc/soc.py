@@ -15,7 +15,7 @@ from soc import config
 class RSABenchSoC(SoCCore):
     def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_type=config.CPU_TYPE,
                  cpu_variant=config.CPU_VARIANT, with_montmul=False, montmul_config=None,
-                 main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, **kwargs):
+                 main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, reserved_csrs=None, **kwargs):
         kwargs.setdefault("uart_name", "serial")
         kwargs.setdefault("uart_baudrate", config.UART_BAUDRATE)
         # A non-empty init makes LiteX mark main RAM as preloaded (CONFIG_MAIN_RAM_INIT: the BIOS
@@ -37,6 +37,11 @@ class RSABenchSoC(SoCCore):
         assert self.mem_map["main_ram"] == config.MAIN_RAM_BASE
         # The BIOS's boot sequence: serial boot first, then a jump to the preloaded firmware.
         self.add_constant("ROM_BOOT_ADDRESS", config.MAIN_RAM_BASE)
+
+        # CSR locations kept free ({name: location}): the SoC without the peripheral keeps the map of
+        # the one with it, so one firmware image runs on both (sim/build.py, build_bare).
+        for name, location in (reserved_csrs or {}).items():
+            self.csr.add(name, n=location)
 
         if with_montmul:
             from soc.montmul import MontgomeryCSR

@@ -1,0 +1,149 @@
+// The simulated SoC's main loop: our replacement for LiteX's sim.c + clocker + serial2console.
+//
+// LiteX's harness steps the model through libevent with a module call per half clock period and
+// flushes its tracer on every step, and its Makefile always builds the model with tracing compiled
+// in. This loop does the same work with none of that: one clock, the UART stream pads on the
+// model's stdin/stdout, the same semantics cycle for cycle (the clock rises at time 0; after each
+// rising edge the console takes a byte the SoC offers and presents the next typed one, as LiteX's
+// serial2console does).
+//
+// The model runs until $finish, SIGTERM/SIGINT or the end of its stdin; it then prints one line
+// `sim cycles=<n> seconds=<wall> ` on stderr (sim/transport.py reads it). Built with SIM_TRACE (the
+// `--trace` model), it also writes every signal to sim.vcd.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "Vsim.h"
+#include "verilated.h"
+#ifdef SIM_TRACE
+#include "verilated_vcd_c.h"
+#endif
+
+namespace {
+
+volatile sig_atomic_t stop_requested = 0;
+
+void on_signal(int) { stop_requested = 1; }
+
+// Typed bytes waiting for the SoC's UART, and bytes the SoC sent, waiting for stdout.
+struct Uart {
+    static constexpr size_t RX_SIZE = 1 << 16;
+    unsigned char rx[RX_SIZE];
+    size_t rx_start = 0, rx_len = 0;
+    unsigned char tx[4096];
+    size_t tx_len = 0;
+    bool stdin_open = true;
+
+    void flush_tx() {
+        size_t done = 0;
+        while (done < tx_len) {
+            ssize_t n = write(STDOUT_FILENO, tx + done, tx_len - done);
+            if (n <= 0) {
+                stop_requested = 1;   // nobody reads us any more
+                break;
+            }
+            done += (size_t)n;
+        }
+        tx_len = 0;
+    }
+
+    void put(unsigned char byte) {
+        tx[tx_len++] = byte;
+        if (tx_len == sizeof(tx))
+            flush_tx();
+    }
+
+    // Moves what stdin has into the receive queue, without waiting.
+    void poll_stdin() {
+        if (!stdin_open || rx_len == RX_SIZE)
+            return;
+        struct pollfd fd = {STDIN_FILENO, POLLIN, 0};
+        if (poll(&fd, 1, 0) <= 0 || !(fd.revents & (POLLIN | POLLHUP)))
+            return;
+        unsigned char buf[4096];
+        size_t room = RX_SIZE - rx_len;
+        ssize_t n = read(STDIN_FILENO, buf, room < sizeof(buf) ? room : sizeof(buf));
+        if (n <= 0) {
+            stdin_open = false;
+            return;
+        }
+        for (ssize_t i = 0; i < n; i++)
+            rx[(rx_start + rx_len++) % RX_SIZE] = buf[i];
+    }
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    // Cycles between two looks at stdin and flushes of stdout: about a millisecond of wall time.
+    constexpr uint64_t IO_INTERVAL = 2048;
+
+    auto context = std::make_unique<VerilatedContext>();
+    context->commandArgs(argc, argv);
+    auto top = std::make_unique<Vsim>(context.get());
+#ifdef SIM_TRACE
+    context->traceEverOn(true);
+    auto vcd = std::make_unique<VerilatedVcdC>();
+    top->trace(vcd.get(), 99);
+    vcd->open("sim.vcd");
+#endif
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+
+    static Uart uart;
+    auto started = std::chrono::steady_clock::now();
+    uint64_t cycles = 0;
+    top->sys_clk = 0;
+    top->sim_trace = 0;
+    top->serial_source_ready = 0;
+    top->serial_sink_valid = 0;
+    top->serial_sink_data = 0;
+
+    while (!stop_requested && !context->gotFinish()) {
+        // Rising edge, then the console's side of the stream pads (LiteX's serial2console tick).
+        top->sys_clk = 1;
+        top->eval();
+#ifdef SIM_TRACE
+        vcd->dump(cycles * 10000);
+#endif
+        top->serial_source_ready = 1;
+        if (top->serial_source_valid)
+            uart.put(top->serial_source_data);
+        top->serial_sink_valid = 0;
+        if (top->serial_sink_ready && uart.rx_len) {
+            top->serial_sink_data = uart.rx[uart.rx_start];
+            uart.rx_start = (uart.rx_start + 1) % Uart::RX_SIZE;
+            uart.rx_len--;
+            top->serial_sink_valid = 1;
+        }
+        // Falling edge.
+        top->sys_clk = 0;
+        top->eval();
+#ifdef SIM_TRACE
+        vcd->dump(cycles * 10000 + 5000);
+#endif
+        if (++cycles % IO_INTERVAL == 0) {
+            uart.flush_tx();
+            uart.poll_stdin();
+            if (!uart.stdin_open && !uart.rx_len)
+                break;                      // nothing more will be typed: the session is over
+        }
+    }
+    uart.flush_tx();
+    top->final();
+#ifdef SIM_TRACE
+    vcd->close();
+#endif
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    fprintf(stderr, "\nsim cycles=%llu seconds=%.3f\n", (unsigned long long)cycles, seconds);
+    return 0;
+}
