@@ -70,9 +70,10 @@ void console_print_help(void)
 	const struct console_command *cmd;
 	for (table = console_tables; *table; table++)
 		for (cmd = *table; cmd->name; cmd++) {
-			char left[48];
-			snprintf(left, sizeof(left), "%s %s", cmd->name, cmd->usage);
-			printf("  %-30s %s\n", left, cmd->help);
+			/* name and usage in a column of 30, longer ones in full */
+			int width = (int)(strlen(cmd->name) + 1 + strlen(cmd->usage));
+			printf("  %s %s%*s %s\n", cmd->name, cmd->usage, width < 30 ? 30 - width : 0, "",
+			       cmd->help);
 		}
 }
 

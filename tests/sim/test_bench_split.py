@@ -1,0 +1,120 @@
+"""The benchmark split over parallel simulations gives the figures of one run: the SoC without the
+peripheral counts the same cycles as the one with it, a row timed alone (`rows=`) the same as with
+every other, and the runner puts the rows back in the firmware's order. Plus the plan itself and the
+firmware's refusals of bad `rows=` entries."""
+
+import io
+
+import pytest
+
+from sim import bench
+from sim import build as sim_build
+from sim.console import ConsoleError, SimConsole
+from soc import console_protocol as protocol
+from soc.console_protocol import RESULT, Error, error_code, error_lines
+
+
+@pytest.fixture(scope="module")
+def bare_soc(sim_soc):
+    return sim_build.build_bare(sim_soc, log=lambda msg: None)
+
+
+def _bench(build, command, timeout=900):
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
+    try:
+        console.wait_prompt()
+        out = console.command(command)
+    finally:
+        console.close()
+    assert not error_lines(out), out
+    return [(r["bits"], r["op"], r["impl"], r["cycles"], r["ok"]) for r in RESULT.parse_all(out)]
+
+
+#: Software and peer rows at 512 bits, a few million cycles each.
+SOFTWARE_ROWS = ("512:public:sw", "512:private_crt:sw", "512:mul:sw", "512:public:mbedtls",
+                 "512:private_crt:mbedtls", "512:public:bearssl", "512:private_crt:bearssl", "512:mul:bearssl")
+
+
+def test_the_soc_without_the_peripheral_counts_the_same_cycles(sim_soc, bare_soc):
+    command = "bench 512 rows=" + ",".join(SOFTWARE_ROWS)
+    with_it, without = _bench(sim_soc, command), _bench(bare_soc, command)
+    assert sorted(f"{b}:{o}:{i}" for b, o, i, *_ in with_it) == sorted(SOFTWARE_ROWS)
+    assert without == with_it
+    assert all(ok == 1 for *_, ok in with_it)
+
+
+def test_the_soc_without_the_peripheral_keeps_the_csr_map(sim_soc, bare_soc):
+    assert sim_build.csr_addresses(bare_soc.build_dir) == sim_build.csr_addresses(sim_soc.build_dir)
+    assert bare_soc.firmware_bin == sim_soc.firmware_bin
+    assert sim_build.main_ram_init(bare_soc.gateware_dir).read_bytes() == \
+        sim_build.main_ram_init(sim_soc.gateware_dir).read_bytes()
+
+
+def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc):
+    """`bench hw 512 1024` times every hardware row; the 1024-bit rows alone must see the same messages
+    (the 512-bit ones are still drawn) and so give the same counts; the public row without its
+    reference row (the CPU loop's, computed untimed) too."""
+    every = _bench(sim_soc, "bench hw 512 1024")
+    alone = _bench(sim_soc, "bench hw 512 1024 rows=1024:private_crt:hw_seq,1024:public:hw_seq,512:mul:hw_cpu")
+    assert alone == [row for row in every if f"{row[0]}:{row[1]}:{row[2]}" in
+                     ("1024:private_crt:hw_seq", "1024:public:hw_seq", "512:mul:hw_cpu")]
+    assert len(alone) == 3
+
+
+def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(sim_soc, bare_soc):
+    """The whole 512-bit benchmark dealt to two simulations (the SoC without the peripheral for the
+    software rows) against one `bench 512` on the SoC with it: the same rows, order and counts."""
+    serial = _bench(sim_soc, "bench 512")
+    results, missing, records = bench.run_simulations({True: sim_soc, False: bare_soc}, [512], simulations=2,
+                                                      timeout=900, progress=io.StringIO())
+    assert not missing
+    assert [(r["bits"], r["op"], r["impl"], r["cycles"], int(r["ok"])) for r in results] == serial
+    assert sorted(name for record in records for name in record["rows"]) == \
+        sorted(r.name for r in bench.planned_rows([512]))
+    assert all(record["cycles"] and record["cycles_per_second"] for record in records)
+    assert {record["peripheral"] for record in records} == {True, False}
+
+
+def test_the_plan_leaves_the_largest_software_rows_to_full():
+    default = bench.planned_rows([512, 2048])
+    full = bench.planned_rows([512, 2048], full=True)
+    left = sorted(set(full) - set(default), key=full.index)
+    assert [(r.bits, r.op) for r in left] == [(2048, "private")] * 3
+    assert {r.impl for r in left} == {"sw", "mbedtls", "bearssl"}
+    assert all(r.peripheral for r in full if r.bits == 2048 and r.op == "private" and r in default)
+    assert [r for r in full if r in default] == default           # the firmware's order kept
+
+
+def test_jobs_keep_mbedtls_rows_together_in_order_and_the_peripheral_s_rows_on_its_soc():
+    rows = bench.planned_rows([512, 1024])
+    jobs = bench.jobs_for(rows)
+    [mbedtls] = [job for job in jobs if any(r.impl == "mbedtls" for r in job.rows)]
+    assert mbedtls.rows == [r for r in rows if r.impl == "mbedtls"]
+    assert all(job.peripheral == any(r.peripheral for r in job.rows) for job in jobs)
+    assert all(all(r.peripheral == job.peripheral for r in job.rows) for job in jobs)
+    assert sorted((r for job in jobs for r in job.rows), key=rows.index) == rows
+    assert [job.estimated_seconds for job in jobs] == sorted((job.estimated_seconds for job in jobs), reverse=True)
+
+
+def test_a_row_that_never_came_back_is_an_error():
+    rows = bench.planned_rows([512])[:2]
+    first = {"bits": 512, "op": rows[0].op, "impl": rows[0].impl, "cycles": 1, "ok": True}
+    with pytest.raises(ConsoleError, match=rows[1].name):
+        bench._merge(rows, [first], [])
+
+
+@pytest.mark.parametrize("rows, code", [
+    ("512:nosuch:sw", Error.UNKNOWN_OP),
+    ("512:public:nosuch", Error.UNKNOWN_IMPL),
+    ("1024:public:sw", Error.UNKNOWN_SIZE),           # not among the command's sizes
+    ("x:public:sw", Error.UNKNOWN_SIZE),
+    ("512public", Error.USAGE),
+    ("", Error.USAGE),
+    ("512:public:sw,,512:mul:sw", Error.USAGE),
+])
+def test_bad_rows_entries_get_one_error_line(console, rows, code):
+    out = console.command(f"bench 512 rows={rows}")
+    [line] = error_lines(out)
+    assert error_code(line) == code
+    assert not RESULT.parse_all(out)
+    assert protocol.RESULT.parse_all(console.command("bench hw 512 rows=512:mul:hw_seq"))   # carries on
