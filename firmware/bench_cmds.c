@@ -208,9 +208,8 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 {
 	const struct rsa_op *op;
 	const struct rsa_impl *impl;
-	unsigned bits = k->bits, nw = (bits + 31) / 32, i;
+	unsigned bits = k->bits, nw = (bits + 31) / 32;
 	uint32_t mul_cpu = 0, mul_seq = 0;
-	timed_region t;
 	uint64_t cycles;
 	int err;
 
@@ -267,11 +266,7 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 	/* One Montgomery product at this size: software, hardware issued by the CPU, inside the sequencer. */
 	random_below(buf_hw, k->n, nw);
 	if (with_sw && row_selected(bits, OP_MUL, IMPL_SW)) {  /* rv32i: minutes of simulation */
-		t = timed_start();
-		for (i = 0; i < 4; i++)
-			mont_mul(&ctx.n, buf_sw, buf_hw, buf_in);
-		cycles = timed_stop(t);
-		report(bits, OP_MUL, IMPL_SW, cycles / 4, 1);
+		report(bits, OP_MUL, IMPL_SW, sw_mul_timed(&ctx.n, buf_sw, buf_hw, buf_in, 4), 1);
 	}
 	if (row_selected(bits, OP_MUL, IMPL_HW_CPU) || row_selected(bits, OP_MUL, IMPL_HW_SEQ)) {
 		err = hw_mul_cycles(&ctx.n, &mul_cpu, &mul_seq);

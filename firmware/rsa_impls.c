@@ -64,3 +64,12 @@ uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const r
 	*err = op->run(impl->backend, k, c, out, in);
 	return timed_stop(t);
 }
+
+uint64_t sw_mul_timed(const mont_ctx *n, uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned reps)
+{
+	timed_region t = timed_start();
+	unsigned i;
+	for (i = 0; i < reps; i++)
+		mont_mul(n, r, a, b);
+	return timed_stop(t) / reps;
+}

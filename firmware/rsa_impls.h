@@ -52,4 +52,8 @@ const struct rsa_impl *rsa_impl_find(const char *name);
 uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const rsa_key *k, const rsa_ctx *c,
                    uint32_t *out, const uint32_t *in, int *err);
 
+/* The cycles of one software Montgomery product r = a b R^-1 mod n: the mean of `reps`, timed as
+   above. */
+uint64_t sw_mul_timed(const mont_ctx *n, uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned reps);
+
 #endif

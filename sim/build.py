@@ -126,7 +126,7 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config,
             platform = sim_board.Platform()
             soc = RSABenchSoC(platform, cpu_type=cpu_type, cpu_variant=cpu_variant, uart_name="sim",
                               with_montmul=with_montmul, montmul_config=montmul_config,
-                              reserved_csrs=reserved_csrs)
+                              reserved_csrs=reserved_csrs, montmul_idle_clock_gate=True)
             soc.crg = sim_board.CRG(platform)
             sim_config = SimConfig()
             sim_config.add_clocker("sys_clk", freq_hz=config.SYS_CLK_FREQ)

@@ -55,11 +55,12 @@ def peer_header(trees):
     return "\n".join(lines + ["#endif", ""])
 
 
-def build(build_dir, max_bits=4096, extra_headers=None, jobs=2, peers=None, cflags=""):
+def build(build_dir, max_bits=4096, extra_headers=None, jobs=2, peers=None, cflags="", source_dir=FIRMWARE_DIR):
     """Builds `<build_dir>/software/firmware/firmware.bin`; returns its path. `peers`: {name: tree or
     None} of the peer libraries (default: fetched now when missing; a failed one is left out with one
     error line, and its bench rows are reported missing). `cflags`: extra C flags for our sources
-    (BN_CFLAGS of firmware/Makefile; objects built with other flags are not rebuilt by make)."""
+    (BN_CFLAGS of firmware/Makefile; objects built with other flags are not rebuilt by make).
+    `source_dir`: the firmware's sources (a changed copy of firmware/, for tests)."""
     build_dir = Path(build_dir).resolve()
     gen_dir = build_dir / "software" / "firmware_gen"
     if peers is None:
@@ -72,7 +73,7 @@ def build(build_dir, max_bits=4096, extra_headers=None, jobs=2, peers=None, cfla
     out_dir = build_dir / "software" / "firmware"
     out_dir.mkdir(parents=True, exist_ok=True)
     tools.require({"riscv64-unknown-elf-gcc": "gcc-riscv64-unknown-elf"})
-    result = subprocess.run(["make", f"-j{jobs}", "-C", str(out_dir), "-f", str(FIRMWARE_DIR / "Makefile"),
+    result = subprocess.run(["make", f"-j{jobs}", "-C", str(out_dir), "-f", str(Path(source_dir) / "Makefile"),
                              f"BUILD_DIR={build_dir}", f"STACK_SIZE={config.STACK_SIZE}", f"BN_CFLAGS={cflags}",
                              *(f"{name.upper()}_DIR={tree or ''}" for name, tree in peers.items())],
                             capture_output=True, text=True)

@@ -15,7 +15,8 @@ from soc import config
 class RSABenchSoC(SoCCore):
     def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_type=config.CPU_TYPE,
                  cpu_variant=config.CPU_VARIANT, with_montmul=False, montmul_config=None,
-                 main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, reserved_csrs=None, **kwargs):
+                 main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, reserved_csrs=None,
+                 montmul_idle_clock_gate=False, **kwargs):
         kwargs.setdefault("uart_name", "serial")
         kwargs.setdefault("uart_baudrate", config.UART_BAUDRATE)
         # A non-empty init makes LiteX mark main RAM as preloaded (CONFIG_MAIN_RAM_INIT: the BIOS
@@ -45,6 +46,6 @@ class RSABenchSoC(SoCCore):
 
         if with_montmul:
             from soc.montmul import MontgomeryCSR
-            self.montmul = MontgomeryCSR(platform, montmul_config)
+            self.montmul = MontgomeryCSR(platform, montmul_config, idle_clock_gate=montmul_idle_clock_gate)
             if self.irq.enabled:
                 self.irq.add("montmul", use_loc_if_exists=True)
