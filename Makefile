@@ -11,11 +11,11 @@ bench:
 	@t0=$$(date +%s%N); bash tools/setup.sh; t1=$$(date +%s%N); \
 	$(PY) -m sim --bench --setup-seconds $$(( (t1 - t0) / 1000000 ))e-3 $(if $(SIZES),--sizes $(SIZES)) $(if $(FULL),--full)
 
-# The whole pytest suite, one worker per core (pytest-xdist, tests dealt one by one: the per-CPU
-# boot tests alone are ~25 minutes of simulation, so no file may be tied to one worker); builds
-# shared across workers take turns (a lock).
+# The whole pytest suite, one worker per core (pytest-xdist), tests dealt one by one except the groups
+# that share an expensive fixture (xdist_group: the board runs, the leak run), which stay on one worker;
+# builds shared across workers take turns (a lock).
 test: setup
-	$(PY) -m pytest -n auto --durations=15
+	$(PY) -m pytest -n auto --dist loadgroup --durations=15
 
 setup:
 	@bash tools/setup.sh

@@ -59,7 +59,7 @@ def build(build_dir, max_bits=4096, extra_headers=None, jobs=2, peers=None, cfla
     """Builds `<build_dir>/software/firmware/firmware.bin`; returns its path. `peers`: {name: tree or
     None} of the peer libraries (default: fetched now when missing; a failed one is left out with one
     error line, and its bench rows are reported missing). `cflags`: extra C flags for our sources
-    (BN_CFLAGS of firmware/Makefile; objects built with other flags are not rebuilt by make).
+    (BN_CFLAGS of firmware/Makefile; a change of flags rebuilds every object).
     `source_dir`: the firmware's sources (a changed copy of firmware/, for tests)."""
     build_dir = Path(build_dir).resolve()
     gen_dir = build_dir / "software" / "firmware_gen"

@@ -1,7 +1,8 @@
 """The benchmark split over parallel simulations gives the figures of one run: the SoC without the
 peripheral counts the same cycles as the one with it, a row timed alone (`rows=`) the same as with
-every other, and the runner puts the rows back in the firmware's order. Plus the plan itself and the
-firmware's refusals of bad `rows=` entries."""
+every other, and the runner puts the rows back in the firmware's order. The peripheral's idle clock
+gate (simulation only) changes no count either. Plus the plan itself and the firmware's refusals of
+bad `rows=` entries."""
 
 import io
 
@@ -48,6 +49,19 @@ def test_the_soc_without_the_peripheral_keeps_the_csr_map(sim_soc, bare_soc):
     assert bare_soc.firmware_bin == sim_soc.firmware_bin
     assert sim_build.main_ram_init(bare_soc.gateware_dir).read_bytes() == \
         sim_build.main_ram_init(sim_soc.gateware_dir).read_bytes()
+
+
+def test_the_idle_clock_gate_changes_no_count(sim_soc):
+    """Every hardware row (the CPU loop's commands come with idle gaps between them, where the gated
+    clock stops and starts again) on the SoC with the gate and on the one with the plain clock."""
+    plain = sim_build.build(build_dir=sim_build.BUILD_DIR / "sim-plain-clock", idle_clock_gate=False,
+                            log=lambda msg: None)
+    assert "montmul_sim_clock_gate" in (sim_soc.gateware_dir / "sim.v").read_text()
+    assert "montmul_sim_clock_gate" not in (plain.gateware_dir / "sim.v").read_text()
+    gated = _bench(sim_soc, "bench hw 512 1024")
+    assert len(gated) == 2 * len([row for row in protocol.bench_rows(peers=False) if row[1] != "sw"])
+    assert all(ok == 1 for *_, ok in gated)
+    assert _bench(plain, "bench hw 512 1024") == gated
 
 
 def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc):

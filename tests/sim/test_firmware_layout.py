@@ -31,6 +31,9 @@ CONSOLE_CHANGES = [
 
 CACHE_WAY = 4096
 
+#: One worker runs the module: the two builds are made once.
+pytestmark = pytest.mark.xdist_group("firmware_layout")
+
 
 def _symbols(elf):
     """{name: address} of the image's symbols; a name defined more than once (statics of several

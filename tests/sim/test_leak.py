@@ -15,6 +15,9 @@ from common.errors import ProjectError
 from sim import leak
 from soc import console_protocol as protocol
 
+#: One worker runs the module: the small run below is made once.
+pytestmark = pytest.mark.xdist_group("leak")
+
 ROW_FIELDS = {"impl", "op", "case", "n", "min", "max", "spread", "mean", "t", "t_groups", "constant_time",
               "leak_free", "failed", "wrong_results", "cycles"}
 REPORT_FIELDS = {"command", "date", "bits", "seed", "soc", "t_limit", "cases", "key_count", "message_count",

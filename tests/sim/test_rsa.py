@@ -34,6 +34,7 @@ def bench_results(sim_soc):
     return out
 
 
+@pytest.mark.xdist_group("rsa_bench")      # one worker, one run of bench_results
 def test_bench_results_all_ok(bench_results):
     results = RESULT.parse_all(bench_results)
     assert not error_lines(bench_results)
@@ -46,6 +47,7 @@ def test_bench_results_all_ok(bench_results):
     assert protocol.BENCH_DONE.parse_all(bench_results) == [{}]
 
 
+@pytest.mark.xdist_group("rsa_bench")
 def test_bench_hardware_is_faster_than_software(bench_results):
     results = {(r["bits"], r["op"], r["impl"]): r["cycles"] for r in RESULT.parse_all(bench_results)}
     for bits in (512, 1024):

@@ -10,6 +10,9 @@ from soc.firmware import image_words
 
 from board_runs import ROOT, Run, soc_command, toolchain_free_env
 
+#: One worker runs every test of the session's board runs (pynq_z2_runs): they are built once.
+pytestmark = pytest.mark.xdist_group("pynq_z2")
+
 BUILD_NAME = "pynq_z2"
 
 

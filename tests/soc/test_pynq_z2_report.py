@@ -55,6 +55,7 @@ def test_synthesis_is_reused_only_for_the_same_inputs(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pynq_z2")         # on the worker that has the board runs
 def test_report(pynq_z2_runs):
     run = pynq_z2_runs[REPORT_CONFIGURATION]
     assert "--report" in run.args
