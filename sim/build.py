@@ -108,12 +108,11 @@ def compile_model(gateware_dir, trace=False, jobs=None):
     return model
 
 
-def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, reserved_csrs=None,
-                 idle_clock_gate=True):
+def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, reserved_csrs=None):
     """Elaborates the SoC for the simulated board and writes Verilog, headers, the BIOS, the list of
     the model's Verilog files and the CSR map. `reserved_csrs` ({name: location}): CSR locations kept
-    free (the peripheral's, in the SoC without it). `idle_clock_gate`: the peripheral's clock stops
-    while it is idle (soc/montmul.py; the same counts, a faster simulation)."""
+    free (the peripheral's, in the SoC without it). The peripheral's clock stops while it is idle
+    (soc/montmul.py: the same counts, a faster simulation)."""
     from litex.build.sim.config import SimConfig
     from litex.soc.integration.builder import Builder
 
@@ -128,7 +127,7 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config,
             platform = sim_board.Platform()
             soc = RSABenchSoC(platform, cpu_type=cpu_type, cpu_variant=cpu_variant, uart_name="sim",
                               with_montmul=with_montmul, montmul_config=montmul_config,
-                              reserved_csrs=reserved_csrs, montmul_idle_clock_gate=idle_clock_gate)
+                              reserved_csrs=reserved_csrs, montmul_idle_clock_gate=True)
             soc.crg = sim_board.CRG(platform)
             sim_config = SimConfig()
             sim_config.add_clocker("sys_clk", freq_hz=config.SYS_CLK_FREQ)
@@ -167,19 +166,16 @@ def cpu_build_dir(cpu_type, cpu_variant):
 
 
 def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
-          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False,
-          idle_clock_gate=True):
+          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False):
     """The SoC (with the peripheral unless `with_montmul` is false), its model and the firmware;
-    `trace`: the model that writes sim.vcd; `idle_clock_gate=False`: the peripheral on the plain
-    system clock (soc/montmul.py), in a `build_dir` of its own."""
+    `trace`: the model that writes sim.vcd."""
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
     build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant)).resolve()
     # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
     with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
-        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
-                      idle_clock_gate)
+        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace)
 
 
 def _timed(seconds, step, run):
@@ -217,15 +213,13 @@ def _compiled_model(gateware_dir, trace, log, what):
     return True
 
 
-def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
-           idle_clock_gate=True):
+def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace):
     gateware_dir = build_dir / "gateware"
     seconds = {}
     what = f"{cpu_type} {cpu_variant}"
     _timed(seconds, "generate", lambda: _generated_soc(
-        build_dir, (cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config), bool(idle_clock_gate)),
-        lambda: generate_soc(build_dir, cpu_type, cpu_variant, bool(with_montmul), montmul_config,
-                             idle_clock_gate=idle_clock_gate), log, what))
+        build_dir, (cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config)),
+        lambda: generate_soc(build_dir, cpu_type, cpu_variant, bool(with_montmul), montmul_config), log, what))
     rebuilt = _timed(seconds, "verilator", lambda: _compiled_model(gateware_dir, trace, log, what))
 
     log("[sim] building the firmware")

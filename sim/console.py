@@ -137,9 +137,10 @@ class Console:
 class SimConsole(Console):
     """The simulated SoC on the model's stdin/stdout, booted straight into the preloaded firmware."""
 
-    def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0):
+    def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0, model_args=()):
         from sim import serial_boot
-        super().__init__(ModelTransport(model, cwd), timeout, echo_timeout, boot=serial_boot.jump_to_main_ram)
+        super().__init__(ModelTransport(model, cwd, model_args), timeout, echo_timeout,
+                         boot=serial_boot.jump_to_main_ram)
 
     @property
     def proc(self):

@@ -33,9 +33,9 @@ class ModelTransport:
     `cycles` and `seconds` hold what the model simulated, and in how much wall-clock time (None when it
     did not say: killed, or another program)."""
 
-    def __init__(self, model, cwd):
+    def __init__(self, model, cwd, args=()):
         try:
-            self.proc = subprocess.Popen([str(Path(model).absolute())], cwd=str(cwd), stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen([str(Path(model).absolute()), *args], cwd=str(cwd), stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
         except OSError as exc:
             raise TransportError(f"the simulation could not start: {exc}") from exc
