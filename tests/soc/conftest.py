@@ -2,7 +2,8 @@
 
 The configurations (board_runs.CONFIGURATIONS) are generated side by side: each is a LiteX
 generation, a firmware build and a second generation (~30 s alone). When the session includes the
-(slow) report test, the first configuration also runs `--report`, so that the report reuses its
+(slow) report test, the first configuration also runs `--report` (on a narrower peripheral,
+board_runs.REPORT_OPTIONS), so that the report reuses its
 generation and its synthesis overlaps the other configurations.
 """
 
@@ -11,7 +12,7 @@ import subprocess
 
 import pytest
 
-from board_runs import CONFIGURATIONS, REPORT_CONFIGURATION, ROOT, Run, soc_command, toolchain_free_env
+from board_runs import CONFIGURATIONS, REPORT_CONFIGURATION, REPORT_OPTIONS, ROOT, Run, soc_command, toolchain_free_env
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +25,7 @@ def pynq_z2_runs(tmp_path_factory, request):
                       for item in request.session.items)
     for name, options in CONFIGURATIONS.items():
         if name == REPORT_CONFIGURATION and with_report:
-            options = [*options, "--report"]
+            options = [*options, *REPORT_OPTIONS]
         args = soc_command(*options, "--output-dir", str(base / name))
         started[name] = (args, subprocess.Popen(args, cwd=ROOT, env=toolchain_free_env(), text=True,
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE))
