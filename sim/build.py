@@ -62,8 +62,8 @@ class SimBuild:
 
 def require_tools():
     tools.venv_tools_on_path()
-    tools.require({"verilator": "verilator", "riscv64-unknown-elf-gcc": "gcc-riscv64-unknown-elf"},
-                  also_install=("libevent-dev", "libjson-c-dev", "zlib1g-dev"))
+    tools.require({"riscv64-unknown-elf-gcc": "gcc-riscv64-unknown-elf"})
+    tools.verilator()
 
 
 def _model_sources(gateware_dir):
@@ -76,7 +76,7 @@ def _model_inputs(gateware_dir, trace=False):
     simulation writes (`sim.vcd`): another simulation running must never make the model look stale
     and have it rebuilt under it."""
     sources = _model_sources(gateware_dir)
-    return cache.digest(MODEL_OPTIONS, MODEL_CXX, bool(trace), [p.name for p in sources],
+    return cache.digest(tools.verilator_version(), MODEL_OPTIONS, MODEL_CXX, bool(trace), [p.name for p in sources],
                         files=[*sources, HARNESS], ignore=cache.LINE_COMMENTS)
 
 
@@ -91,13 +91,15 @@ def compile_model(gateware_dir, trace=False, jobs=None):
     obj_dir = model.parent
     shutil.rmtree(obj_dir, ignore_errors=True)
     jobs = jobs or int(os.environ.get("SIM_BUILD_JOBS", 0)) or os.cpu_count() or 2
-    verilate = ["verilator", "--cc", *map(str, _model_sources(gateware_dir)), "--top-module", "sim",
+    verilator, verilator_env = tools.verilator()
+    verilate = [verilator, "--cc", *map(str, _model_sources(gateware_dir)), "--top-module", "sim",
                 "--exe", str(HARNESS), "--Mdir", str(obj_dir), "-o", "Vsim", *MODEL_OPTIONS]
     if trace:
         verilate += ["--trace", "-CFLAGS", "-DSIM_TRACE"]
-    compile_cxx = ["make", f"-j{jobs}", "-C", str(obj_dir), "-f", "Vsim.mk", "Vsim", *MODEL_CXX]
+    compile_cxx = ["make", f"-j{jobs}", "-C", str(obj_dir), "-f", "Vsim.mk", "Vsim", *MODEL_CXX,
+                   *tools.VERILATOR_MAKE_VARIABLES]
     # Our -j, not a parent make's jobserver (pytest under `make test`).
-    env = {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env = {key: value for key, value in verilator_env.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     for command in (verilate, compile_cxx):
         result = subprocess.run(command, cwd=gateware_dir, capture_output=True, text=True, env=env)
         if result.returncode != 0:

@@ -85,21 +85,21 @@ def build(config, harness=BENCH_CPP):
     neither changes)."""
     from gateware.montmul import generate_verilog
 
-    tools.require({"verilator": "verilator"})
+    verilator, env = tools.verilator()
     verilog = generate_verilog(config, name="montmul")
 
     def make(work):
         (work / "montmul.v").write_text(verilog)
         (work / "harness.cpp").write_text(harness)
         result = subprocess.run(
-            ["verilator", "--cc", "--exe", "--build", "-j", "2", "-O2", "--x-assign", "fast",
+            [verilator, "--cc", "--exe", "--build", "-j", "2", "-O2", "--x-assign", "fast",
              "--x-initial", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "montmul",
-             "-CFLAGS", "-O1", "montmul.v", "harness.cpp"],
-            cwd=work, capture_output=True, text=True)
+             "-CFLAGS", "-O1", "-MAKEFLAGS", " ".join(tools.VERILATOR_MAKE_VARIABLES), "montmul.v", "harness.cpp"],
+            cwd=work, capture_output=True, text=True, env=env)
         if result.returncode:
             raise ProjectError(f"verilator failed in {work}:\n{result.stderr[-2000:]}")
 
-    work, _ = cache.cached_dir(BUILD_ROOT, "montmul", (verilog, harness), make)
+    work, _ = cache.cached_dir(BUILD_ROOT, "montmul", (tools.verilator_version(), verilog, harness), make)
     return work / "obj_dir" / "Vmontmul"
 
 

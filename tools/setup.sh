@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # tool -> Debian package
 declare -A TOOLS=(
-  [verilator]=verilator
+  [perl]=perl
   [riscv64-unknown-elf-gcc]=gcc-riscv64-unknown-elf
   [make]=make
   [gcc]=gcc
