@@ -203,8 +203,10 @@ def run_commands(console, commands, out=sys.stdout):
     return refused
 
 
-def _leak(build, args):
+def _leak(build, args, log):
+    from sim import build as sim_build
     from sim import leak
+    bare = sim_build.build_bare(build, log=log)
     out_dir = BUILD_DIR / "leak"
     slow = "all" if args.slow_messages is None else args.slow_messages
     command = (f"python -m sim --leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
@@ -213,7 +215,7 @@ def _leak(build, args):
     report = leak.run(build, args.bits, out_dir, messages=args.messages, keys=args.keys, pairs=args.pairs,
                       slow_messages=args.slow_messages, seed=args.seed, simulations=args.simulations,
                       timeout=args.timeout or 14400,
-                      progress=io.StringIO() if args.quiet else sys.stderr, command=command)
+                      progress=io.StringIO() if args.quiet else sys.stderr, command=command, bare=bare)
     print(leak.markdown(report))
     print(f"report: {out_dir}/report.{{json,md}}")
     leak.check(report)
@@ -323,7 +325,7 @@ def main(argv=None):
     if args.bench:
         return _bench(args, build, sizes, log)
     if args.leak:
-        return _leak(build, args)
+        return _leak(build, args, log)
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]
