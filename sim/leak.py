@@ -272,8 +272,9 @@ class _Worker(threading.Thread):
 
 def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress=sys.stderr, bare=None):
     """Runs the jobs on `simulations` simulations in parallel, each taking the next job when it is
-    free; the software rows on `bare` (the SoC without the peripheral) when given. Returns (samples, wrong): {(case, impl, op): [(group, cycles, result_ok)]} and the
-    measurements whose result was wrong, [(measurement, timed line)]. Raises ProjectError when the
+    free; the software rows on `bare` (the SoC without the peripheral) when given. Returns
+    (samples, wrong): {(case, impl, op): [(group, cycles, result_ok)]} and the measurements whose
+    result was wrong, [(measurement, timed line)]. Raises ProjectError when the
     firmware refuses a command or does not answer."""
     started = time.monotonic()
     jobs = queue.Queue()
@@ -438,7 +439,8 @@ def histogram(report, path):
 def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
         simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None, bare=None):
     """Plans, measures and writes report.{json,md} and histogram.png to `out_dir`; returns the
-    report. `bare`: the SoC without the peripheral (sim.build.build_bare) for the software rows. A wrong result or a leak is in the report, not raised: `check(report)` raises for them."""
+    report. `bare`: the SoC without the peripheral (sim.build.build_bare) for the software rows. A
+    wrong result or a leak is in the report, not raised: `check(report)` raises for them."""
     started = time.monotonic()
     key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages)
     samples, wrong = measure(build, key_list, job_list, simulations, timeout, progress, bare)
