@@ -21,7 +21,8 @@ CONFIGURATIONS = {
 #: checks) are the same at any width; the default 64 lanes take Yosys twice as long (about 3.3
 #: CPU-minutes against 1.7 here) and are what `make report` shows.
 REPORT_CONFIGURATION = "vivado"
-REPORT_OPTIONS = ["--report", "--montmul-lanes", "8"]
+REPORT_LANES = 8
+REPORT_OPTIONS = ["--report", "--montmul-lanes", str(REPORT_LANES)]
 
 
 @dataclass

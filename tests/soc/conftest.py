@@ -3,8 +3,8 @@
 The configurations (board_runs.CONFIGURATIONS) are generated side by side: each is a LiteX
 generation, a firmware build and a second generation (~30 s alone). When the session includes the
 (slow) report test, the first configuration also runs `--report` (on a narrower peripheral,
-board_runs.REPORT_OPTIONS), so that the report reuses its
-generation and its synthesis overlaps the other configurations.
+board_runs.REPORT_OPTIONS), so that the report reuses its generation and its synthesis overlaps the
+other configurations.
 """
 
 import shutil
@@ -12,7 +12,8 @@ import subprocess
 
 import pytest
 
-from board_runs import CONFIGURATIONS, REPORT_CONFIGURATION, REPORT_OPTIONS, ROOT, Run, soc_command, toolchain_free_env
+from board_runs import (CONFIGURATIONS, REPORT_CONFIGURATION, REPORT_OPTIONS, ROOT, Run, soc_command,
+                        toolchain_free_env)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import pytest
 from soc import config, soc_report
 from soc.soc_report import DEVICE_RESOURCES, MARGINS, target_checks
 
-from board_runs import REPORT_CONFIGURATION, REPORT_OPTIONS
+from board_runs import REPORT_CONFIGURATION, REPORT_LANES
 
 
 def _resources(share):
@@ -63,8 +63,7 @@ def test_report(pynq_z2_runs):
     report = json.loads((run.build_dir / "report.json").read_text())
 
     assert report["device"] == "xc7z020clg400-1"
-    lanes = int(REPORT_OPTIONS[REPORT_OPTIONS.index("--montmul-lanes") + 1])
-    assert report["config"]["peripheral"]["lanes"] == lanes
+    assert report["config"]["peripheral"]["lanes"] == REPORT_LANES
     for key, total in DEVICE_RESOURCES.items():
         assert 0 < report["peripheral"][key] <= report[key] <= total, key
     # Main RAM with the firmware (one RAMB36 per 4 KiB as Yosys maps it), the BIOS ROM (at least one
