@@ -116,7 +116,7 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config,
     free (the peripheral's, in the SoC without it). The peripheral's clock stops while it is idle
     (soc/montmul.py: the same counts, a faster simulation)."""
     from litex.build.sim.config import SimConfig
-    from litex.soc.integration.builder import Builder
+    from soc.software import Builder
 
     from boards import sim as sim_board
     from soc.soc import RSABenchSoC

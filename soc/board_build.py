@@ -90,7 +90,7 @@ class BoardBuild:
 
 def _generate_pass(make_soc, build_dir, main_ram_init, compile_software, builder_kwargs, build_kwargs,
                    bios=None):
-    from litex.soc.integration.builder import Builder
+    from soc.software import Builder
     from litex.soc.integration.soc_core import get_mem_data
     soc = make_soc(main_ram_init=main_ram_init)
     if not compile_software:        # the second pass: the BIOS the first one built goes in the ROM
