@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,6 +85,45 @@ def model_path(gateware_dir, trace=False):
     return Path(gateware_dir) / ("obj_dir_trace" if trace else "obj_dir") / "Vsim"
 
 
+#: Verilator's run-time library as each model's makefile lists it (VM_GLOBAL_FAST, VM_GLOBAL_SLOW).
+_GLOBAL_CLASSES = re.compile(r"^VM_GLOBAL_(?:FAST|SLOW) \+= \\\n((?:[ \t]+\S+ \\\n)*)", re.M)
+#: Where the run-time library's objects are kept, one directory per way of compiling them.
+RUNTIME_CACHE = BUILD_DIR / "verilator"
+
+
+@contextmanager
+def _runtime_objects(obj_dir, dry_run):
+    """Verilator's run-time library (verilated.cpp and friends: ~5 CPU-seconds of every model's
+    compile) is the same for every model compiled the same way: its objects are compiled by the first
+    model that needs them, kept in build/verilator/runtime-<key> and copied into the others' obj_dir
+    before their make, which then takes them as made. The key is the compile command make would run
+    for them (`dry_run(targets)`, make's -n: compiler, flags, defines, Verilator's include directory),
+    with the model's own directory left out; their dependencies are Verilator's and the system's
+    headers only."""
+    names = [f"{name}.o" for block in _GLOBAL_CLASSES.findall((obj_dir / "Vsim_classes.mk").read_text())
+             for name in block.replace("\\", " ").split()]
+    if not names:
+        yield
+        return
+    key = (tools.verilator_version(), dry_run(names).replace(str(obj_dir), "<obj_dir>"))
+    cached = RUNTIME_CACHE / f"runtime-{cache.digest(key)[:16]}"
+    done = cached / "done"
+    if done.exists():
+        for name in names:
+            shutil.copyfile(cached / name, obj_dir / name)      # a fresh time: newer than its source
+    yield
+    if not done.exists():
+        partial = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        partial.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            shutil.copyfile(obj_dir / name, partial / name)
+        (partial / "done").touch()
+        try:
+            partial.rename(cached)          # whole or not at all, whoever finishes first
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
+
+
 def compile_model(gateware_dir, trace=False, jobs=None):
     """Verilates the SoC's Verilog with our harness and compiles it (MODEL_OPTIONS, MODEL_CXX). With
     `trace`, a separate model that writes every signal to sim.vcd (much slower: only when asked)."""
@@ -96,15 +136,21 @@ def compile_model(gateware_dir, trace=False, jobs=None):
                 "--exe", str(HARNESS), "--Mdir", str(obj_dir), "-o", "Vsim", *MODEL_OPTIONS]
     if trace:
         verilate += ["--trace", "-CFLAGS", "-DSIM_TRACE"]
-    compile_cxx = ["make", f"-j{jobs}", "-C", str(obj_dir), "-f", "Vsim.mk", "Vsim", *MODEL_CXX,
-                   *tools.VERILATOR_MAKE_VARIABLES]
+    make = ["make", "-C", str(obj_dir), "-f", "Vsim.mk"]
+    variables = [*MODEL_CXX, *tools.VERILATOR_MAKE_VARIABLES]
     # Our -j, not a parent make's jobserver (pytest under `make test`).
     env = {key: value for key, value in verilator_env.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    for command in (verilate, compile_cxx):
+
+    def run(command):
         result = subprocess.run(command, cwd=gateware_dir, capture_output=True, text=True, env=env)
         if result.returncode != 0:
             sys.stderr.write(result.stdout[-6000:] + result.stderr[-6000:])
             raise ProjectError(f"the Verilator build failed ({command[0]}; output above)")
+        return result.stdout
+
+    run(verilate)
+    with _runtime_objects(obj_dir, lambda targets: run([*make, "-n", *targets, *variables])):
+        run([*make, f"-j{jobs}", "Vsim", *variables])
     if not model.exists():
         raise ProjectError(f"the Verilator build made no {display_path(model)}")
     return model
@@ -255,7 +301,7 @@ def build_bare(main, log=print, trace=False):
     """`main`'s SoC (a SimBuild with the peripheral) without the peripheral, running main's firmware
     image: for the rows that never touch the peripheral (software, the peer libraries), which it runs
     about three times as fast. Its CSR map is main's, the peripheral's locations left free (checked
-    register by register), so the same image runs at the same addresses; tests/sim/test_bare_soc.py
+    register by register), so the same image runs at the same addresses; tests/sim/test_bench_split.py
     checks that its counts are main's, cycle for cycle."""
     bare_dir = bare_build_dir(main)
     with cache.locked(bare_dir.parent / f".{bare_dir.name}.lock"):
