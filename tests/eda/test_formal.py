@@ -1,0 +1,91 @@
+"""`python -m gateware --prove` (eda/formal.py): SymbiYosys on the reduced configuration proves constant time
+and that refused commands change nothing, its covers show the assumptions leave something to prove, and
+the same check fails, with a counterexample, on EXP_WINDOW (variable time by design)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from eda import formal
+from gateware.interface import Opcode
+from gateware.montmul.sequencer import ExponentSequencer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: One worker runs the module: the properties are run once.
+pytestmark = pytest.mark.xdist_group("formal")
+
+#: The properties the suite runs: all but the deep cover of the pair commands (a CPU-minute; in
+#: `python -m gateware --prove`).
+SUITE = tuple(prop for prop in formal.PROPERTIES if not prop.slow)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out_dir = tmp_path_factory.mktemp("formal")
+    result = formal.prove(out_dir=out_dir, properties=SUITE, jobs=1, progress=lambda message: None)
+    return result, out_dir
+
+
+def by_name(report):
+    return {prop["name"]: prop for prop in report[0]["properties"]}
+
+
+def test_constant_time_is_proved_by_induction(report):
+    prop = by_name(report)["constant_time"]
+    assert prop["status"] == "proved", prop
+    assert prop["method"].startswith("k-induction")
+    assert "EXP_WINDOW" not in prop["opcodes"]
+    assert {"EXP_FIXED", "EXP_FIXED_PAIR", "MUL", "MUL_PAIR", "SETMOD"} <= set(prop["opcodes"])
+
+
+def test_refused_commands_change_nothing_proved_by_induction(report):
+    prop = by_name(report)["refusal_changes_nothing"]
+    assert prop["status"] == "proved", prop
+    assert set(prop["opcodes"]) == {op.name for op in Opcode}
+
+
+def test_the_assumptions_leave_runs_to_prove_things_about(report):
+    properties = by_name(report)
+    for name in ("constant_time_is_not_vacuous", "refusal_changes_nothing_is_not_vacuous"):
+        assert properties[name]["status"] == "reached", properties[name]
+
+
+def test_the_same_check_fails_on_exp_window_with_a_trace(report):
+    prop = by_name(report)["constant_time_with_exp_window"]
+    assert prop["status"] == "failed" and prop["as_expected"]
+    assert isinstance(prop["step"], int) and 0 < prop["step"] <= next(p.depth for p in SUITE if p.name == prop["name"])
+    # What differs is what a program can time: the status word or the interrupt.
+    assert prop["failed_assertions"] and all("status" in text or "irq" in text for text in prop["failed_assertions"])
+    trace = Path(prop["trace"])
+    trace = trace if trace.is_absolute() else Path.cwd() / trace
+    assert trace.suffix == ".vcd" and trace.stat().st_size > 0
+
+
+def test_the_report_lists_every_property(report):
+    result, out_dir = report
+    assert result["passed"]
+    written = json.loads((out_dir / "report.json").read_text())
+    assert [prop["name"] for prop in written["properties"]] == [prop.name for prop in SUITE]
+    markdown = (out_dir / "report.md").read_text()
+    assert all(f"| {prop.name} |" in markdown for prop in SUITE)
+    assert written["config"]["lanes"] == formal.FORMAL_CONFIG.lanes and written["config"]["pairs"]
+
+
+def test_the_sequencer_s_states_carry_their_scheme_s_prefix():
+    states = formal.fsm_states(ExponentSequencer(formal.FORMAL_CONFIG))
+    assert states["IDLE"] == 0
+    for prefix in formal.SCHEME_STATE_PREFIX.values():
+        assert any(name.startswith(prefix) for name in states), prefix
+    assert all(name == "IDLE" or any(name.startswith(p) for p in formal.SCHEME_STATE_PREFIX.values())
+               for name in states)
+
+
+def test_an_unknown_property_is_refused_on_the_command_line():
+    result = subprocess.run([sys.executable, "-m", "gateware", "--prove", "--property", "no_such_thing"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "invalid choice: 'no_such_thing'" in result.stderr
