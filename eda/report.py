@@ -1,6 +1,6 @@
 """``python -m gateware --report``: cycle counts, xc7z020 resources and a timing estimate for one
-configuration of the Montgomery peripheral, next to the targets of the issue.  (``--sweep`` runs
-``eda.sweep``: the same figures for several configurations.)
+configuration of the Montgomery peripheral, next to the targets of the issue (the command line is
+``eda.cli``; ``--sweep`` runs ``eda.sweep``: the same figures for several configurations).
 
 The figures come from:
   * ``gateware.driver.mul_cycles(config, bits)`` (the RTL, simulated) and
@@ -25,7 +25,7 @@ from gateware.montmul import generate_verilog
 from . import synth, timing
 
 __all__ = ["TARGETS", "MUL_BITS", "mul_cycles", "synthesize_peripheral", "resource_figures",
-           "timing_figures", "build_report", "check_targets", "format_report", "main"]
+           "timing_figures", "build_report", "check_targets", "format_report"]
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_BUILD = REPO / "build" / "gateware"
@@ -201,97 +201,3 @@ def format_report(report: dict) -> str:
               row("Fmax", t["fmax_mhz"], unit=" MHz"),
               f"  from {t['start']}", f"  to   {t['end']}"]
     return "\n".join(lines)
-
-
-def _lanes_list(text: str) -> tuple:
-    from .sweep import parse_lanes
-    try:
-        return parse_lanes(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _parser() -> argparse.ArgumentParser:
-    from .sweep import DEFAULT_LANES
-
-    parser = argparse.ArgumentParser(prog="python -m gateware",
-                                     description="Montgomery peripheral: cycles, resources, timing.")
-    parser.add_argument("--report", action="store_true",
-                        help="simulate, synthesise for xc7z020 and estimate timing; print and write JSON")
-    parser.add_argument("--sweep", nargs="?", const=DEFAULT_LANES, type=_lanes_list, metavar="LANES",
-                        help="the same figures for several configurations, and what they make of RSA-2048 "
-                             "(LANES: comma-separated, default "
-                             f"{','.join(map(str, DEFAULT_LANES))}); writes sweep.json, sweep.md and "
-                             "sweep.png in the working directory")
-    parser.add_argument("--jobs", type=int, default=2, metavar="N",
-                        help="processes the sweep runs its jobs on (default: %(default)s)")
-    parser.add_argument("--json", type=Path, default=DEFAULT_BUILD / "report.json", metavar="PATH",
-                        help="where to write the JSON report (default: build/gateware/report.json)")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_BUILD, metavar="DIR",
-                        help="synthesis working directory, where the sweep writes its files too "
-                             "(default: build/gateware)")
-    parser.add_argument("--route-ns", type=float, default=timing.ROUTE_PS / 1000, metavar="NS",
-                        help="routing allowance per net in the timing estimate (default: %(default)s)")
-    group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig)")
-    for field in dataclasses.fields(PeripheralConfig):
-        group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=type(field.default),
-                           default=None,
-                           metavar=field.name.upper(), help=f"default: {field.default}")
-    return parser
-
-
-def _config(args: argparse.Namespace) -> PeripheralConfig:
-    overrides = {field.name: getattr(args, field.name) for field in dataclasses.fields(PeripheralConfig)
-                 if getattr(args, field.name) is not None}
-    try:
-        return PeripheralConfig(**overrides)
-    except ValueError as error:
-        raise ProjectError(f"invalid configuration: {error}") from None
-
-
-def main(argv=None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.report and args.sweep:
-        parser.error("--report and --sweep: one at a time")
-    if args.sweep:
-        return _main_sweep(parser, args)
-    if not args.report:
-        parser.print_help()
-        return 0
-    try:
-        config = _config(args)
-        if args.route_ns < 0:
-            raise ProjectError("--route-ns must not be negative")
-        report = build_report(config, workdir=args.workdir, route_ps=round(args.route_ns * 1000),
-                              progress=lambda message: print(message, file=sys.stderr, flush=True))
-    except ProjectError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    print(format_report(report))
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwritten to {args.json}")
-    return 0
-
-
-def _main_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from . import sweep
-
-    if args.lanes is not None:
-        parser.error("--sweep takes the lanes itself: --sweep 8,16,32")
-    if args.jobs < 1:
-        parser.error("--jobs must be at least 1")
-    try:
-        if args.route_ns < 0:
-            raise ProjectError("--route-ns must not be negative")
-        data = sweep.sweep(args.sweep, max_bits=_config(args).max_bits, workdir=args.workdir, jobs=args.jobs,
-                           route_ps=round(args.route_ns * 1000),
-                           progress=lambda message: print(message, file=sys.stderr, flush=True))
-        paths = sweep.write_outputs(data, args.workdir)
-    except ProjectError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    print(paths["md"].read_text())
-    print("written to " + ", ".join(str(path) for path in paths.values()) + f" ({data['seconds']} s)")
-    return 0

@@ -13,7 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from common.errors import ProjectError
-from eda import report, synth, timing
+from eda import cli, report, synth, timing
 
 SMALL = ["--max-bits", "256", "--lanes", "4"]
 
@@ -21,7 +21,7 @@ SMALL = ["--max-bits", "256", "--lanes", "4"]
 def run_main(argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = report.main(argv)
+        rc = cli.main(argv)
     return rc, out.getvalue(), err.getvalue()
 
 
@@ -119,7 +119,7 @@ def test_invalid_configuration_is_one_error_line(tmp_path):
 
 def test_malformed_option_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        report.main(["--report", "--lanes", "four"])
+        cli.main(["--report", "--lanes", "four"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "--lanes: invalid int value: 'four'" in err and "Traceback" not in err
@@ -136,7 +136,7 @@ def test_missing_yosys_is_one_error_line(monkeypatch, tmp_path):
 
 def test_help_lists_the_configuration_fields(capsys):
     with pytest.raises(SystemExit):
-        report.main(["--help"])
+        cli.main(["--help"])
     text = capsys.readouterr().out
     assert "--max-bits" in text and "--lanes" in text and "--json" in text and "--route-ns" in text
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from common.errors import ProjectError
-from eda import report, sweep, synth
+from eda import cli, report, sweep, synth
 from gateware import model
 from gateware.interface import FIXED_WINDOW_BITS, PeripheralConfig
 from soc import soc_report
@@ -21,7 +21,7 @@ from soc import soc_report
 def run_main(argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = report.main(argv)
+        rc = cli.main(argv)
     return rc, out.getvalue(), err.getvalue()
 
 
@@ -262,7 +262,7 @@ def test_command_writes_the_three_files_and_prints_the_table(stand_ins, tmp_path
 ])
 def test_bad_sweep_arguments_are_usage_errors(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:
-        report.main(argv)
+        cli.main(argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
