@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
                              "(LANES: comma-separated, default "
                              f"{','.join(map(str, sweep.DEFAULT_LANES))}); writes sweep.json, sweep.md and "
                              "sweep.png in the working directory")
+    parser.add_argument("--prove", action="store_true",
+                        help="SymbiYosys proofs of constant time and of refusals' integrity, written to "
+                             "build/formal/report.{json,md} (its own options: --prove --help)")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="processes the sweep runs its jobs on (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=DEFAULT_BUILD / "report.json", metavar="PATH",
