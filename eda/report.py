@@ -20,9 +20,9 @@ from pathlib import Path
 from common import cache
 from common.errors import ProjectError
 from gateware.interface import PeripheralConfig
-from gateware.montmul import generate_verilog
 
 from . import synth, timing
+from .synth import generate_verilog
 
 __all__ = ["TARGETS", "MUL_BITS", "mul_cycles", "synthesize_peripheral", "resource_figures",
            "timing_figures", "build_report", "check_targets", "format_report"]

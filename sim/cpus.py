@@ -13,7 +13,7 @@ output, so CPUs never share one), up to `jobs` at a time:
    left of the budget is not started, and one that passes it is stopped; every such row is listed as
    skipped with the reason, never left out silently (the software Montgomery product is in
    `python -m sim --bench --cpu-type ...`, not here);
-4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (soc/cpu_figures.py).
+4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (sim/cpu_figures.py).
 
 Writes build/bench/cpus.json (`results`: the rows of results.json with `cpu`; `skipped`; `socs`),
 cpus.md and cpus.png (the largest size's CRT time at each SoC's estimated Fmax against its LUTs).
@@ -213,7 +213,7 @@ def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
         out["seconds"]["sw"] = round(spent, 1)
 
         if synth:
-            from soc import cpu_figures
+            from sim import cpu_figures
             t0 = time.monotonic()
             out["socs"] = cpu_figures.soc_figures(build, cpu, log=say)
             out["seconds"]["synth"] = round(time.monotonic() - t0, 1)

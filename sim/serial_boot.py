@@ -52,7 +52,7 @@ def upload_firmware(port, firmware_bin, address=config.MAIN_RAM_BASE, in_flight=
     has no such timing to calibrate, and the BIOS loses bytes when a second frame arrives while it
     handles one (measured: CRC errors with 1 and with 16 frames ahead), so the default is `--safe`'s. Returns the seconds the upload and jump took. `log` receives
     litex_term's messages (default: dropped)."""
-    from sim.console import ConsoleError
+    from sim.transport import ConsoleError
     host = _Host(port, firmware_bin, address, in_flight)
     saved = port.timeout
     port.timeout = timeout                  # litex_term reads its acknowledgements blocking

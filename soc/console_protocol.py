@@ -121,11 +121,6 @@ def error_lines(text):
     return [line for line in text.splitlines() if error_code(line) is not None]
 
 
-def key_values(line):
-    """`key=value key2=value2 ...` -> {key: value} (strings), whatever the line."""
-    return dict(m.groups() for m in re.finditer(r"(\w+)=(\S*)", line))
-
-
 _INTEGER_CONVERSIONS = ("u", "lu", "llu", "d")
 
 

@@ -1,6 +1,6 @@
 """LiteX wrapper of the Amaranth Montgomery peripheral: its plain ports become CSRs.
 
-The peripheral is converted to Verilog when the SoC is built (`gateware.montmul.generate_verilog`)
+The peripheral is converted to Verilog when the SoC is built (`eda.synth.generate_verilog`)
 and instantiated as a black box. Register map (generated into `csr.h`, never copied by hand):
 
 - `cmd`    write: a command word (layout in `gateware/interface.py`); the write issues it.
@@ -68,7 +68,7 @@ def _status_csr_field(name, description=None, csr_name=None):
 @functools.lru_cache(maxsize=4)
 def _verilog(config, name):
     """The peripheral's Verilog; a board build elaborates the SoC twice, convert once."""
-    from gateware.montmul import generate_verilog
+    from eda.synth import generate_verilog
     return generate_verilog(config, name=name)
 
 

@@ -2,7 +2,7 @@
 
 ==================  ===========================================================================
 ``peripheral``      ``MontgomeryPeripheral``: bus pointers, command decode and refusals, status,
-                    irq; wires the others.  ``generate_verilog`` for the LiteX wrapper.
+                    irq; wires the others (its Verilog: ``eda.synth.generate_verilog``).
 ``regfile``         ``RegisterFile``: operand slots (block RAM rows of ``lanes`` words) and the
                     modulus memory, with the arbitration of their ports.
 ``core``            ``MontMulCore``: one product a*b*R^-1 mod N (lanes, quotient head, schedule).
@@ -23,6 +23,6 @@ input-change evaluation).  ``tests/gateware/verilator_speed.py`` measures it.
 """
 
 from .core import MontMulCore
-from .peripheral import MontgomeryPeripheral, generate_verilog
+from .peripheral import MontgomeryPeripheral
 
-__all__ = ["MontgomeryPeripheral", "MontMulCore", "generate_verilog"]
+__all__ = ["MontgomeryPeripheral", "MontMulCore"]

@@ -25,7 +25,7 @@ from .modulus import ModulusUnit
 from .regfile import RegisterFile, row_address
 from .sequencer import ExponentSequencer
 
-__all__ = ["MontgomeryPeripheral", "generate_verilog"]
+__all__ = ["MontgomeryPeripheral"]
 
 
 class MontgomeryPeripheral(wiring.Component):
@@ -243,9 +243,3 @@ class MontgomeryPeripheral(wiring.Component):
                 m.d.sync += irq.eq(1)
 
         return m
-
-
-def generate_verilog(config=PeripheralConfig(), name="montmul"):
-    """Verilog of the peripheral; top-level ports ``clk``, ``rst``, ``cmd``, ``cmd_stb``, ..."""
-    from eda.synth import amaranth_verilog
-    return amaranth_verilog(MontgomeryPeripheral(config), name=name)

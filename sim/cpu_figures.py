@@ -20,7 +20,6 @@ from common.paths import BUILD_DIR
 from soc import board_build, config, soc_report
 
 #: The figures of each SoC in `cpus.json` (`socs` rows).
-KEYS = ("lut", "ff", "dsp", "bram36", "fmax_mhz")
 RESOURCES = tuple(soc_report.DEVICE_RESOURCES)
 
 
