@@ -52,21 +52,30 @@ def test_the_soc_without_the_peripheral_keeps_the_csr_map(sim_soc, bare_soc):
         sim_build.main_ram_init(sim_soc.gateware_dir).read_bytes()
 
 
-def test_the_idle_clock_gate_changes_no_count(sim_soc):
+@pytest.fixture(scope="module")
+def every_hw_row(sim_soc):
+    """`bench hw 512 1024` on the SoC as built (the peripheral's clock gated while idle): every
+    hardware row, for the two tests below (one worker runs them: xdist_group)."""
+    return _bench(sim_soc, "bench hw 512 1024")
+
+
+@pytest.mark.xdist_group("every_hw_row")
+def test_the_idle_clock_gate_changes_no_count(sim_soc, every_hw_row):
     """Every hardware row (the CPU loop's commands come with idle gaps between them, where the gated
     clock stops and starts again) with the gate, and with the same model's plain clock."""
     assert montmul.CLOCK_GATE_MODULE in (sim_soc.gateware_dir / "sim.v").read_text()
-    gated = _bench(sim_soc, "bench hw 512 1024")
+    gated = every_hw_row
     assert len(gated) == 2 * len([row for row in protocol.bench_rows(peers=False) if row[1] != "sw"])
     assert all(ok == 1 for *_, ok in gated)
     assert _bench(sim_soc, "bench hw 512 1024", model_args=[montmul.PLAIN_CLOCK_ARG]) == gated
 
 
-def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc):
+@pytest.mark.xdist_group("every_hw_row")
+def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc, every_hw_row):
     """`bench hw 512 1024` times every hardware row; the 1024-bit rows alone must see the same messages
     (the 512-bit ones are still drawn) and so give the same counts; the public row without its
     reference row (the CPU loop's, computed untimed) too."""
-    every = _bench(sim_soc, "bench hw 512 1024")
+    every = every_hw_row
     alone = _bench(sim_soc, "bench hw 512 1024 rows=1024:private_crt:hw_seq,1024:public:hw_seq,512:mul:hw_cpu")
     assert alone == [row for row in every if f"{row[0]}:{row[1]}:{row[2]}" in
                      ("1024:private_crt:hw_seq", "1024:public:hw_seq", "512:mul:hw_cpu")]
