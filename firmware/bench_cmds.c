@@ -208,7 +208,7 @@ static void bench_size(const rsa_key *k, int with_sw, int with_peers)
 {
 	const struct rsa_op *op;
 	const struct rsa_impl *impl;
-	unsigned bits = k->bits, nw = (bits + 31) / 32;
+	unsigned bits = k->bits, nw = BN_WORDS(bits);
 	uint32_t mul_cpu = 0, mul_seq = 0;
 	uint64_t cycles;
 	int err;
@@ -352,7 +352,7 @@ static void cmd_vectors(int argc, char **argv)
 	for (i = 0; i < VECTOR_COUNT; i++) {
 		const struct rsa_vector *v = &vectors[i];
 		const rsa_key *k = &vector_keys[v->key];
-		unsigned nw = (k->bits + 31) / 32;
+		unsigned nw = BN_WORDS(k->bits);
 		int key_ok, sw_ok = 0, hw_ok = 0, cpu_ok = 0, pub_ok = 0;
 		if (!selected[i])
 			continue;

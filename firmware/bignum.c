@@ -493,7 +493,7 @@ int bn_mod(uint32_t *r, unsigned rwords, const uint32_t *a, unsigned awords,
 	const unsigned nbits = bn_bits(n, nwords);
 	if (nbits == 0)
 		return -1;
-	const unsigned nw = (nbits + 31) / 32;
+	const unsigned nw = BN_WORDS(nbits);
 	if (rwords < nw)
 		return -2;
 	const unsigned abits = bn_bits(a, awords);

@@ -36,6 +36,8 @@
 #endif
 
 #define BN_MAX_WORDS (BN_MAX_BITS / 32)
+/* The 32-bit words that hold `bits` bits. */
+#define BN_WORDS(bits) (((bits) + 31) / 32)
 
 /* Per-modulus Montgomery constants, R = 2^(32*words). Filled by mont_init. */
 typedef struct {

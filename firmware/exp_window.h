@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "bignum.h"     /* BN_WORDS */
+
 /* Bit i of the exponent e. */
 static inline uint32_t exp_bit(const uint32_t *e, unsigned i)
 {
@@ -23,7 +25,7 @@ static inline uint32_t exp_bits(const uint32_t *e, unsigned ebits, unsigned pos,
 {
 	uint32_t v = e[pos / 32] >> (pos % 32);
 
-	if (pos % 32 + len > 32 && pos / 32 + 1 < (ebits + 31) / 32)
+	if (pos % 32 + len > 32 && pos / 32 + 1 < BN_WORDS(ebits))
 		v |= e[pos / 32 + 1] << (32 - pos % 32);
 	return v & ((1u << len) - 1);
 }

@@ -49,7 +49,7 @@ static int import(const rsa_key *k)
 	if (!k->has_crt)
 		return RSA_ERR_KEY;
 	peer_to_bytes(n, len, k->n);
-	elen = peer_to_bytes_trimmed(e, k->e, (k->bits + 31) / 32);   /* BearSSL's time follows e's length */
+	elen = peer_to_bytes_trimmed(e, k->e, BN_WORDS(k->bits));   /* BearSSL's time follows e's length */
 	peer_to_bytes(d, len, k->d);   /* d over n's length: constant time whatever d's top bits */
 	pk = (br_rsa_public_key){ n, len, e, elen };
 	pk_d = (br_rsa_public_key){ n, len, d, len };
@@ -105,7 +105,7 @@ static uint64_t bearssl_mul_cycles(const rsa_key *k, const mont_ctx *ctx, const 
 {
 	static uint32_t m[I31_WORDS], xa[I31_WORDS], xb[I31_WORDS], r[I31_WORDS], check[BN_MAX_WORDS],
 	                ab[BN_MAX_WORDS], ours[BN_MAX_WORDS];
-	unsigned nw = (k->bits + 31) / 32, i;
+	unsigned nw = BN_WORDS(k->bits), i;
 	uint32_t m0i;
 	timed_region t;
 	uint64_t cycles;

@@ -95,7 +95,7 @@ static int import(const rsa_key *k)
 {
 	static unsigned char n[PEER_MAX_BYTES], p[4 * RSA_HALF_WORDS], q[4 * RSA_HALF_WORDS],
 	                     d[PEER_MAX_BYTES], e[PEER_MAX_BYTES];
-	unsigned nw = (k->bits + 31) / 32;
+	unsigned nw = BN_WORDS(k->bits);
 	size_t nlen = peer_to_bytes_trimmed(n, k->n, nw), dlen = peer_to_bytes_trimmed(d, k->d, nw),
 	       elen = peer_to_bytes_trimmed(e, k->e, nw), plen = peer_to_bytes_trimmed(p, k->p, RSA_HALF_WORDS),
 	       qlen = peer_to_bytes_trimmed(q, k->q, RSA_HALF_WORDS);

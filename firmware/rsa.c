@@ -7,11 +7,6 @@ static uint32_t wide[BN_MAX_WORDS], sum[BN_MAX_WORDS], check[BN_MAX_WORDS];
 
 #define TRY(x) do { err = (x); if (err != RSA_OK) goto done; } while (0)
 
-static unsigned words_for(unsigned bits)
-{
-	return (bits + 31) / 32;
-}
-
 /* ---- key set-up (once per key; not constant-time) ---- */
 
 /* A prime factor as stored in the key: odd, > 1, and fits RSA_HALF_WORDS limbs. */
@@ -24,12 +19,12 @@ static int factor_ok(const uint32_t *f)
    checks p*q == n, dp < p, dq < q, qinv < p. 0 or -1. */
 static int crt_ctx_init(rsa_ctx *c, const rsa_key *k)
 {
-	const unsigned nw = words_for(k->bits);
+	const unsigned nw = BN_WORDS(k->bits);
 
 	if (!factor_ok(k->p) || !factor_ok(k->q))
 		return -1;
-	const unsigned pw = words_for(bn_bits(k->p, RSA_HALF_WORDS));
-	const unsigned qw = words_for(bn_bits(k->q, RSA_HALF_WORDS));
+	const unsigned pw = BN_WORDS(bn_bits(k->p, RSA_HALF_WORDS));
+	const unsigned qw = BN_WORDS(bn_bits(k->q, RSA_HALF_WORDS));
 	const unsigned mw = pw > qw ? pw : qw;
 	if (2 * mw < nw || mont_init(&c->p, k->p, pw) != 0 || mont_init(&c->q, k->q, qw) != 0)
 		return -1;
@@ -74,7 +69,7 @@ int rsa_ctx_init(rsa_ctx *c, const rsa_key *k)
 	bn_wipe(c, sizeof(*c));
 	if (k->bits < 16 || k->bits > BN_MAX_BITS)
 		return RSA_ERR_KEY;
-	const unsigned nw = words_for(k->bits);
+	const unsigned nw = BN_WORDS(k->bits);
 	if (bn_bits(k->n, nw) != k->bits || (k->e[0] & 1) == 0 || bn_bits(k->e, nw) < 2
 	    || mont_init(&c->n, k->n, nw) != 0)
 		err = RSA_ERR_KEY;
@@ -97,7 +92,7 @@ static int check_args(const rsa_key *k, const rsa_ctx *c, const uint32_t *in)
 {
 	if (k->bits < 16 || k->bits > BN_MAX_BITS)
 		return RSA_ERR_KEY;
-	const unsigned nw = words_for(k->bits);
+	const unsigned nw = BN_WORDS(k->bits);
 	if (c->n.words != nw || bn_cmp(c->n.n, k->n, nw) != 0)
 		return RSA_ERR_KEY;
 	if (bn_cmp(in, k->n, nw) >= 0)
@@ -122,7 +117,7 @@ int rsa_public(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, uint32_
 
 	if (err != RSA_OK)
 		return err;
-	const unsigned nw = words_for(k->bits);
+	const unsigned nw = BN_WORDS(k->bits);
 	return b->exp(&c->n, out, in, k->e, bn_bits(k->e, nw), 0);
 }
 

@@ -62,7 +62,7 @@ static void cmd_modexp(int argc, char **argv)
 	if (parse_hex("mod", argv[3], buf_x, BN_MAX_WORDS) || parse_hex("base", argv[1], buf_in, BN_MAX_WORDS)
 	    || parse_hex("exp", argv[2], e, BN_MAX_WORDS))
 		return;
-	w = (bn_bits(buf_x, BN_MAX_WORDS) + 31) / 32;
+	w = BN_WORDS(bn_bits(buf_x, BN_MAX_WORDS));
 	if (w == 0) {
 		printf(ERR_ZERO_MODULUS "\n");
 		return;
@@ -113,14 +113,14 @@ static void cmd_key(int argc, char **argv)
 	if (parse_hex("n", argv[1], user_key.n, BN_MAX_WORDS) || parse_hex("e", argv[2], user_key.e, BN_MAX_WORDS))
 		return;
 	user_key.bits = bn_bits(user_key.n, BN_MAX_WORDS);
-	nw = (user_key.bits + 31) / 32;
+	nw = BN_WORDS(user_key.bits);
 	if (argc == 6) {
 		if (parse_hex("d", argv[3], user_key.d, BN_MAX_WORDS)
 		    || parse_hex("p", argv[4], user_key.p, BN_MAX_WORDS / 2)
 		    || parse_hex("q", argv[5], user_key.q, BN_MAX_WORDS / 2))
 			return;
-		pw = (bn_bits(user_key.p, BN_MAX_WORDS / 2) + 31) / 32;
-		qw = (bn_bits(user_key.q, BN_MAX_WORDS / 2) + 31) / 32;
+		pw = BN_WORDS(bn_bits(user_key.p, BN_MAX_WORDS / 2));
+		qw = BN_WORDS(bn_bits(user_key.q, BN_MAX_WORDS / 2));
 		if (!pw || !qw || !(user_key.p[0] & 1) || !(user_key.q[0] & 1)) {
 			printf(ERR_BAD_KEY " reason=p_and_q_must_be_odd_primes\n");
 			return;
@@ -168,7 +168,7 @@ static int have_key(int private_key)
 /* Parses the message argument: below the user's modulus, else prints the error line. */
 static int parse_message(const char *text)
 {
-	unsigned nw = (user_key.bits + 31) / 32;
+	unsigned nw = BN_WORDS(user_key.bits);
 
 	if (parse_hex("message", text, buf_in, BN_MAX_WORDS))
 		return -1;
@@ -208,7 +208,7 @@ static void encrypt_or_decrypt(int argc, char **argv, int decrypt)
 		failed(sw_err, hw_err);
 		return;
 	}
-	print_comparison((user_key.bits + 31) / 32, sw_cycles, hw_cycles);
+	print_comparison(BN_WORDS(user_key.bits), sw_cycles, hw_cycles);
 }
 
 static void cmd_encrypt(int argc, char **argv) { encrypt_or_decrypt(argc, argv, 0); }
@@ -248,7 +248,7 @@ static void cmd_time(int argc, char **argv)
 	}
 	if (!have_key(op->private_key) || parse_message(argv[3]))
 		return;
-	nw = (user_key.bits + 31) / 32;
+	nw = BN_WORDS(user_key.bits);
 	cycles = rsa_timed(op, impl, &user_key, &user_ctx, buf_hw, buf_in, &err);
 	ok = err == RSA_OK;
 	if (ok && op->private_key) {   /* after the timed region: the result must map back to the message */

@@ -137,7 +137,7 @@ static int cpu_exp_fixed(const uint32_t *e, unsigned ebits)
 static int hw_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits,
                   enum exp_kind kind, int secret)
 {
-	unsigned w = m->words, ew = (ebits + 31) / 32;
+	unsigned w = m->words, ew = BN_WORDS(ebits);
 	unsigned base_slot = kind == EXP_CPU && secret ? S_T0 + 1 : S_T0;
 	int err = load_modulus(m);
 
@@ -190,7 +190,7 @@ static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, con
                        const mont_ctx *m1, uint32_t *r1, const uint32_t *e1, const uint32_t *k1,
                        const uint32_t *x, unsigned xw, unsigned ebits)
 {
-	unsigned w0 = m0->words, w1 = m1->words, ew = (ebits + 31) / 32;
+	unsigned w0 = m0->words, w1 = m1->words, ew = BN_WORDS(ebits);
 	int err = load_modulus(m0);
 
 	if (err)
