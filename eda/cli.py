@@ -13,7 +13,7 @@ from pathlib import Path
 from common.errors import ProjectError
 from gateware.interface import PeripheralConfig
 
-from . import report, sweep, timing
+from . import sweep, timing
 from .report import DEFAULT_BUILD, build_report, format_report
 
 __all__ = ["main"]

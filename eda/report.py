@@ -11,10 +11,8 @@ The figures come from:
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
-import sys
 from pathlib import Path
 
 from common import cache
