@@ -33,6 +33,7 @@ from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
 from soc import config as soc_config
 
 from . import report, synth, timing
+from .devices import DEVICES
 
 __all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CRT",
            "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
@@ -41,12 +42,6 @@ __all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIR
 #: Operand sizes whose product cycles the sweep measures.
 SIZES = (512, 1024, 2048, 3072, 4096)
 
-#: Resources of the parts (Zynq-7000 product table).  The xc7z020 figures are the ones
-#: ``soc.soc_report`` checks the whole SoC against (the tests keep the two equal).
-DEVICES = {
-    "xc7z010": {"dsp": 80, "lut": 17_600, "ff": 35_200, "bram36": 60},
-    "xc7z020": {"dsp": 220, "lut": 53_200, "ff": 106_400, "bram36": 140},
-}
 RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
 
 #: DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle (``PeripheralConfig.lanes``).

@@ -19,9 +19,10 @@ from common import cache
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from eda import synth, timing
+from eda.devices import DEVICES
 
-#: xc7z020 resources (Zynq-7000 product table; NOTES.md).
-DEVICE_RESOURCES = {"lut": 53_200, "ff": 106_400, "dsp": 220, "bram36": 140}
+#: The board's part's resources (eda/devices.py), in the order the report lists them.
+DEVICE_RESOURCES = {key: DEVICES["xc7z020"][key] for key in ("lut", "ff", "dsp", "bram36")}
 LABELS = {"lut": "LUT", "ff": "FF", "dsp": "DSP48E1", "bram36": "BRAM36"}
 #: Fit with margin for place-and-route: at most this share of each resource.
 MARGINS = {"lut": 0.75, "dsp": 0.75, "bram36": 0.60}
