@@ -108,7 +108,10 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False) -> tuple[CrtCommand,
     """The peripheral commands of one RSA private operation with CRT on the sequencer backend
     (``rsa_private_crt`` in firmware/rsa.c over ``rsa_hw_seq`` in firmware/rsa_hw.c), every modulus
     loaded afresh as in a timed operation.  Factors of half the key size.  ``pairs``: the factors fit
-    the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR)."""
+    the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR).
+    A copy kept for its descriptions: tests/firmware/test_rsa_hw_commands.py builds the firmware's
+    backend for the host over a recording stand-in of the peripheral and checks that it issues these
+    commands, command for command, at several key sizes with and without the pair commands."""
     half = bits // 2
     e = soc_config.PUBLIC_EXPONENT
     check = CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),

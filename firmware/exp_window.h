@@ -1,6 +1,6 @@
 /*
  * Reading an exponent, the left-to-right sliding-window scan over it and the fixed-window split,
- * written once for both kinds of exponent loop: the software ones (bignum.c, mont_exp_window_m and
+ * written once for both kinds of exponent loop: the software ones (bignum/exp.c, mont_exp_window_m and
  * mont_exp_fixed_m) and the CPU-driven ones on the peripheral (rsa_hw.c, rsa_hw_cpu). The scan says
  * which squarings and which table entry to multiply by; the caller does the arithmetic (in memory,
  * or as peripheral commands).

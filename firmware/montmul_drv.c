@@ -34,7 +34,7 @@ static void read_limbs(uint32_t *r, unsigned limbs)
 		r[i] = montmul_rdata_read();
 }
 
-unsigned mm_load(unsigned slot, const uint32_t *a, unsigned limbs, unsigned total)
+unsigned mm_write(unsigned slot, const uint32_t *a, unsigned limbs, unsigned total)
 {
 	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_WRITE, slot, 0, 0, 0));
 	if (err)
@@ -43,7 +43,7 @@ unsigned mm_load(unsigned slot, const uint32_t *a, unsigned limbs, unsigned tota
 	return mm_wait();
 }
 
-unsigned mm_store(unsigned slot, uint32_t *r, unsigned limbs)
+unsigned mm_read(unsigned slot, uint32_t *r, unsigned limbs)
 {
 	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_READ, 0, slot, 0, 0));
 	if (err)
@@ -52,8 +52,8 @@ unsigned mm_store(unsigned slot, uint32_t *r, unsigned limbs)
 	return mm_wait();
 }
 
-unsigned mm_load_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const uint32_t *a1, unsigned limbs1,
-                      unsigned total1)
+unsigned mm_write_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const uint32_t *a1, unsigned limbs1,
+                       unsigned total1)
 {
 	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_WRITE, slot, 0, 0, 0));
 	if (err)
@@ -63,7 +63,7 @@ unsigned mm_load_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const 
 	return mm_wait();
 }
 
-unsigned mm_store_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1, unsigned limbs1)
+unsigned mm_read_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1, unsigned limbs1)
 {
 	unsigned i, err = mm_run(montmul_cmd(MONTMUL_OP_READ, 0, slot, 0, 0));
 	if (err)

@@ -44,19 +44,19 @@ static inline unsigned mm_mul_pair(unsigned dst, unsigned a, unsigned b)
 #define MM_PAIR_MAX_LIMBS (MONTMUL_PAIR_MAX_WORDS * MONTMUL_WORD_BITS / 32)
 
 /* Writes `limbs` 32-bit words into `slot`, then zeros up to `total` limbs. Returns the error code. */
-unsigned mm_load(unsigned slot, const uint32_t *a, unsigned limbs, unsigned total);
+unsigned mm_write(unsigned slot, const uint32_t *a, unsigned limbs, unsigned total);
 /* Reads `limbs` 32-bit words of `slot`. Returns the error code. */
-unsigned mm_store(unsigned slot, uint32_t *r, unsigned limbs);
+unsigned mm_read(unsigned slot, uint32_t *r, unsigned limbs);
 /* Takes the modulus of bank 0 (every command's) from `slot`, `limbs` 32-bit limbs wide. */
 unsigned mm_setmod(unsigned slot, unsigned limbs);
 /* The same for `bank` (1: context 1 of the pair commands). */
 unsigned mm_setmod_bank(unsigned slot, unsigned limbs, unsigned bank);
 /* A pair operand into `slot`: a0 (limbs0 limbs, then zeros to the end of its row) as context 0's,
    a1 (limbs1 limbs, then zeros up to total1 limbs) as context 1's. */
-unsigned mm_load_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const uint32_t *a1, unsigned limbs1,
-                      unsigned total1);
+unsigned mm_write_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const uint32_t *a1, unsigned limbs1,
+                       unsigned total1);
 /* Reads a pair operand of `slot`: context 0's limbs0 limbs into r0, context 1's limbs1 into r1. */
-unsigned mm_store_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1, unsigned limbs1);
+unsigned mm_read_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1, unsigned limbs1);
 /* dst = base^e (Montgomery domain; dst must hold R mod N), e = the low `ebits` bits of slot `e`, with
    op one of MONTMUL_OP_EXP_WINDOW, MONTMUL_OP_EXP_FIXED, MONTMUL_OP_EXP_LADDER, or
    MONTMUL_OP_EXP_FIXED_PAIR (both contexts). */

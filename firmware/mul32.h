@@ -1,5 +1,5 @@
 /*
- * The 32 x 32 -> 64-bit product of the bignum kernels (bignum.c: MUL_WIDE).
+ * The 32 x 32 -> 64-bit product of the bignum kernels (bignum.c and its parts: MUL_WIDE).
  *
  * With a multiplier (rv32im, the host) it is the C expression, which GCC turns into mul + mulhu.
  * Without one (rv32i: VexRiscv minimal, PicoRV32 minimal, SERV standard) GCC calls libgcc's

@@ -5,7 +5,9 @@
 static uint32_t xp[RSA_HALF_WORDS], m1[RSA_HALF_WORDS], m2[RSA_HALF_WORDS], h[RSA_HALF_WORDS];
 static uint32_t wide[BN_MAX_WORDS], sum[BN_MAX_WORDS], check[BN_MAX_WORDS];
 
-#define TRY(x) do { err = (x); if (err != RSA_OK) goto done; } while (0)
+/* Runs a step of an operation that holds intermediates: on an error, goes to its `done:`, which clears
+   the output and wipes them (a backend's error is passed on as it is). */
+#define RSA_TRY(x) do { err = (x); if (err != RSA_OK) goto done; } while (0)
 
 /* ---- key set-up (once per key; not constant-time) ---- */
 
@@ -155,32 +157,32 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 	   one's when both run at once). (In this order the products modulo p follow each other, and so do
 	   those modulo n: a backend that keeps its modulus loaded loads each once.) */
 	if (b->crt_exp && pw <= b->pair_max_limbs && qw <= b->pair_max_limbs) {
-		TRY(b->crt_exp(&c->p, m1, k->dp, c->p_k, &c->q, m2, k->dq, c->q_k, in, nw, 32 * (pw > qw ? pw : qw)));
+		RSA_TRY(b->crt_exp(&c->p, m1, k->dp, c->p_k, &c->q, m2, k->dq, c->q_k, in, nw, 32 * (pw > qw ? pw : qw)));
 	} else {
-		TRY(reduce(b, &c->q_wide, qw, xp, in));
-		TRY(b->exp(&c->q, m2, xp, k->dq, 32 * qw, 1));
-		TRY(reduce(b, &c->p_wide, pw, xp, in));
-		TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
+		RSA_TRY(reduce(b, &c->q_wide, qw, xp, in));
+		RSA_TRY(b->exp(&c->q, m2, xp, k->dq, 32 * qw, 1));
+		RSA_TRY(reduce(b, &c->p_wide, pw, xp, in));
+		RSA_TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
 	}
 	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: reduce it by a product with
 	   R_p mod p (needs m2 < R_p, true when q has no more limbs than p), else in the widened context. */
 	bn_zero(wide, nw);
 	bn_copy(wide, m2, qw);
 	if (qw <= pw)
-		TRY(b->mul(&c->p, h, wide, c->p.one));
+		RSA_TRY(b->mul(&c->p, h, wide, c->p.one));
 	else
-		TRY(reduce(b, &c->p_wide, pw, h, wide));
+		RSA_TRY(reduce(b, &c->p_wide, pw, h, wide));
 	mont_sub(&c->p, h, m1, h);
-	TRY(b->mul(&c->p, h, h, c->qinv_m));
+	RSA_TRY(b->mul(&c->p, h, h, c->qinv_m));
 	/* out = m2 + q*h < q*p = n: the product q*h is below n, so the product modulo n is exact. */
 	bn_zero(wide, nw);
 	bn_copy(wide, h, pw);
-	TRY(b->mul(&c->n, sum, wide, c->q_m));
+	RSA_TRY(b->mul(&c->n, sum, wide, c->q_m));
 	bn_zero(wide, nw);
 	bn_copy(wide, m2, qw);
 	bn_add(sum, sum, wide, nw);
 	/* Release only what the public exponent maps back to the input (fault attacks on the CRT). */
-	TRY(b->exp(&c->n, check, sum, k->e, bn_bits(k->e, nw), 0));
+	RSA_TRY(b->exp(&c->n, check, sum, k->e, bn_bits(k->e, nw), 0));
 	if (bn_cmp(check, in, nw) != 0) {
 		err = RSA_ERR_FAULT;
 		goto done;

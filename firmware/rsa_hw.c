@@ -46,17 +46,18 @@ void rsa_hw_forget(void)
 	unit_limbs = 0;
 }
 
-/* Runs a driver call; a refused command is reported as RSA_ERR_HW with its code in rsa_hw_error. */
-#define TRY(x) do { unsigned err_ = (x); if (err_) { rsa_hw_error = err_; rsa_hw_forget(); \
-                                              return RSA_ERR_HW; } } while (0)
+/* Runs a driver call (montmul_drv.h); on a refused command, keeps the peripheral's error code in
+   rsa_hw_error, forgets what the peripheral was holding (rsa_hw_forget) and returns RSA_ERR_HW. */
+#define HW_TRY(x) do { unsigned err_ = (x); if (err_) { rsa_hw_error = err_; rsa_hw_forget(); \
+                                                 return RSA_ERR_HW; } } while (0)
 
 static int load_modulus(const mont_ctx *m)
 {
 	if (loaded_id == m->id && m->id != 0)
 		return RSA_OK;
 	loaded_id = 0;
-	TRY(mm_load(S_N, m->n, m->words, m->words));
-	TRY(mm_setmod(S_N, m->words));
+	HW_TRY(mm_write(S_N, m->n, m->words, m->words));
+	HW_TRY(mm_setmod(S_N, m->words));
 	loaded_id = m->id;
 	return RSA_OK;
 }
@@ -64,7 +65,7 @@ static int load_modulus(const mont_ctx *m)
 static int load_unit(unsigned limbs)
 {
 	if (unit_limbs < limbs) {
-		TRY(mm_load(S_UNIT, &unit_limb, 1, limbs));
+		HW_TRY(mm_write(S_UNIT, &unit_limb, 1, limbs));
 		unit_limbs = limbs;
 	}
 	return RSA_OK;
@@ -77,10 +78,10 @@ static int hw_mul(const mont_ctx *m, uint32_t *r, const uint32_t *a, const uint3
 
 	if (err)
 		return err;
-	TRY(mm_load(S_A, a, w, w));
-	TRY(mm_load(S_TMP, b, w, w));
-	TRY(mm_mul(S_ACC, S_A, S_TMP));
-	TRY(mm_store(S_ACC, r, w));
+	HW_TRY(mm_write(S_A, a, w, w));
+	HW_TRY(mm_write(S_TMP, b, w, w));
+	HW_TRY(mm_mul(S_ACC, S_A, S_TMP));
+	HW_TRY(mm_read(S_ACC, r, w));
 	return RSA_OK;
 }
 
@@ -93,17 +94,17 @@ static int cpu_exp_window(const uint32_t *e, unsigned ebits)
 	enum exp_window_step step;
 
 	if (width > 1) {
-		TRY(mm_mul(S_TMP, S_T0, S_T0));
+		HW_TRY(mm_mul(S_TMP, S_T0, S_T0));
 		for (j = 1; j < (1u << (width - 1)); j++)
-			TRY(mm_mul(S_T0 + j, S_T0 + j - 1, S_TMP));
+			HW_TRY(mm_mul(S_T0 + j, S_T0 + j - 1, S_TMP));
 	}
 	exp_window_start(&scan, e, ebits, width);
 	do {
 		step = exp_window_next(&scan, &squarings, &index);
 		while (squarings--)
-			TRY(mm_mul(S_ACC, S_ACC, S_ACC));
+			HW_TRY(mm_mul(S_ACC, S_ACC, S_ACC));
 		if (step != EXP_WINDOW_END)
-			TRY(mm_mul(S_ACC, S_ACC, S_T0 + index));
+			HW_TRY(mm_mul(S_ACC, S_ACC, S_T0 + index));
 	} while (step != EXP_WINDOW_END);
 	return RSA_OK;
 }
@@ -117,17 +118,17 @@ static int cpu_exp_fixed(const uint32_t *e, unsigned ebits)
 	const unsigned k = CPU_FIXED_BITS;
 	unsigned j, pos;
 
-	TRY(mm_mul(S_T0, S_ACC, S_ACC));
-	TRY(mm_mul(S_T0 + 2, S_T0 + 1, S_T0 + 1));
+	HW_TRY(mm_mul(S_T0, S_ACC, S_ACC));
+	HW_TRY(mm_mul(S_T0 + 2, S_T0 + 1, S_T0 + 1));
 	for (j = 3; j < (1u << k); j++)
-		TRY(mm_mul(S_T0 + j, S_T0 + j - 1, S_T0 + 1));
+		HW_TRY(mm_mul(S_T0 + j, S_T0 + j - 1, S_T0 + 1));
 	pos = exp_fixed_top(ebits, k);
-	TRY(mm_mul(S_ACC, S_ACC, S_T0 + exp_bits(e, ebits, pos, ebits - pos)));
+	HW_TRY(mm_mul(S_ACC, S_ACC, S_T0 + exp_bits(e, ebits, pos, ebits - pos)));
 	while (pos > 0) {
 		pos -= k;
 		for (j = 0; j < k; j++)
-			TRY(mm_mul(S_ACC, S_ACC, S_ACC));
-		TRY(mm_mul(S_ACC, S_ACC, S_T0 + exp_bits(e, ebits, pos, k)));
+			HW_TRY(mm_mul(S_ACC, S_ACC, S_ACC));
+		HW_TRY(mm_mul(S_ACC, S_ACC, S_T0 + exp_bits(e, ebits, pos, k)));
 	}
 	return RSA_OK;
 }
@@ -143,23 +144,23 @@ static int hw_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const ui
 
 	if (err || (err = load_unit(w)))
 		return err;
-	TRY(mm_load(S_IN, base, w, w));
-	TRY(mm_load(S_RR, m->rr, w, w));
-	TRY(mm_load(S_ACC, m->one, w, w));
-	TRY(mm_mul(base_slot, S_IN, S_RR));
+	HW_TRY(mm_write(S_IN, base, w, w));
+	HW_TRY(mm_write(S_RR, m->rr, w, w));
+	HW_TRY(mm_write(S_ACC, m->one, w, w));
+	HW_TRY(mm_mul(base_slot, S_IN, S_RR));
 	if (ebits) {
 		if (kind == EXP_CPU) {
 			err = secret ? cpu_exp_fixed(e, ebits) : cpu_exp_window(e, ebits);
 			if (err)
 				return err;
 		} else {
-			TRY(mm_load(S_EXP, e, ew, ew));
-			TRY(mm_exp(kind == EXP_SEQ_FIXED && secret ? MONTMUL_OP_EXP_FIXED : MONTMUL_OP_EXP_WINDOW,
+			HW_TRY(mm_write(S_EXP, e, ew, ew));
+			HW_TRY(mm_exp(kind == EXP_SEQ_FIXED && secret ? MONTMUL_OP_EXP_FIXED : MONTMUL_OP_EXP_WINDOW,
 			           S_ACC, base_slot, S_EXP, ebits));
 		}
 	}
-	TRY(mm_mul(S_ACC, S_ACC, S_UNIT));
-	TRY(mm_store(S_ACC, r, w));
+	HW_TRY(mm_mul(S_ACC, S_ACC, S_UNIT));
+	HW_TRY(mm_read(S_ACC, r, w));
 	return RSA_OK;
 }
 
@@ -197,28 +198,28 @@ static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, con
 		return err;
 	if (loaded_id1 != m1->id || m1->id == 0) {
 		loaded_id1 = 0;
-		TRY(mm_load(S_TMP, m1->n, w1, w1));
-		TRY(mm_setmod_bank(S_TMP, w1, 1));
+		HW_TRY(mm_write(S_TMP, m1->n, w1, w1));
+		HW_TRY(mm_setmod_bank(S_TMP, w1, 1));
 		loaded_id1 = m1->id;
 	}
 	/* S_UNIT (1, then zeros over xw limbs) as the shared a makes the Montgomery ones from the k's
 	   (1 * k_i * 2^(-32*xw) = R_i mod m_i) and, for factors of one size, converts back */
 	if ((err = load_unit(xw)))
 		return err;
-	TRY(mm_load(S_IN, x, xw, xw));
-	TRY(mm_load_pair(S_RR, k0, w0, k1, w1, w1));
-	TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_T0, S_IN, S_RR, MM_SIZE_WORDS(xw))));
-	TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_ACC, S_UNIT, S_RR, MM_SIZE_WORDS(xw))));
+	HW_TRY(mm_write(S_IN, x, xw, xw));
+	HW_TRY(mm_write_pair(S_RR, k0, w0, k1, w1, w1));
+	HW_TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_T0, S_IN, S_RR, MM_SIZE_WORDS(xw))));
+	HW_TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_ACC, S_UNIT, S_RR, MM_SIZE_WORDS(xw))));
 	/* each exponent's limbs above its factor's are zero, up to the declared length */
-	TRY(mm_load_pair(S_EXP, e0, w0 < ew ? w0 : ew, e1, w1 < ew ? w1 : ew, ew));
-	TRY(mm_exp(MONTMUL_OP_EXP_FIXED_PAIR, S_ACC, S_T0, S_EXP, ebits));
+	HW_TRY(mm_write_pair(S_EXP, e0, w0 < ew ? w0 : ew, e1, w1 < ew ? w1 : ew, ew));
+	HW_TRY(mm_exp(MONTMUL_OP_EXP_FIXED_PAIR, S_ACC, S_T0, S_EXP, ebits));
 	if (w0 == w1) {
-		TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_ACC, S_UNIT, S_ACC, MM_SIZE_WORDS(w0))));
+		HW_TRY(mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, S_ACC, S_UNIT, S_ACC, MM_SIZE_WORDS(w0))));
 	} else {
-		TRY(mm_load_pair(S_TMP, &unit_limb, 1, &unit_limb, 1, w1));
-		TRY(mm_mul_pair(S_ACC, S_ACC, S_TMP));
+		HW_TRY(mm_write_pair(S_TMP, &unit_limb, 1, &unit_limb, 1, w1));
+		HW_TRY(mm_mul_pair(S_ACC, S_ACC, S_TMP));
 	}
-	TRY(mm_store_pair(S_ACC, r0, w0, r1, w1));
+	HW_TRY(mm_read_pair(S_ACC, r0, w0, r1, w1));
 	return RSA_OK;
 }
 
@@ -236,17 +237,17 @@ int hw_mul_cycles(const mont_ctx *m, uint32_t *cpu_cycles, uint32_t *seq_cycles)
 
 	if (err)
 		return err;
-	TRY(mm_load(S_ACC, m->one, w, w));
-	TRY(mm_load(S_T0, m->rr, w, w));
-	TRY(mm_load(S_EXP, exponent, 2, 2));
+	HW_TRY(mm_write(S_ACC, m->one, w, w));
+	HW_TRY(mm_write(S_T0, m->rr, w, w));
+	HW_TRY(mm_write(S_EXP, exponent, 2, 2));
 	t0 = cycles_now();
 	for (i = 0; i < MULS; i++)
 		mm_mul(S_ACC, S_ACC, S_T0);
 	t1 = cycles_now();
-	TRY(mm_wait());
+	HW_TRY(mm_wait());
 	*cpu_cycles = (uint32_t)((t1 - t0) / MULS);
 	t0 = cycles_now();
-	TRY(mm_exp(MONTMUL_OP_EXP_LADDER, S_ACC, S_T0, S_EXP, LADDER_BITS));
+	HW_TRY(mm_exp(MONTMUL_OP_EXP_LADDER, S_ACC, S_T0, S_EXP, LADDER_BITS));
 	t1 = cycles_now();
 	*seq_cycles = (uint32_t)((t1 - t0) / (2 * LADDER_BITS));
 	return 0;

@@ -97,3 +97,16 @@ def test_rv32_compiles_with_litex_firmware_flags(source):
              "-Wstrict-prototypes", "-Wold-style-definition", "-Wmissing-prototypes", "-O2"]
     result, _ = compile_rv32(source, 4096, extra=litex)
     assert result.returncode == 0 and result.stderr == "", result.stderr
+
+
+def test_bignum_parts_build_as_one_unit():
+    """bignum.c is one translation unit made of the files under firmware/bignum/ (see its comment):
+    it includes each of them once, and none is a source of its own (firmware/Makefile and the host
+    tests compile the top directory's *.c only)."""
+    text = (FIRMWARE / "bignum.c").read_text()
+    parts = sorted(path.name for path in (FIRMWARE / "bignum").glob("*.c"))
+    assert parts
+    for name in parts:
+        assert text.count(f'#include "bignum/{name}"') == 1, name
+    assert all("/" not in source for source in SOURCES)
+    assert "$(wildcard $(FIRMWARE_DIR)*.c)" in (FIRMWARE / "Makefile").read_text()

@@ -1,0 +1,15 @@
+/* Host stand-in for LiteX's generated csr.h: the CSR accessors the peripheral's driver
+   (firmware/montmul_drv.c) and firmware/cycles.h use, as functions of montmul_recorder.c. */
+#ifndef HOST_CSR_H
+#define HOST_CSR_H
+
+#include <stdint.h>
+
+void montmul_cmd_write(uint32_t value);
+void montmul_wdata_write(uint32_t value);
+uint32_t montmul_rdata_read(void);
+uint32_t montmul_status_read(void);
+void timer0_uptime_latch_write(uint32_t value);
+uint64_t timer0_uptime_cycles_read(void);
+
+#endif

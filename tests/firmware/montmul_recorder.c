@@ -1,0 +1,68 @@
+/*
+ * A recording stand-in for the Montgomery peripheral's CSRs (host_litex/generated/csr.h): the
+ * firmware's driver (montmul_drv.c) and backends (rsa_hw.c) build for the host unchanged, and every
+ * bus access lands in a log instead of a peripheral: each command word, each data word written
+ * after a WRITE, each data word read after a READ. The peripheral is always idle without error
+ * and reads as zeros, so an operation runs its whole command sequence (its result is wrong, which
+ * rsa.c's final check reports). test_rsa_hw_commands.py reads the log.
+ */
+#include <stdint.h>
+
+#include <generated/csr.h>
+
+/* What a log entry is. */
+enum { RECORD_CMD = 0, RECORD_WDATA = 1, RECORD_RDATA = 2 };
+
+#define RECORD_MAX 65536
+
+uint32_t record_kind[RECORD_MAX], record_value[RECORD_MAX];
+unsigned record_len;
+int record_overflow;    /* more accesses than RECORD_MAX: the log is incomplete */
+
+void record_clear(void)
+{
+	record_len = 0;
+	record_overflow = 0;
+}
+
+static void record(uint32_t kind, uint32_t value)
+{
+	if (record_len == RECORD_MAX) {
+		record_overflow = 1;
+		return;
+	}
+	record_kind[record_len] = kind;
+	record_value[record_len] = value;
+	record_len++;
+}
+
+void montmul_cmd_write(uint32_t value)
+{
+	record(RECORD_CMD, value);
+}
+
+void montmul_wdata_write(uint32_t value)
+{
+	record(RECORD_WDATA, value);
+}
+
+uint32_t montmul_rdata_read(void)
+{
+	record(RECORD_RDATA, 0);
+	return 0;
+}
+
+uint32_t montmul_status_read(void)
+{
+	return 0;   /* not busy, no error */
+}
+
+void timer0_uptime_latch_write(uint32_t value)
+{
+	(void)value;
+}
+
+uint64_t timer0_uptime_cycles_read(void)
+{
+	return 0;
+}
