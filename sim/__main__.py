@@ -128,10 +128,10 @@ def _interactive(build):
     import tty
 
     from sim import serial_boot
-    from sim.transport import ModelTransport, TransportError
+    from sim.transport import SocModelTransport, TransportError
     stdin = sys.stdin.fileno()
     saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
-    model = ModelTransport(build.model, build.gateware_dir)
+    model = SocModelTransport(build.model, build.gateware_dir)
     seen = b""
     try:
         if saved is not None:
