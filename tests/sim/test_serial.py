@@ -23,7 +23,7 @@ import serial
 from sim import serial_boot
 from sim.console import LINE_MAX, Console, ConsoleError
 from sim.pty_uart import SimulatedSerialPort
-from sim.transport import SocModelTransport, SerialTransport, TransportError, open_serial
+from sim.transport import SerialTransport, SocModelTransport, TransportError, open_serial
 from soc import config
 from soc import console_protocol as protocol
 
