@@ -17,7 +17,7 @@ the protocol (soc/console_protocol.py) defines and return its answer as records 
 prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer without the lines
 the command prints, or with one of them garbled, UnexpectedAnswer; both are AnswerErrors, so a caller
 can tell a firmware that answered wrongly from one that stopped answering (a plain ConsoleError).
-Nothing outside this module and the protocol builds a command or parses an answer.
+The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py) type and parse nothing themselves.
 """
 
 import dataclasses
