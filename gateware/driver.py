@@ -11,7 +11,7 @@ then every cycle ``busy`` reads 1).  A transport moves the port values and nothi
     async def wait(busy_mask, limit)  # cycles until status & busy_mask == 0, or None if not observable
     irqs                              # irq pulses seen so far, or None if not observable
 
-Transports: ``SimulationTransport`` (an Amaranth testbench and the RTL), ``ModelTransport``
+Transports: ``SimulationTransport`` (an Amaranth testbench and the RTL), ``PeripheralModelTransport``
 (``gateware.model``), ``sim.montmul_verilator.VerilatorTransport`` (the Verilog in Verilator) and
 ``boards.amaranth_pynq_z2.SerialTransport`` (the board's serial bridge).  Over a transport that never
 suspends (the model, Verilator, a serial link with blocking I/O) ``BlockingDriver`` calls the driver
@@ -35,7 +35,7 @@ from .interface import BUS_BITS, WORD_BITS, MIN_WORDS, Opcode, Status, Periphera
 from . import model
 
 __all__ = ["decode_status", "BUSY_MASK", "PeripheralError", "Driver", "BlockingDriver", "complete",
-           "SimulationTransport", "ModelTransport", "simulate", "mul_cycles"]
+           "SimulationTransport", "PeripheralModelTransport", "simulate", "mul_cycles"]
 
 #: The status bits that read 1 while a command runs.
 BUSY_MASK = Status.const({"busy": 1}).as_bits()
@@ -227,8 +227,9 @@ class SimulationTransport:
         return edges
 
 
-class ModelTransport:
-    """The ports of a ``gateware.model.PeripheralModel``."""
+class PeripheralModelTransport:
+    """The ports of a ``gateware.model.PeripheralModel``, the Python model of the peripheral (not
+    ``sim.transport.SocModelTransport``, the pipe to the whole simulated SoC)."""
 
     def __init__(self, peripheral):
         self.model = peripheral

@@ -15,7 +15,7 @@ at any size, in a fraction of the time.
   and counts its cycles.
 * ``PeripheralModel`` is the whole peripheral, one clock edge at a time: every slot, hidden ones
   too, as register-file rows, the modulus state, the bus pointers, status, irq and every refusal.
-  ``gateware.driver.ModelTransport`` drives it like the RTL.
+  ``gateware.driver.PeripheralModelTransport`` drives it like the RTL.
 
 The operand contract is the RTL's (``gateware/montmul/``): b < N and a < R = 2^(W*size); outside
 it the model gives the core's algorithm's value, which the RTL is not checked against.

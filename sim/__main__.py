@@ -128,10 +128,10 @@ def _interactive(build):
     import tty
 
     from sim import serial_boot
-    from sim.transport import ModelTransport, TransportError
+    from sim.transport import SocModelTransport, TransportError
     stdin = sys.stdin.fileno()
     saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
-    model = ModelTransport(build.model, build.gateware_dir)
+    model = SocModelTransport(build.model, build.gateware_dir)
     seen = b""
     try:
         if saved is not None:
@@ -299,12 +299,12 @@ def main(argv=None):
         if not args.bench or args.build_dir or args.port:
             raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir "
                                "or --port)")
-        from sim import cpus as sim_cpus
-        return sim_cpus.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or sim_cpus.DEFAULT_BUDGET_S,
-                             synth=not args.no_synth, jobs=max(1, args.jobs),
-                             timeout=args.timeout or sim_cpus.DEFAULT_HW_TIMEOUT_S, log=log,
-                             reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
-                                                                                   else sys.argv[1:]))
+        from sim import cpu_bench
+        return cpu_bench.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or cpu_bench.DEFAULT_BUDGET_S,
+                              synth=not args.no_synth, jobs=max(1, args.jobs),
+                              timeout=args.timeout or cpu_bench.DEFAULT_HW_TIMEOUT_S, log=log,
+                              reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
+                                                                                    else sys.argv[1:]))
     build = None
     if not args.port:
         from sim import build as sim_build

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from sim.console import ConsoleError
+from sim.console import ConsoleError, Missing
 from soc import console_protocol as protocol
 
 #: The RSA operations (each has a plot); "mul" is only in the table.
@@ -95,10 +95,6 @@ def jobs_for(rows):
     return sorted(jobs, key=lambda job: -job.estimated_seconds)
 
 
-def bench_command(sizes, rows):
-    return "bench " + " ".join(str(s) for s in sizes) + " rows=" + ",".join(r.name for r in rows)
-
-
 class Progress:
     """One line per result as it arrives, with the time so far and an estimate of the time left."""
 
@@ -118,23 +114,16 @@ class Progress:
             self.out.flush()
 
 
-def _read_results(console, command, progress):
-    """Runs one `bench` command; its result and missing lines."""
-    results, missing = [], []
-    for line in console.command_lines(command):
-        if protocol.error_code(line):
-            raise ConsoleError(f"the firmware refused the benchmark: {line}")
-        gone = protocol.RESULT_MISSING.parse(line)
-        if gone:
-            missing.append(gone)
-            progress.row(Row(gone["bits"], gone["op"], gone["impl"]), "missing (library not fetched)")
-        entry = protocol.RESULT.parse(line)
-        if entry:
-            entry["ok"] = entry["ok"] == 1
-            results.append(entry)
-            progress.row(Row(entry["bits"], entry["op"], entry["impl"]),
-                         f"{entry['cycles']:>12,} cycles {'ok' if entry['ok'] else 'MISMATCH'}")
-    return results, missing
+def _read_results(console, sizes, rows, progress):
+    """Runs `bench` of `rows` at `sizes`; its results and missing rows, as the dicts of results.json."""
+    def show(record):
+        row = Row(record.bits, record.op, record.impl)
+        if isinstance(record, Missing):
+            progress.row(row, "missing (library not fetched)")
+        else:
+            progress.row(row, f"{record.cycles:>12,} cycles {'ok' if record.ok else 'MISMATCH'}")
+    answer = console.bench(sizes, [(r.bits, r.op, r.impl) for r in rows], on_result=show)
+    return [r.as_dict() for r in answer.results], [m.as_dict() for m in answer.missing]
 
 
 def _merge(rows, results, missing):
@@ -190,7 +179,7 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
                     record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
                               "peripheral": job.peripheral, "rows": [], "_started": time.monotonic()}
                     console.wait_prompt()
-                got, gone = _read_results(console, bench_command(sizes, job.rows), report)
+                got, gone = _read_results(console, sizes, job.rows, report)
                 record["rows"] += [r.name for r in job.rows]
                 with lock:
                     results.extend(got)
@@ -219,7 +208,7 @@ def run_console(console, sizes, full=False, progress=sys.stderr):
     missing)."""
     rows = planned_rows(sizes, full)
     try:
-        results, missing = _read_results(console, bench_command(sizes, rows), Progress([Job(rows, True)], progress))
+        results, missing = _read_results(console, sizes, rows, Progress([Job(rows, True)], progress))
     finally:
         console.close()
     return _merge(rows, results, missing)
@@ -227,10 +216,10 @@ def run_console(console, sizes, full=False, progress=sys.stderr):
 
 def soc_from_info(console):
     """What the firmware says of its SoC (`info`): for a board, where no local build describes it."""
-    [soc] = protocol.INFO_SOC.parse_all(console.command("info"))
-    cpu = soc["cpu"]
+    soc = console.info().soc
+    cpu = soc.cpu
     return {"cpu": cpu.split("_")[0].lower(), "variant": cpu.split("_", 1)[1].lower() if "_" in cpu else "",
-            "sys_clk_hz": soc["clk_hz"]}
+            "sys_clk_hz": soc.clk_hz}
 
 
 def write(results, missing, out_dir, soc_info, source, command, timing=None):

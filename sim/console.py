@@ -11,12 +11,22 @@ protocol) and otherwise, after a quarter of a second of simulated time, jumps to
 preloaded in main RAM. In the simulation that wait costs more wall-clock time than the rest of the
 boot, so `Console(boot=jump_to_main_ram)` answers the request the way `litex_term` does and sends the
 BIOS the jump to main RAM at once (sim/serial_boot.py; `upload_firmware` sends a new firmware first).
+
+The benchmark's commands have typed methods (`set_key`, `time`, `bench`, `info`): they type the command
+the protocol (soc/console_protocol.py) defines and return its answer as records of the lines it
+prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer without the lines
+the command prints, or with one of them garbled, UnexpectedAnswer; both are AnswerErrors, so a caller
+can tell a firmware that answered wrongly from one that stopped answering (a plain ConsoleError).
+The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py) type and parse nothing themselves.
 """
 
+import dataclasses
 import time
+from typing import ClassVar
 
-from sim.transport import ConsoleError, ModelTransport
+from sim.transport import ConsoleError, SocModelTransport
 from soc import config
+from soc import console_protocol as protocol
 from soc.console_protocol import PROMPT
 
 CHUNK = 64   # below the firmware UART driver's 128-byte receive ring
@@ -28,6 +38,167 @@ BIOS_PROMPT = "litex> "
 
 class LineTooLong(ConsoleError):
     """A command longer than the console takes; nothing was sent."""
+
+
+class AnswerError(ConsoleError):
+    """The firmware answered a command, but not as the protocol says it answers it."""
+
+
+def _shown(command):
+    return command if len(command) <= 40 else command[:40] + "..."
+
+
+class CommandRefused(AnswerError):
+    """The firmware refused `command`: `line` is its `error=<code>` line, `code` the protocol.Error
+    (None for a code the protocol does not know)."""
+
+    def __init__(self, command, line):
+        super().__init__(f"the firmware refused `{_shown(command)}`: {line}")
+        self.command, self.line = command, line
+        try:
+            self.code = protocol.error_code(line)
+        except ValueError:
+            self.code = None
+
+
+class UnexpectedAnswer(AnswerError):
+    """The answer to `command` lacks a line the command prints, has one garbled, or one that does not
+    match what was asked; `output` is the whole answer."""
+
+    def __init__(self, command, problem, output):
+        super().__init__(f"`{_shown(command)}` {problem}: {output.strip()[:300]!r}")
+        self.command, self.output = command, output
+
+
+# ---- records of the lines the benchmark's commands print ----
+
+@dataclasses.dataclass(frozen=True)
+class _Record:
+    """One line of the protocol as a typed record: the fields of its Line (LINE), in their order;
+    FLAGS are 0/1 fields, held as bools."""
+    LINE: ClassVar[protocol.Line]
+    FLAGS: ClassVar[tuple] = ()
+
+    @classmethod
+    def parse(cls, line):
+        """The record of `line`, or None when it is not this line."""
+        values = cls.LINE.parse(line)
+        if values is None:
+            return None
+        return cls(**{key: (value == 1 if key in cls.FLAGS else value) for key, value in values.items()})
+
+    def as_dict(self):
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class KeySet(_Record):
+    """`key`: the size of the key the firmware now holds, and whether it has its private part."""
+    LINE: ClassVar = protocol.KEY_SET
+    bits: int
+    private: str        # "yes" or "no", as the firmware prints it
+
+
+@dataclasses.dataclass(frozen=True)
+class Timed(_Record):
+    """`time`: one operation's cycles and result; `ok` when it succeeded (a private result also mapped
+    back to the message with e)."""
+    LINE: ClassVar = protocol.TIMED
+    FLAGS: ClassVar = ("ok",)
+    op: str
+    impl: str
+    cycles: int
+    ok: bool
+    result: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Result(_Record):
+    """One row of `bench`: its cycles, and whether its result was right."""
+    LINE: ClassVar = protocol.RESULT
+    FLAGS: ClassVar = ("ok",)
+    bits: int
+    op: str
+    impl: str
+    cycles: int
+    ok: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Missing(_Record):
+    """A row of `bench` a peer library missing from the firmware could not give."""
+    LINE: ClassVar = protocol.RESULT_MISSING
+    bits: int
+    op: str
+    impl: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SocInfo(_Record):
+    LINE: ClassVar = protocol.INFO_SOC
+    cpu: str
+    clk_hz: int
+    rom_bytes: int
+    sram_bytes: int
+    main_ram_bytes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits(_Record):
+    LINE: ClassVar = protocol.INFO_LIMITS
+    bignum_max_bits: int
+    console_line_max: int
+
+
+@dataclasses.dataclass(frozen=True)
+class CounterCheck(_Record):
+    LINE: ClassVar = protocol.INFO_COUNTER
+    cycle_counter: str      # "ok" or "broken"
+    cycles: int
+    loop_cycles: int
+
+
+@dataclasses.dataclass(frozen=True)
+class StackUse(_Record):
+    LINE: ClassVar = protocol.INFO_STACK
+    stack_bytes: int
+    stack_used: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Info:
+    """`info`: one record of each of its lines."""
+    soc: SocInfo
+    limits: Limits
+    counter: CounterCheck
+    stack: StackUse
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchAnswer:
+    """`bench`: its rows in the order the firmware printed them."""
+    results: list
+    missing: list
+
+
+#: The records, each of one Line of the protocol.
+RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse)
+#: The words `bench` takes before its sizes: only the hardware rows, or only our implementations.
+BENCH_ONLY = ("hw", "ours")
+
+
+def _refusal(command, line):
+    if line.startswith("error="):
+        raise CommandRefused(command, line)
+
+
+def _record(record, command, line):
+    """`line` as a `record` when it is one, None when it is another line; UnexpectedAnswer when it
+    starts as one but does not parse."""
+    found = record.parse(line)
+    if found is None and record.LINE.starts(line):
+        raise UnexpectedAnswer(command, f"printed a garbled {record.LINE.name} line", line)
+    return found
 
 
 class Console:
@@ -130,6 +301,75 @@ class Console:
             self._pos = nl + 1
             yield text
 
+    # ---- the benchmark's commands, typed ----
+
+    def _answer(self, command):
+        """Runs `command`; its output. CommandRefused when the firmware printed an error line."""
+        output = self.command(command)
+        for line in output.splitlines():
+            _refusal(command, line)
+        return output
+
+    def _one(self, record, command, output):
+        """The one `record` line of `output`; UnexpectedAnswer when there is none, more, or a garbled one."""
+        found = [r for r in (_record(record, command, line) for line in output.splitlines()) if r]
+        if len(found) != 1:
+            raise UnexpectedAnswer(command, f"printed {len(found)} {record.LINE.name} lines, not one", output)
+        return found[0]
+
+    def set_key(self, key):
+        """`key`: makes `key` ({"n", "e"} and, for a private key, "d", "p", "q": soc.keys' dicts) the one
+        `time` uses. Returns the KeySet; UnexpectedAnswer when the firmware says it holds another key
+        (another size, or without the private part that was sent)."""
+        private = "d" in key
+        command = "key " + " ".join(f"{key[k]:x}" for k in (("n", "e", "d", "p", "q") if private else ("n", "e")))
+        output = self._answer(command)
+        taken = self._one(KeySet, command, output)
+        if (taken.bits, taken.private) != (key["n"].bit_length(), "yes" if private else "no"):
+            raise UnexpectedAnswer(command, f"took a {taken.bits}-bit key, private part: {taken.private}", output)
+        return taken
+
+    def time(self, op, impl, message):
+        """`time`: `op` of `impl` on `message` with the key set last, timed. Returns the Timed record;
+        UnexpectedAnswer when it is not of the operation and implementation asked for."""
+        command = f"time {op} {impl} {message:x}"
+        output = self._answer(command)
+        timed = self._one(Timed, command, output)
+        if (timed.op, timed.impl) != (op, impl):
+            raise UnexpectedAnswer(command, f"timed {timed.op} on {timed.impl}", output)
+        return timed
+
+    def bench(self, sizes, rows=None, only=None, on_result=None):
+        """`bench`: the benchmark at `sizes` (key sizes), of `rows` only when given ((bits, op, impl)
+        each), of the hardware rows or our implementations only with `only` ("hw", "ours").
+        `on_result(record)` is called with each Result or Missing record as its line arrives. Returns
+        the BenchAnswer once the firmware says it is done. A refusal stops reading at once (the console
+        is left inside the command)."""
+        if only is not None and only not in BENCH_ONLY:
+            raise ValueError(f"only= takes one of {BENCH_ONLY} (got {only!r})")
+        words = ["bench", *([only] if only else []), *(str(bits) for bits in sizes)]
+        if rows is not None:
+            words.append("rows=" + ",".join(f"{bits}:{op}:{impl}" for bits, op, impl in rows))
+        command = " ".join(words)
+        results, missing, lines, done = [], [], [], False
+        for line in self.command_lines(command):
+            lines.append(line)
+            _refusal(command, line)
+            record = _record(Result, command, line) or _record(Missing, command, line)
+            if record is not None:
+                (results if isinstance(record, Result) else missing).append(record)
+                if on_result is not None:
+                    on_result(record)
+            done = done or protocol.BENCH_DONE.parse(line) is not None
+        if not done:
+            raise UnexpectedAnswer(command, "ended without its `bench done` line", "\n".join(lines))
+        return BenchAnswer(results, missing)
+
+    def info(self):
+        """`info`: the SoC, the firmware's limits, the cycle counter's check and the stack's use."""
+        output = self._answer("info")
+        return Info(*(self._one(record, "info", output) for record in (SocInfo, Limits, CounterCheck, StackUse)))
+
     def close(self):
         self.transport.close()
 
@@ -139,7 +379,7 @@ class SimConsole(Console):
 
     def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0, model_args=()):
         from sim import serial_boot
-        super().__init__(ModelTransport(model, cwd, model_args), timeout, echo_timeout,
+        super().__init__(SocModelTransport(model, cwd, model_args), timeout, echo_timeout,
                          boot=serial_boot.jump_to_main_ram)
 
     @property

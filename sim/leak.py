@@ -132,9 +132,6 @@ class Measurement:
     impl: str
     op: str
 
-    def command(self):
-        return f"time {self.op} {self.impl} {self.message:x}"
-
 
 def make_key(bits, seed):
     """A reproducible key of `bits` bits (cached: a 4096-bit key takes seconds to find)."""
@@ -241,41 +238,20 @@ class _Worker(threading.Thread):
                 self.console = SimConsole(build.model, build.gateware_dir, timeout=self.timeout)
                 self.console.wait_prompt()
             if job[0].key != current:
-                self._set_key(self.keys[job[0].key])
+                self.console.set_key(self.keys[job[0].key])
                 current = job[0].key
             for m in job:
                 if self.stop.is_set():
                     return
-                self.record(m, self._time(m))
-
-    def _answer(self, command):
-        out = self.console.command(command)
-        errors = protocol.error_lines(out)
-        if errors:
-            shown = command if len(command) <= 40 else command[:40] + "..."
-            raise ProjectError(f"the firmware refused `{shown}`: {errors[0]}")
-        return out
-
-    def _set_key(self, key):
-        command = "key " + " ".join(f"{key[k]:x}" for k in ("n", "e", "d", "p", "q"))
-        answer = protocol.KEY_SET.parse_all(self._answer(command))
-        if answer != [{"bits": key["bits"], "private": "yes"}]:
-            raise ProjectError(f"the firmware did not take the {key['bits']}-bit key: {answer}")
-
-    def _time(self, m):
-        out = self._answer(m.command())
-        timed = protocol.TIMED.parse_all(out)
-        if len(timed) != 1 or (timed[0]["op"], timed[0]["impl"]) != (m.op, m.impl):
-            raise ProjectError(f"`time {m.op} {m.impl}` did not print one matching `timed` line: {out!r}")
-        return timed[0]
+                self.record(m, self.console.time(m.op, m.impl, m.message))
 
 
 def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress=sys.stderr, bare=None):
     """Runs the jobs on `simulations` simulations in parallel, each taking the next job when it is
     free; the software rows on `bare` (the SoC without the peripheral) when given. Returns
     (samples, wrong): {(case, impl, op): [(group, cycles, result_ok)]} and the measurements whose
-    result was wrong, [(measurement, timed line)]. Raises ProjectError when the
-    firmware refuses a command or does not answer."""
+    result was wrong, [(measurement, sim.console.Timed)]. Raises a ConsoleError (a ProjectError) when
+    the firmware refuses a command or does not answer as it should."""
     started = time.monotonic()
     jobs = queue.Queue()
     for job in by_soc(job_list):
@@ -285,14 +261,14 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
     lock = threading.Lock()
 
     def record(m, timed):
-        ok = timed["ok"] == 1 and timed["result"] == expected(key_list[m.key], m.op, m.message)
+        ok = timed.ok and timed.result == expected(key_list[m.key], m.op, m.message)
         with lock:
-            samples.setdefault((m.case, m.impl, m.op), []).append((m.group, timed["cycles"], ok))
+            samples.setdefault((m.case, m.impl, m.op), []).append((m.group, timed.cycles, ok))
             if not ok:
                 wrong.append((m, timed))
             done = sum(len(s) for s in samples.values())
             progress.write(f"[leak {time.monotonic() - started:6.0f} s] {done:>4}/{total} {m.case:<15} "
-                           f"{m.op:<11} {m.impl:<13} {timed['cycles']:>13,} cycles "
+                           f"{m.op:<11} {m.impl:<13} {timed.cycles:>13,} cycles "
                            f"{'ok' if ok else 'WRONG RESULT'}\n")
             progress.flush()
 
@@ -356,7 +332,7 @@ def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc
         "rows": rows,
         "failed_rows": [_row_name(r) for r in rows if r["failed"]],
         "wrong_results": [{"case": m.case, "impl": m.impl, "op": m.op, "message": hex(m.message),
-                           "key": m.key, "ok": timed["ok"], "result": hex(timed["result"])}
+                           "key": m.key, "ok": int(timed.ok), "result": hex(timed.result)}
                           for m, timed in wrong],
     }
     report["passed"] = not report["failed_rows"] and not report["wrong_results"]

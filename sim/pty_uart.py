@@ -18,7 +18,7 @@ import tty
 from pathlib import Path
 
 from common.errors import ProjectError
-from sim.transport import ModelTransport, TransportError
+from sim.transport import SocModelTransport, TransportError
 
 
 def _run_dir(build, empty_ram):
@@ -75,7 +75,7 @@ class SimulatedSerialPort:
                 if self._stop.wait(0.01):
                     return
             time.sleep(self.start_delay)    # pyserial flushes its input right after opening
-            self.model = ModelTransport(self.build.model, self.run_dir)
+            self.model = SocModelTransport(self.build.model, self.run_dir)
             out = self.model.proc.stdout.fileno()
             while not self._stop.is_set():
                 ready, _, _ = select.select([self.master, out], [], [], 0.1)

@@ -28,10 +28,11 @@ class TransportError(ConsoleError):
 SUMMARY = re.compile(rb"sim cycles=(\d+) seconds=([\d.]+)")
 
 
-class ModelTransport:
-    """The simulated SoC: the UART is the model's stdin/stdout (sim/harness/main.cpp). After close(),
-    `cycles` and `seconds` hold what the model simulated, and in how much wall-clock time (None when it
-    did not say: killed, or another program)."""
+class SocModelTransport:
+    """The whole simulated SoC, a Verilator model: its UART is the model's stdin/stdout
+    (sim/harness/main.cpp). Not gateware.driver's PeripheralModelTransport, which drives the Python
+    model of the peripheral alone. After close(), `cycles` and `seconds` hold what the model simulated,
+    and in how much wall-clock time (None when it did not say: killed, or another program)."""
 
     def __init__(self, model, cwd, args=()):
         try:

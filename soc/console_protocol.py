@@ -162,6 +162,11 @@ class Line:
         """Every line of `text` that is this line, parsed."""
         return [v for v in map(self.parse, text.splitlines()) if v is not None]
 
+    def starts(self, line):
+        """Whether `line` begins as this line does (its fixed words and its first field's `key=`): such
+        a line that does not parse is this line garbled, not some other output."""
+        return line.startswith(" ".join([*self.words, *(f"{f.key}=" for f in self.fields[:1])]))
+
 
 # One measurement of `bench`: cycles of one operation on one implementation, and whether its
 # result was right.

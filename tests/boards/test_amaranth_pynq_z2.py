@@ -102,7 +102,7 @@ def test_driver_over_the_serial_link():
     statuses and slot contents as the model gives."""
     from amaranth.sim import Simulator
 
-    from gateware.driver import Driver, ModelTransport, complete
+    from gateware.driver import Driver, PeripheralModelTransport, complete
     from gateware.interface import WORD_BITS, ErrorCode, Opcode, PeripheralConfig, bus_words
     from gateware.model import PeripheralModel, mont_mul
 
@@ -135,7 +135,7 @@ def test_driver_over_the_serial_link():
     sim.add_clock(8e-9)
     sim.add_testbench(bench)
     sim.run()
-    expected = complete(scenario(Driver(ModelTransport(PeripheralModel(config)))))
+    expected = complete(scenario(Driver(PeripheralModelTransport(PeripheralModel(config)))))
     assert observed["link"] == expected
     assert expected[0]["error"] == ErrorCode.NO_MODULUS.value and expected[4]["error"] == ErrorCode.BAD_SLOT.value
     assert expected[1:4] == [{"busy": 0, "done": 1, "error": 0}] * 3

@@ -54,7 +54,7 @@ def simulate(config, testbench, vcd=None):
 
 def model_driver(config):
     """A driver of a fresh ``PeripheralModel``; its coroutines never suspend (``driver.complete``)."""
-    return driver.Driver(driver.ModelTransport(PeripheralModel(config)))
+    return driver.Driver(driver.PeripheralModelTransport(PeripheralModel(config)))
 
 
 def twin(config, scenario):

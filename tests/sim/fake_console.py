@@ -1,13 +1,17 @@
-"""A stand-in for the simulated SoC's console, for testing the host side of `python -m sim --leak`
-in a fraction of a second: it echoes what it is typed as the firmware does, takes `key` and
-answers `time` with Python's pow() and made-up cycle counts.
+"""A stand-in for the simulated SoC's console, for testing the host side (sim/console.py's typed
+commands, `python -m sim --leak`) in a fraction of a second: it echoes what it is typed as the
+firmware does, takes `key`, answers `time` with Python's pow() and made-up cycle counts, `bench`
+with made-up rows in the firmware's order (BearSSL not built: its rows are `missing`) and `info`.
 
     python fake_console.py [mode]
 
 mode: `ok` (constant-time paths take constant time; hw_seq_window depends on the exponent),
 `leak` (hw_seq private also depends on the message's lowest bit), `wrong` (hw_cpu private_crt
 answers message 1 with 2), `refuse` (every `time` is an unknown command), `mute` (prints its prompt,
-then reads without ever answering: a firmware that hung).
+then reads without ever answering: a firmware that hung), `garbled` (every answer of key, time,
+bench and info has one line cut short), `astray` (answers as if asked something else: key takes the
+key without its private part, time times the software, bench ends without its `bench done`, info
+prints its SoC line twice).
 """
 
 import os
@@ -18,27 +22,113 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from soc import console_protocol as protocol    # noqa: E402
 
+#: The sizes the fake's `bench` knows.
+BENCH_SIZES = (512, 1024)
+#: The peer library the fake was built without.
+NOT_BUILT = "bearssl"
+
+
+def _fields(line, values):
+    """`line` as the firmware prints it, with `values` ({key: value})."""
+    return " ".join([*line.words, *(f"{field.key}={values[field.key]}" for field in line.fields)]) + "\n"
+
+
+def _cut(text):
+    """The line cut short after its first field's `=`: garbled."""
+    return text[:text.index("=") + 1] + "\n"
+
+
+def _key(words, state, mode):
+    try:
+        numbers = [int(w, 16) for w in words[1:]]
+    except ValueError:
+        return f"{protocol.Error.BAD_HEX.prefix} arg={words[1]}\n"
+    if len(numbers) not in (2, 5):
+        return f"{protocol.Error.USAGE.prefix} usage=\"key <n> <e> [<d> <p> <q>]\"\n"
+    n, e = numbers[:2]
+    if n % 2 == 0:
+        return f"{protocol.Error.BAD_KEY.prefix} reason=n must be odd, e odd and > 1\n"
+    state.update(n=n, e=e, d=numbers[2] if len(numbers) == 5 else None)
+    private = "no" if mode == "astray" or state["d"] is None else "yes"
+    text = _fields(protocol.KEY_SET, {"bits": n.bit_length(), "private": private})
+    return _cut(text) if mode == "garbled" else text
+
+
+def _time(words, state, mode):
+    op, impl, message = words[1], words[2], int(words[3], 16)
+    if "n" not in state or (op != "public" and state["d"] is None):
+        return f"{protocol.Error.NO_KEY.prefix} (set one with `key`)\n"
+    exponent = state["e"] if op == "public" else state["d"]
+    result = pow(message, exponent, state["n"])
+    cycles = 1000 * (1 + list(protocol.IMPLS).index(impl)) + 10 * len(op)
+    if impl == "hw_seq_window" or op == "public":
+        cycles += bin(exponent).count("1")
+    if mode == "leak" and (impl, op) == ("hw_seq", "private"):
+        cycles += message & 1
+    if mode == "wrong" and (impl, op, message) == ("hw_cpu", "private_crt", 1):
+        result = 2
+    text = _fields(protocol.TIMED, {"op": op, "impl": "sw" if mode == "astray" else impl, "cycles": cycles,
+                                    "ok": 1, "result": f"{result:x}"})
+    return _cut(text) if mode == "garbled" else text
+
+
+def _bench(words, mode):
+    only = words[1] if len(words) > 1 and words[1] in ("hw", "ours") else None
+    sizes, rows = [], None
+    for word in words[1 + (only is not None):]:
+        if word.startswith("rows="):
+            rows = {tuple(row.split(":")) for row in word[len("rows="):].split(",")}
+        elif word.isdigit() and int(word) in BENCH_SIZES:
+            sizes.append(int(word))
+        else:
+            return f"{protocol.Error.UNKNOWN_SIZE.prefix} bits={word} sizes={','.join(map(str, BENCH_SIZES))}\n"
+    out = []
+    for bits in sizes or BENCH_SIZES:
+        out.append(_fields(protocol.BENCH_START, {"bits": bits}))
+        for op, impl in protocol.bench_rows(peers=only is None):
+            if (only == "hw" and impl not in protocol.PERIPHERAL_IMPLS
+                    or rows is not None and (str(bits), op, impl) not in rows):
+                continue
+            if impl == NOT_BUILT:
+                if op != "mul":
+                    out.append(_fields(protocol.RESULT_MISSING, {"bits": bits, "op": op, "impl": impl}))
+                continue
+            cycles = bits * (1 + list(protocol.ALL_IMPLS).index(impl)) + len(op)
+            out.append(_fields(protocol.RESULT, {"bits": bits, "op": op, "impl": impl, "cycles": cycles, "ok": 1}))
+        out.append(f"\nRSA-{bits}, cycles (a table for people)\n  op           impl          cycles\n\n")
+    if mode == "garbled":
+        first = next(i for i, line in enumerate(out) if line.startswith("result "))
+        out[first] = out[first][:out[first].index(" cycles=")] + "\n"
+    if mode != "astray":
+        out.append(_fields(protocol.BENCH_DONE, {}))
+    return "".join(out)
+
+
+def _info(mode):
+    lines = [_fields(protocol.INFO_SOC, {"cpu": "Fake_Full", "clk_hz": 100_000_000, "rom_bytes": 65536,
+                                         "sram_bytes": 8192, "main_ram_bytes": 262144}),
+             _fields(protocol.INFO_LIMITS, {"bignum_max_bits": 4096, "console_line_max": 4095}),
+             _fields(protocol.INFO_COUNTER, {"cycle_counter": "ok", "cycles": 672955, "loop_cycles": 15064}),
+             _fields(protocol.INFO_STACK, {"stack_bytes": 44680, "stack_used": 432})]
+    if mode == "garbled":
+        lines[-1] = _cut(lines[-1])
+    if mode == "astray":
+        lines.insert(1, lines[0])
+    return "".join(lines)
+
 
 def answer(line, state, mode):
     words = line.split()
     if not words:
         return ""
-    if words[0] == "key" and len(words) == 6:
-        n, e, d, p, q = (int(w, 16) for w in words[1:])
-        state.update(n=n, e=e, d=d)
-        return f"key bits={n.bit_length()} private=yes\n"
+    if words[0] == "key" and len(words) > 1:
+        return _key(words, state, mode)
     if words[0] == "time" and mode != "refuse" and len(words) == 4:
-        op, impl, message = words[1], words[2], int(words[3], 16)
-        exponent = state["e"] if op == "public" else state["d"]
-        result = pow(message, exponent, state["n"])
-        cycles = 1000 * (1 + list(protocol.IMPLS).index(impl)) + 10 * len(op)
-        if impl == "hw_seq_window" or op == "public":
-            cycles += bin(exponent).count("1")
-        if mode == "leak" and (impl, op) == ("hw_seq", "private"):
-            cycles += message & 1
-        if mode == "wrong" and (impl, op, message) == ("hw_cpu", "private_crt", 1):
-            result = 2
-        return f"timed op={op} impl={impl} cycles={cycles} ok=1 result={result:x}\n"
+        return _time(words, state, mode)
+    if words[0] == "bench":
+        return _bench(words, mode)
+    if words[0] == "info":
+        return _info(mode)
     return f"error=unknown_command command={words[0]} (type 'help')\n"
 
 

@@ -1,8 +1,20 @@
-"""The firmware's console, driven through the simulated SoC's serial port."""
+"""The firmware's console, driven through the simulated SoC's serial port; the typed commands of
+sim/console.py against it and against a stand-in that can refuse, garble or answer astray."""
 
+import dataclasses
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, KeySet, Missing, Result, Timed,
+                         UnexpectedAnswer)
+from sim.transport import SocModelTransport
 from soc import config
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code, error_lines
+from soc.keys import bench_keys
 
 
 def test_boots_into_the_menu(console):
@@ -71,3 +83,168 @@ def test_empty_line_and_extra_spaces(console):
     assert console.command("") == ""
     out = console.command("   help   ")
     assert "Commands:" in out and not error_lines(out)
+
+
+# ---- the typed commands (sim/console.py), against the firmware ----
+
+def test_typed_commands_on_the_firmware(console):
+    info = console.info()
+    assert info.soc.cpu.startswith("VexRiscv") and info.soc.clk_hz == config.SYS_CLK_FREQ
+    assert info.limits.console_line_max == config.CONSOLE_LINE_MAX - 1
+    assert info.counter.cycle_counter == "ok" and 0 < info.stack.stack_used < info.stack.stack_bytes
+    [key] = bench_keys((512,))
+    assert console.set_key(key) == KeySet(bits=512, private="yes")
+    message = 0x1234567
+    timed = console.time("private_crt", "hw_seq", message)
+    assert (timed.op, timed.impl, timed.ok) == ("private_crt", "hw_seq", True)
+    assert timed.result == pow(message, key["d"], key["n"]) and timed.cycles > 0
+    answer = console.bench([512], rows=[(512, "mul", "hw_seq")], only="hw")
+    [result] = answer.results
+    assert (result.bits, result.op, result.impl, result.ok, answer.missing) == (512, "mul", "hw_seq", True, [])
+    assert console.set_key({"n": key["n"], "e": key["e"]}) == KeySet(bits=512, private="no")
+    with pytest.raises(CommandRefused) as refused:
+        console.time("private", "sw", message)
+    assert refused.value.code is Error.NO_KEY and refused.value.line.startswith(Error.NO_KEY.prefix)
+
+
+# ---- the typed commands, against a stand-in console (tests/sim/fake_console.py) ----
+
+FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
+#: A toy key (p = 61, q = 53): the stand-in takes any key.
+TOY_KEY = {"n": 3233, "e": 17, "d": 2753, "p": 61, "q": 53}
+
+
+@pytest.fixture
+def fake_console(tmp_path):
+    """Opens a Console on the stand-in in a mode (see its docstring), at its prompt."""
+    opened = []
+
+    def open_(mode="ok"):
+        model = tmp_path / f"fake-{mode}"
+        model.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n")
+        model.chmod(model.stat().st_mode | stat.S_IXUSR)
+        con = Console(SocModelTransport(model, tmp_path), timeout=60, echo_timeout=10)
+        opened.append(con)
+        con.wait_prompt()
+        return con
+
+    yield open_
+    for con in opened:
+        con.close()
+
+
+def test_every_record_has_its_line_s_fields_in_order():
+    for record in RECORDS:
+        assert [f.name for f in dataclasses.fields(record)] == [f.key for f in record.LINE.fields]
+    assert Result.parse("result bits=512 op=mul impl=sw cycles=7 ok=0") == Result(512, "mul", "sw", 7, False)
+    assert Result.parse("missing bits=512 op=mul impl=bearssl") is None
+
+
+def test_set_key_types_the_key_and_returns_what_the_firmware_holds(fake_console):
+    con = fake_console()
+    assert con.set_key(TOY_KEY) == KeySet(bits=12, private="yes")
+    assert f"{protocol.PROMPT}key ca1 11 ac1 3d 35\n" in con.output      # n e d p q in hex
+    assert con.set_key({"n": 3233, "e": 17}) == KeySet(bits=12, private="no")
+    assert f"{protocol.PROMPT}key ca1 11\n" in con.output
+
+
+def test_a_refused_key_raises_with_the_firmware_s_error_line(fake_console):
+    con = fake_console()
+    with pytest.raises(CommandRefused, match=r"refused `key ca0 11 ac1 3d 35`: error=bad_key") as refused:
+        con.set_key({**TOY_KEY, "n": 3232})
+    assert refused.value.code is Error.BAD_KEY and refused.value.line.startswith("error=bad_key reason=")
+    assert isinstance(refused.value, AnswerError) and isinstance(refused.value, ConsoleError)
+    assert con.set_key(TOY_KEY).private == "yes"                       # the console goes on
+
+
+def test_time_returns_the_timed_line_as_a_record(fake_console):
+    con = fake_console()
+    con.set_key(TOY_KEY)
+    timed = con.time("private", "hw_seq", 65)
+    assert timed == Timed(op="private", impl="hw_seq", cycles=3070, ok=True, result=pow(65, 2753, 3233))
+    assert f"{protocol.PROMPT}time private hw_seq 41\n" in con.output
+
+
+def test_time_without_a_key_is_refused(fake_console):
+    con = fake_console()
+    with pytest.raises(CommandRefused, match="refused `time public sw c`") as refused:
+        con.time("public", "sw", 12)
+    assert refused.value.code is Error.NO_KEY
+
+
+def test_bench_returns_results_and_missing_rows_as_they_arrive(fake_console):
+    con = fake_console()
+    seen = []
+    answer = con.bench([512], on_result=seen.append)
+    assert f"{protocol.PROMPT}bench 512\n" in con.output
+    # in the firmware's order; the peer that is not built has a `missing` line per RSA row, none for mul
+    assert [(r.op, r.impl) for r in seen] == [row for row in protocol.bench_rows() if row != ("mul", "bearssl")]
+    assert answer.results == [r for r in seen if isinstance(r, Result)]
+    assert answer.missing == [r for r in seen if not isinstance(r, Result)] == [
+        Missing(512, op, "bearssl") for op in ("public", "private", "private_crt")]
+    assert all(r.ok and r.bits == 512 for r in answer.results)
+
+
+def test_bench_of_some_rows_and_of_the_hardware_only(fake_console):
+    con = fake_console()
+    answer = con.bench([512, 1024], rows=[(512, "mul", "hw_seq"), (1024, "public", "hw_cpu")], only="hw")
+    assert f"{protocol.PROMPT}bench hw 512 1024 rows=512:mul:hw_seq,1024:public:hw_cpu\n" in con.output
+    assert [(r.bits, r.op, r.impl) for r in answer.results] == [(512, "mul", "hw_seq"), (1024, "public", "hw_cpu")]
+    assert con.bench([1024], only="ours").missing == []
+    with pytest.raises(ValueError, match="only="):
+        con.bench([512], only="sw")
+
+
+def test_a_refused_bench_raises_with_the_firmware_s_error_line(fake_console):
+    con = fake_console()
+    with pytest.raises(CommandRefused, match=r"refused `bench 512 768`: error=unknown_size bits=768") as refused:
+        con.bench([512, 768])
+    assert refused.value.code is Error.UNKNOWN_SIZE
+
+
+def test_info_returns_one_record_of_each_line(fake_console):
+    info = fake_console().info()
+    assert info.soc.cpu == "Fake_Full" and info.soc.main_ram_bytes == 262144
+    assert (info.limits.console_line_max, info.counter.cycle_counter, info.stack.stack_used) == (4095, "ok", 432)
+
+
+def test_an_error_code_the_protocol_does_not_know_is_still_a_refusal():
+    refused = CommandRefused("info", "error=overheated degrees=99")
+    assert refused.code is None and refused.line == "error=overheated degrees=99"
+
+
+def _ask(con, command):
+    """One typed command of each kind (time on the key the stand-in holds)."""
+    return {"set_key": lambda: con.set_key(TOY_KEY), "time": lambda: con.time("public", "hw_cpu", 65),
+            "bench": lambda: con.bench([512]), "info": con.info}[command]()
+
+
+@pytest.mark.parametrize("command, message", [
+    ("set_key", r"`key ca1 11 ac1 3d 35` printed a garbled KEY_SET line: 'key bits='"),
+    ("time", r"`time public hw_cpu 41` printed a garbled TIMED line: 'timed op='"),
+    ("bench", r"`bench 512` printed a garbled RESULT line: 'result bits=512 op=public impl=sw'"),
+    ("info", r"`info` printed a garbled INFO_STACK line: 'stack_bytes='"),
+])
+def test_a_garbled_answer_is_an_unexpected_answer(fake_console, command, message):
+    con = fake_console("garbled")
+    if command == "time":
+        with pytest.raises(UnexpectedAnswer, match="garbled KEY_SET"):
+            con.set_key(TOY_KEY)                # the stand-in holds the key all the same
+    with pytest.raises(UnexpectedAnswer, match=message) as raised:
+        _ask(con, command)
+    assert isinstance(raised.value, AnswerError) and not isinstance(raised.value, CommandRefused)
+
+
+@pytest.mark.parametrize("command, message", [
+    ("set_key", r"`key ca1 11 ac1 3d 35` took a 12-bit key, private part: no"),
+    ("time", r"`time public hw_cpu 41` timed public on sw"),
+    ("bench", r"`bench 512` ended without its `bench done` line"),
+    ("info", r"`info` printed 2 INFO_SOC lines, not one"),
+])
+def test_an_answer_to_something_else_is_an_unexpected_answer(fake_console, command, message):
+    con = fake_console("astray")
+    if command == "time":
+        with pytest.raises(UnexpectedAnswer):
+            con.set_key(TOY_KEY)                # the stand-in holds the key without its private part
+    with pytest.raises(UnexpectedAnswer, match=message):
+        _ask(con, command)

@@ -14,6 +14,7 @@ import pytest
 from common.errors import ProjectError
 from sim import build as sim_build
 from sim import leak
+from sim.console import Timed
 from soc import console_protocol as protocol
 
 #: One worker runs the module: the small run below is made once.
@@ -172,7 +173,8 @@ def test_infinite_t_is_valid_json(tmp_path):
 def test_a_wrong_result_is_an_error_naming_the_row():
     samples = _synthetic_samples()
     samples[("keys", "hw_seq", "private")][3] = ("", 10_000, False)
-    wrong = [(leak.Measurement("keys", 2, 0x1234, "", "hw_seq", "private"), {"ok": 1, "result": 0x99})]
+    wrong = [(leak.Measurement("keys", 2, 0x1234, "", "hw_seq", "private"),
+              Timed(op="private", impl="hw_seq", cycles=10_000, ok=True, result=0x99))]
     report = _report(samples, wrong)
     assert not report["passed"]
     assert "**WRONG RESULT**" in leak.markdown(report)

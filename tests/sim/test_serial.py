@@ -23,7 +23,7 @@ import serial
 from sim import serial_boot
 from sim.console import LINE_MAX, Console, ConsoleError
 from sim.pty_uart import SimulatedSerialPort
-from sim.transport import ModelTransport, SerialTransport, TransportError, open_serial
+from sim.transport import SerialTransport, SocModelTransport, TransportError, open_serial
 from soc import config
 from soc import console_protocol as protocol
 
@@ -52,7 +52,7 @@ def test_a_command_longer_than_the_console_is_refused_at_once_and_the_next_one_r
 def test_the_limit_is_the_firmware_s_own(sim_soc):
     """The longest line the runner sends is the longest the firmware takes: LINE_MAX characters are
     echoed and parsed (an unknown command then), one more would be refused by the runner."""
-    con = Console(ModelTransport(sim_soc.model, sim_soc.gateware_dir), timeout=300,
+    con = Console(SocModelTransport(sim_soc.model, sim_soc.gateware_dir), timeout=300,
                   boot=serial_boot.jump_to_main_ram)
     try:
         con.wait_prompt()
@@ -78,7 +78,7 @@ def test_a_console_that_stops_answering_is_reported_before_the_time_limit():
 
 
 def _fake(mode):
-    class Fake(ModelTransport):
+    class Fake(SocModelTransport):
         def __init__(self):
             script = f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n"
             path = Path(os.environ.get("TMPDIR", "/tmp")) / f"fake_console_{mode}_{os.getpid()}.sh"

@@ -1,7 +1,7 @@
 """`python -m sim --bench --cpus LIST|all`: the same benchmark on several softcores, one table.
 
-For each CPU (soc/cpus.py), in its own process (LiteX and the tools it runs redirect the process's
-output, so CPUs never share one), up to `jobs` at a time:
+For each CPU (soc/cpus.py: the supported softcores), in its own process (LiteX and the tools it runs
+redirect the process's output, so CPUs never share one), up to `jobs` at a time:
 
 1. build its simulated SoC, build/sim-<type>-<variant>/ (sim/build.py; stale parts only);
 2. `bench hw <sizes>`: every hardware row (CPU loop, sequencer, sliding window), checked by the
@@ -29,6 +29,7 @@ from pathlib import Path
 from common.errors import ProjectError
 from common.paths import BUILD_DIR
 from sim.bench import cycles_cell, speedup_cell
+from sim.console import AnswerError, ConsoleError, Result, SimConsole
 from soc import config
 from soc import console_protocol as protocol
 from soc import cpus as soc_cpus
@@ -57,20 +58,16 @@ def _say(cpu, message):
     print(f"[{cpu} {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def _bench_lines(build, command, timeout, on_result):
-    """Runs one console command in a fresh simulation; calls on_result(row) per result line.
-    Returns None, or the reason it stopped early (a ConsoleError's message)."""
-    from sim.console import ConsoleError, SimConsole
+def _bench_hw(build, bits, timeout, on_result):
+    """`bench hw <bits>` in a fresh simulation; calls on_result(record) per result as it arrives.
+    Returns None, or the reason it stopped early (the console's time ran out, or it stopped
+    answering). A firmware that answers wrongly is an error (an AnswerError, raised)."""
     console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
     try:
         console.wait_prompt()
-        for line in console.command_lines(command):
-            if protocol.error_code(line):
-                raise ProjectError(f"the firmware refused `{command}`: {line}")
-            row = protocol.RESULT.parse(line)
-            if row:
-                row["ok"] = row["ok"] == 1
-                on_result(row)
+        console.bench([bits], only="hw", on_result=on_result)
+    except AnswerError:
+        raise
     except ConsoleError as error:
         return str(error)
     finally:
@@ -85,7 +82,6 @@ def _software_rows(build, cpu, sizes, budget, out, say):
     run that passed it. Returns the seconds spent."""
     import random
 
-    from sim.console import ConsoleError, SimConsole
     from soc.keys import bench_keys
 
     spent, wall = 0.0, {}          # wall[(bits, op)]: seconds the row took
@@ -133,14 +129,14 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                         console.wait_prompt()
                     console.deadline = time.monotonic() + left
                     if key_loaded != bits:
-                        answer = console.command(" ".join(["key"] + [f"{key[k]:x}" for k in ("n", "e", "d", "p", "q")]))
-                        if protocol.KEY_SET.parse_all(answer) != [{"bits": bits, "private": "yes"}]:
-                            raise ProjectError(f"the firmware did not take the RSA-{bits} key: {answer.strip()}")
+                        console.set_key(key)
                         key_loaded = bits
                     source, expected = inputs[op]
                     t0 = time.monotonic()        # the row alone (the key's set-up counts for the budget)
                     spent += t0 - t_start
-                    answer = console.command(f"time {op} sw {source:x}")
+                    timed = console.time(op, "sw", source)
+                except AnswerError:             # the firmware answered wrongly: an error, not the budget
+                    raise
                 except ConsoleError as error:
                     took = time.monotonic() - t0
                     spent += took
@@ -156,11 +152,8 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                 took = time.monotonic() - t0
                 spent += took
                 wall[(bits, op)] = took
-                timed = protocol.TIMED.parse_all(answer)
-                if len(timed) != 1:
-                    raise ProjectError(f"`time {op} sw` at {bits} bits did not answer as expected: {answer.strip()}")
-                row = {"bits": bits, "op": op, "impl": "sw", "cycles": timed[0]["cycles"],
-                       "ok": timed[0]["ok"] == 1 and timed[0]["result"] == expected, "cpu": cpu.name}
+                row = {"bits": bits, "op": op, "impl": "sw", "cycles": timed.cycles,
+                       "ok": timed.ok and timed.result == expected, "cpu": cpu.name}
                 out["results"].append(row)
                 say(f"RSA-{bits} {op:<12} sw      {row['cycles']:>13,} cycles {'ok' if row['ok'] else 'MISMATCH'} "
                     f"({took:,.0f} s)")
@@ -185,9 +178,9 @@ def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
         out["seconds"]["build"] = round(time.monotonic() - started, 1)
 
         def keep(impls):
-            def on_result(row):
-                if row["impl"] in impls:
-                    row["cpu"] = cpu.name
+            def on_result(record):
+                if isinstance(record, Result) and record.impl in impls:
+                    row = {**record.as_dict(), "cpu": cpu.name}
                     out["results"].append(row)
                     say(f"RSA-{row['bits']} {row['op']:<12} {row['impl']:<7} {row['cycles']:>13,} cycles "
                         f"{'ok' if row['ok'] else 'MISMATCH'}")
@@ -196,7 +189,7 @@ def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
         t0 = time.monotonic()
         for i, bits in enumerate(sizes):
             left = (timeout or budget) - (time.monotonic() - t0)
-            stopped = _bench_lines(build, f"bench hw {bits}", left, keep(("hw_cpu", "hw_seq"))) if left > 0 \
+            stopped = _bench_hw(build, bits, left, keep(("hw_cpu", "hw_seq"))) if left > 0 \
                 else f"the {timeout or budget:,.0f} s budget for the hardware rows was used"
             if stopped:
                 reason = f"hardware rows stopped: {stopped}"
@@ -248,8 +241,8 @@ def _reusable(out_dir, cpu, sizes, synth):
     return earlier
 
 
-def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S, out_dir=BUILD_DIR / "bench", command=None,
-        reuse=False):
+def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S,
+        out_dir=BUILD_DIR / "bench", command=None, reuse=False):
     """Runs every CPU (or, with `reuse`, takes its result from an earlier run with the same sizes: each
     CPU's result is kept in <out_dir>/cpus/<type>-<variant>.json) and writes the result files."""
     for cpu in cpus:
@@ -294,7 +287,8 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
     return data
 
 
-def main(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S, log=print, reuse=False, command=None):
+def main(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S, log=print, reuse=False,
+         command=None):
     out_dir = BUILD_DIR / "bench"
     data = run(cpus, sizes, budget=budget, synth=synth, jobs=jobs, timeout=timeout, out_dir=out_dir, reuse=reuse,
                command=command)

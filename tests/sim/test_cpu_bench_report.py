@@ -1,8 +1,8 @@
-"""sim/cpus.py's result files from made-up measurements: every CPU's rows, skipped rows listed with
+"""sim/cpu_bench.py's result files from made-up measurements: every CPU's rows, skipped rows listed with
 their reason, the SoC figures with and without the peripheral, the plot."""
 import json
 
-from sim import cpus as sim_cpus
+from sim import cpu_bench
 from soc import console_protocol as protocol
 
 SW = {"public": 40_000, "private": 2_000_000, "private_crt": 900_000, "mul": 3_000}
@@ -35,7 +35,7 @@ def _rows(text, cpu, what):
 
 
 def test_markdown_has_every_cpu_speedups_and_skipped_rows():
-    text = sim_cpus.markdown(_data())
+    text = cpu_bench.markdown(_data())
     [full] = _rows(text, "vexriscv:full", protocol.OPS["private_crt"])
     assert full[1:] == ["rv32im", "512", protocol.OPS["private_crt"], "900,000", "9,000", "6,000", "150.0x", "yes"]
     [serv] = _rows(text, "serv:standard", protocol.OPS["private_crt"])
@@ -44,7 +44,7 @@ def test_markdown_has_every_cpu_speedups_and_skipped_rows():
 
 
 def test_markdown_has_the_soc_figures_and_the_crt_time_at_fmax():
-    text = sim_cpus.markdown(_data())
+    text = cpu_bench.markdown(_data())
     [soc] = [r for r in _rows(text, "vexriscv:full", "2,500") if len(r) == 11]
     assert soc[1:] == ["2,500", "1,000", "4", "20", "120.0", "8,500", "1,000", "132", "20", "120.0"]
     crt = [line for line in text.splitlines() if line.startswith("| vexriscv:full |") and line.count("|") == 6]
@@ -54,6 +54,6 @@ def test_markdown_has_the_soc_figures_and_the_crt_time_at_fmax():
 
 def test_files_are_written(tmp_path, monkeypatch):
     data = _data()
-    sim_cpus.plot(data, tmp_path / "cpus.png")
+    cpu_bench.plot(data, tmp_path / "cpus.png")
     assert (tmp_path / "cpus.png").stat().st_size > 10_000
     json.dumps(data)
