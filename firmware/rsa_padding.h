@@ -8,9 +8,9 @@
  * Built only with BearSSL (PEER_HAVE_BEARSSL); without it every call returns PAD_ERR_UNAVAILABLE.
  *
  * Byte strings are big-endian, of the modulus' length in bytes (k) for signatures and ciphertexts.
- * Randomness (the PSS salt, the OAEP seed) comes from an HMAC-DRBG over SHA-256 with a fixed seed,
- * into which every message's hash is mixed: deterministic, so runs repeat; on a board the seed must
- * come from an entropy source instead.
+ * Randomness (the PSS salt, the OAEP seed) comes from an HMAC-DRBG over SHA-256 seeded once with a
+ * fixed string: deterministic, so a run repeats (the n-th salt after boot is always the same); on a
+ * board the seed must come from an entropy source instead.
  */
 #ifndef RSA_PADDING_H
 #define RSA_PADDING_H
@@ -31,6 +31,9 @@
 #define PAD_MAX_BYTES    (BN_MAX_BITS / 8)
 
 enum pad_scheme { PAD_PKCS1, PAD_PSS };
+
+/* Seeds the generator if it is not yet (the commands call it before their timed region). */
+void pad_random_init(void);
 
 /* sig (k bytes) = the signature of msg with the private key (CRT). */
 int pad_sign(enum pad_scheme scheme, const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,

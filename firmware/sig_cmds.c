@@ -162,6 +162,7 @@ static void cmd_sign(int argc, char **argv)
 	    || !(b = parse_impl(argc, argv, 3))
 	    || parse_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len))
 		return;
+	pad_random_init();
 	rsa_hw_forget();
 	t = timed_start();
 	err = pad_sign(scheme, b, k, ctx, sig_message, msg_len, sig_block);
