@@ -3,6 +3,7 @@ and ciphertexts made on the device are checked by `cryptography` and by Debian's
 made there are checked on the device; refused input gives one error line each and the console carries
 on with its key."""
 
+import shutil
 import subprocess
 
 import pytest
@@ -10,8 +11,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+from soc import config, firmware, peer_libs
 from soc import keys as soc_keys
-from soc.console_protocol import CIPHERTEXT, KEY_SET, MESSAGE, SIGNATURE, VALID, Error, error_code, error_lines
+from soc.console_protocol import (CIPHERTEXT, COMPARISON, KEY_SET, MESSAGE, SIGNATURE, VALID, Error, error_code,
+                                  error_lines)
 
 #: One worker, one boot of the SoC for the module.
 pytestmark = pytest.mark.xdist_group("signatures")
@@ -200,3 +203,29 @@ def test_refused_input_gives_one_error_line_and_the_console_carries_on(session):
     assert _verify(console, "pkcs1", MESSAGE_BYTES, signature) == "yes"      # the key is still there
     KEYS[1024][1].public_key().verify(_sign(console, "pkcs1", MESSAGE_BYTES), MESSAGE_BYTES, padding.PKCS1v15(),
                                       hashes.SHA256())
+
+
+def test_without_bearssl_the_commands_say_so_and_the_rest_works(sim_soc, tmp_path):
+    """The firmware as built when BearSSL's fetch failed, run on the same model from a directory of
+    its own (the model reads its memories' .init files from where it runs)."""
+    from sim import build as sim_build
+    from sim.console import SimConsole
+    shutil.copytree(sim_soc.build_dir / "software", tmp_path / "software", ignore=shutil.ignore_patterns("firmware"))
+    image = firmware.build(tmp_path, extra_headers=firmware.soc_headers(),
+                           peers={name: None for name in peer_libs.PEERS})
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    for init in sim_soc.gateware_dir.glob("*.init"):
+        shutil.copy(init, run_dir)
+    firmware.write_init(image, sim_build.main_ram_init(run_dir), config.MAIN_RAM_SIZE)
+    con = SimConsole(sim_soc.model, run_dir, timeout=600)
+    try:
+        con.wait_prompt()
+        _set_key(con, 512)
+        for line in ("sign pkcs1 00", f"verify pss 00 {'00' * 64}", "oaep_encrypt 00", f"oaep_decrypt {'00' * 64}"):
+            assert _error(con.command(line)) == Error.NO_PADDING_LIBRARY, line
+        n, e = KEYS[512][0]["n"], KEYS[512][0]["e"]
+        [result] = COMPARISON.parse_all(con.command("encrypt 2"))
+        assert result["sw"] == result["hw"] == pow(2, e, n)
+    finally:
+        con.close()
