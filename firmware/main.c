@@ -12,6 +12,7 @@
 #include "console.h"
 #include "cycles.h"
 #include "rsa_cmds.h"
+#include "sig_cmds.h"
 
 /* Stack depth: at start-up the space between the end of bss and the stack pointer is painted;
    `info` reports how deep the stack has reached since (the lowest changed word), against the space
@@ -66,7 +67,8 @@ static const struct console_command base_commands[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
-const struct console_command *const console_tables[] = { base_commands, bench_commands, rsa_commands, NULL };
+const struct console_command *const console_tables[] = { base_commands, bench_commands, rsa_commands, sig_commands,
+                                                     NULL };
 
 int main(void)
 {

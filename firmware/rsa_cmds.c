@@ -165,6 +165,14 @@ static int have_key(int private_key)
 	return 1;
 }
 
+const rsa_key *rsa_cmds_key(int private_key, const rsa_ctx **ctx)
+{
+	if (!have_key(private_key))
+		return NULL;
+	*ctx = &user_ctx;
+	return &user_key;
+}
+
 /* Parses the message argument: below the user's modulus, else prints the error line. */
 static int parse_message(const char *text)
 {

@@ -2,7 +2,12 @@
 #define RSA_CMDS_H
 
 #include "console.h"
+#include "rsa.h"
 
 extern const struct console_command rsa_commands[];
+
+/* The key the `key` command set, and its precomputation; NULL (after printing the error line) when
+   there is none, or it has no private part and private_key asks for one. */
+const rsa_key *rsa_cmds_key(int private_key, const rsa_ctx **ctx);
 
 #endif

@@ -80,6 +80,11 @@ COMMANDS = {
     "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
     "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
     "time": ("<op> <impl> <hex>", "one operation with your key on one implementation, timed"),
+    "sign": ("pkcs1|pss <message-hex> [impl]",
+             "SHA-256 signature with your key (CRT; hw_seq by default), timed: hash, padding and RSA"),
+    "verify": ("pkcs1|pss <message-hex> <signature-hex> [impl]", "check a SHA-256 signature with your key"),
+    "oaep_encrypt": ("<message-hex> [impl]", "RSA-OAEP encryption with your key (SHA-256, MGF1-SHA-256, no label)"),
+    "oaep_decrypt": ("<ciphertext-hex> [impl]", "RSA-OAEP decryption with your key (CRT)"),
 }
 
 
@@ -104,6 +109,13 @@ class Error(enum.Enum):
     PERIPHERAL = "peripheral"
     CRT_CHECK_FAILED = "crt_check_failed"
     OPERATION_FAILED = "operation_failed"
+    UNKNOWN_PADDING = "unknown_padding"
+    BAD_LENGTH = "bad_length"               # a signature or ciphertext not of the modulus' length
+    MESSAGE_TOO_LONG = "message_too_long"
+    KEY_TOO_SMALL = "key_too_small"         # the modulus is too short for the padding with SHA-256
+    # Every failed OAEP decryption (not below the modulus, fault check, padding): one line, no oracle.
+    DECRYPTION_FAILED = "decryption_failed"
+    NO_PADDING_LIBRARY = "no_padding_library"   # BearSSL was not fetched: no SHA-256 or padding
 
     @property
     def prefix(self):
@@ -196,8 +208,16 @@ INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cyc
 # The stack: the space between the end of bss and the top of main RAM, and the deepest the firmware
 # has reached in it since it started (the space is painted at start-up; the first changed word).
 INFO_STACK = Line("INFO_STACK", (), (Field("stack_bytes", "lu"), Field("stack_used", "lu")))
+# sign: the signature (the modulus' length in bytes) and the cycles of the whole signing (SHA-256 of
+# the message, padding, private CRT operation).
+SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", bytes.fromhex), Field("cycles", "llu")))
+# verify: yes or no.
+VALID = Line("VALID", (), (Field("valid", "s"),))
+# oaep_encrypt, oaep_decrypt: the result as bytes.
+CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", bytes.fromhex),))
+MESSAGE = Line("MESSAGE", (), (Field("message", "s", bytes.fromhex),))
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
-         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK)
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, SIGNATURE, VALID, CIPHERTEXT, MESSAGE)
 
 
 def _c_string(text):

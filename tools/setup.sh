@@ -11,6 +11,7 @@ declare -A TOOLS=(
   [make]=make
   [gcc]=gcc
   [g++]=g++
+  [openssl]=openssl   # tests/sim/test_signatures.py checks the device's signatures with it
 )
 # header -> Debian package (the Verilator harness links against these)
 declare -A HEADERS=(
