@@ -30,7 +30,8 @@ __all__ = ["CommandDecoder", "DataPort", "MontgomeryPeripheral"]
 
 
 class CommandDecoder(wiring.Component):
-    """The checks of a command word against the moduli in force (combinational).  ``error`` is why it
+    """The checks of a command word against the moduli in force (combinational), made while ``strobe``
+    (only then: Verilator then evaluates them only in the cycle of a command).  ``error`` is why it
     would be refused, NONE if it would be accepted; then at most one of ``setmod``, ``mul`` (with
     ``mul_pair``), ``exp`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
     sets (``immediate``: it completes at once)."""
@@ -38,6 +39,7 @@ class CommandDecoder(wiring.Component):
     def __init__(self, config):
         self.config = config
         super().__init__({
+            "strobe":        In(1),
             "command":       In(Command),
             "modulus":       In(ModulusStateSignature(config)),
             "modulus1":      In(ModulusStateSignature(config)),
@@ -67,7 +69,7 @@ class CommandDecoder(wiring.Component):
         def accept(action):
             m.d.comb += action.eq(1)
 
-        with m.Switch(cmd.op.as_value()):
+        with m.If(self.strobe), m.Switch(cmd.op.as_value()):
             with m.Case(Opcode.NOP):
                 accept(self.immediate)
             with m.Case(Opcode.WRITE):
@@ -245,8 +247,9 @@ class MontgomeryPeripheral(wiring.Component):
         cmd = Command(self.cmd)
         mul_start = Signal()
         mul_pair = Signal()
-        m.d.comb += [decoder.command.eq(self.cmd), data_port.slot.eq(Mux(decoder.write_pointer, cmd.dst, cmd.a)),
-                     data_port.wdata.eq(self.wdata), data_port.wdata_stb.eq(self.wdata_stb),
+        m.d.comb += [decoder.strobe.eq(self.cmd_stb), decoder.command.eq(self.cmd),
+                     data_port.slot.eq(Mux(decoder.write_pointer, cmd.dst, cmd.a)), data_port.wdata.eq(self.wdata),
+                     data_port.wdata_stb.eq(self.wdata_stb),
                      data_port.rdata_stb.eq(self.rdata_stb), self.rdata.eq(data_port.rdata),
                      modulus.slot.eq(cmd.a), modulus.bank.eq(cmd.dst[0]), modulus.size.eq(cmd.arg),
                      sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),

@@ -37,6 +37,9 @@ own states; the sequencer latches the command's operands, starts the machine of 
 its products to the core and its reads to the ``ExponentReader``.  One machine runs at a time.
 """
 
+import operator
+from functools import reduce
+
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -78,15 +81,21 @@ class ExponentReader(wiring.Component):
         word = Signal(W, reset_less=True, name="latched_word")
         high_word = Signal(W, reset_less=True, name="latched_high_word")
         m.d.comb += [self.word.eq(word), self.high_word.eq(high_word)]
-        for request in self.requests:
-            with m.If(request.read):
-                m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, self.exponent_slot,
-                                                                 request.read_index >> log_row))]
-            latched = Array(rd.data.word_select(k, W) for k in range(L))[request.latch_index[log_word:log_row]]
-            with m.If(request.latch_word):
-                m.d.sync += word.eq(latched)
-            with m.If(request.latch_high_word):
-                m.d.sync += high_word.eq(latched)
+        # One machine at a time, and a request's fields are 0 unless it reads or latches: their OR is the
+        # request of the machine that runs (one word selection for all, not one per machine).
+        def either(field):
+            return Cat(getattr(request, field) for request in self.requests).any()
+
+        def index(field):
+            return reduce(operator.or_, (getattr(request, field) for request in self.requests))
+
+        with m.If(either("read")):
+            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, self.exponent_slot, index("read_index") >> log_row))]
+        latched = Array(rd.data.word_select(k, W) for k in range(L))[index("latch_index")[log_word:log_row]]
+        with m.If(either("latch_word")):
+            m.d.sync += word.eq(latched)
+        with m.If(either("latch_high_word")):
+            m.d.sync += high_word.eq(latched)
         return m
 
 
