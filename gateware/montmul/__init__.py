@@ -1,15 +1,21 @@
 """Montgomery-multiplication peripheral for RSA, as a few Amaranth components.
 
 ==================  ===========================================================================
-``peripheral``      ``MontgomeryPeripheral``: bus pointers, command decode and refusals, status,
-                    irq; wires the others (its Verilog: ``eda.synth.generate_verilog``).
+``peripheral``      ``MontgomeryPeripheral``: status and irq; wires the others, ``CommandDecoder``
+                    (a command's checks) and ``DataPort`` (bus pointers) (its Verilog:
+                    ``eda.synth.generate_verilog``).
 ``regfile``         ``RegisterFile``: operand slots (block RAM rows of ``lanes`` words) and the
                     modulus memory, with the arbitration of their ports.
-``core``            ``MontMulCore``: one product a*b*R^-1 mod N (lanes, quotient head, schedule).
-``resolve``         the core's final pass: resolving the redundant accumulator, comparing with N.
+``core``            ``MontMulCore``: one product a*b*R^-1 mod N; wires the parts below.
+``control``         ``ProductControl``: the product's schedule (prologue, iterations, final passes).
+``head``            ``QuotientHead``: one context's quotient digits m_i and its reads of a.
+``lanes``           ``LanePipeline``: the column multiply-adders (stages s1..s4) and the copy of b.
+``accumulator``     ``Accumulator``: the redundant accumulator's memories and their ports' users.
+``resolve``         ``ResolvePass`` (resolving the accumulator, comparing with N), ``SelectPass``.
 ``modulus``         ``ModulusUnit``: SETMOD (odd check, n', Q, the copy of N) and the modulus state.
 ``sequencer``       ``ExponentSequencer``: EXP_WINDOW, EXP_LADDER and EXP_FIXED as sequences of
-                    products.
+                    products; ``ExponentReader`` (the exponent's words).
+``schemes``         one machine per scheme: ``WindowExponent``, ``LadderExponent``, ``FixedExponent``.
 ==================  ===========================================================================
 
 The contract (widths, slots, opcodes, errors) is ``gateware.interface``.

@@ -1,7 +1,8 @@
 """The bus-facing Montgomery peripheral: bus pointers, command decode and refusals, status and irq.
 
 The contract (command word, opcodes, error codes, status word) is ``gateware.interface``.  This module
-only wires the components and decides, in the cycle a command is strobed, whether it is accepted:
+wires the components (``CommandDecoder`` decides, in the cycle a command is strobed, whether it is
+accepted; ``DataPort`` holds the bus pointers) and keeps the status:
 
 * WRITE / READ set the write / read pointer to the first 32-bit word of a slot; ``wdata_stb`` writes a word
   and advances, ``rdata_stb`` advances (``rdata`` follows the read pointer within two cycles).
@@ -21,11 +22,188 @@ from amaranth.lib.wiring import In, Out
 from ..interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, SLOT_FIELD_BITS, Opcode,
                          ErrorCode, Command, Status, PeripheralConfig)
 from .core import MontMulCore
-from .modulus import ModulusUnit
-from .regfile import RegisterFile, row_address
+from .modulus import ModulusStateSignature, ModulusUnit
+from .regfile import ReadPortSignature, RegisterFile, WordWriteSignature, row_address
 from .sequencer import ExponentSequencer
 
-__all__ = ["MontgomeryPeripheral"]
+__all__ = ["CommandDecoder", "DataPort", "MontgomeryPeripheral"]
+
+
+class CommandDecoder(wiring.Component):
+    """The checks of a command word against the moduli in force (combinational), made while ``strobe``
+    (only then: Verilator then evaluates them only in the cycle of a command).  ``error`` is why it
+    would be refused, NONE if it would be accepted; then at most one of ``setmod``, ``mul`` (with
+    ``mul_pair``), ``exp`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
+    sets (``immediate``: it completes at once)."""
+
+    def __init__(self, config):
+        self.config = config
+        super().__init__({
+            "strobe":        In(1),
+            "command":       In(Command),
+            "modulus":       In(ModulusStateSignature(config)),
+            "modulus1":      In(ModulusStateSignature(config)),
+            "error":         Out(ErrorCode),
+            "immediate":     Out(1),
+            "write_pointer": Out(1),
+            "read_pointer":  Out(1),
+            "setmod":        Out(1),
+            "mul":           Out(1),
+            "mul_pair":      Out(1),
+            "exp":           Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        cmd, state, state1 = self.command, self.modulus, self.modulus1
+        arg = cmd.arg
+        bad_dst = cmd.dst >= NUM_SLOTS
+        bad_a = cmd.a >= NUM_SLOTS
+        bad_b = cmd.b >= NUM_SLOTS
+        aliased = (cmd.dst == cmd.a) | (cmd.dst == cmd.b)
+
+        def refuse(code):
+            m.d.comb += self.error.eq(code)
+
+        def accept(action):
+            m.d.comb += action.eq(1)
+
+        with m.If(self.strobe), m.Switch(cmd.op.as_value()):
+            with m.Case(Opcode.NOP):
+                accept(self.immediate)
+            with m.Case(Opcode.WRITE):
+                with m.If(bad_dst):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Else():
+                    accept(self.immediate)
+                    accept(self.write_pointer)
+            with m.Case(Opcode.READ):
+                with m.If(bad_a):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Else():
+                    accept(self.immediate)
+                    accept(self.read_pointer)
+            with m.Case(Opcode.SETMOD):
+                bank1 = cmd.dst == 1
+                with m.If(bad_a):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Elif((cmd.dst >= NUM_BANKS) | (bank1 & (not cfg.has_pairs))):
+                    refuse(ErrorCode.BAD_BANK)
+                with m.Elif((arg < MIN_WORDS) | (arg > Mux(bank1, cfg.pair_max_words, cfg.max_words))):
+                    refuse(ErrorCode.BAD_SIZE)
+                with m.Else():
+                    accept(self.setmod)
+            with m.Case(Opcode.MUL):
+                with m.If(bad_dst | bad_a | bad_b):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Elif(~state.valid):
+                    refuse(ErrorCode.NO_MODULUS)
+                with m.Else():
+                    accept(self.mul)
+            with m.Case(Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
+                with m.If(bad_dst | bad_a | bad_b):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Elif(~state.valid):
+                    refuse(ErrorCode.NO_MODULUS)
+                with m.Elif(aliased):
+                    refuse(ErrorCode.ALIAS)
+                with m.Elif((arg == 0) | (arg > state.size * WORD_BITS)):
+                    refuse(ErrorCode.BAD_EXP_BITS)
+                with m.Else():
+                    accept(self.exp)
+            if cfg.has_pairs:
+                pair_size = Mux(state1.size > state.size, state1.size, state.size)
+                with m.Case(Opcode.MUL_PAIR):
+                    with m.If(bad_dst | bad_a | bad_b):
+                        refuse(ErrorCode.BAD_SLOT)
+                    with m.Elif(~state.valid | ~state1.valid):
+                        refuse(ErrorCode.NO_MODULUS)
+                    with m.Elif((state.rows != 1) | (arg > cfg.max_words)):
+                        refuse(ErrorCode.BAD_SIZE)
+                    with m.Else():
+                        accept(self.mul)
+                        accept(self.mul_pair)
+                with m.Case(Opcode.EXP_FIXED_PAIR):
+                    with m.If(bad_dst | bad_a | bad_b):
+                        refuse(ErrorCode.BAD_SLOT)
+                    with m.Elif(~state.valid | ~state1.valid):
+                        refuse(ErrorCode.NO_MODULUS)
+                    with m.Elif(state.rows != 1):
+                        refuse(ErrorCode.BAD_SIZE)
+                    with m.Elif(aliased):
+                        refuse(ErrorCode.ALIAS)
+                    with m.Elif((arg == 0) | (arg > pair_size * WORD_BITS)):
+                        refuse(ErrorCode.BAD_EXP_BITS)
+                    with m.Else():
+                        accept(self.exp)
+            with m.Default():
+                refuse(ErrorCode.BAD_OPCODE)
+        return m
+
+
+class DataPort(wiring.Component):
+    """The bus's data port: the write and read pointers (a slot and a 32-bit word within it).  While
+    ``enable`` (the peripheral is idle), ``wdata_stb`` writes ``wdata`` at the write pointer and advances
+    it, ``rdata_stb`` advances the read pointer; either one past the slot's end pulses ``overflow``
+    instead.  ``set_write``/``set_read`` point to word 0 of ``slot`` (over a strobe in the same cycle).
+    ``rdata`` follows the read pointer (a cycle after it moves)."""
+
+    def __init__(self, config):
+        self.config = config
+        rows = config.operand_rows
+        super().__init__({
+            "enable":    In(1),
+            "slot":      In(SLOT_FIELD_BITS),
+            "set_write": In(1),
+            "set_read":  In(1),
+            "wdata":     In(BUS_BITS),
+            "wdata_stb": In(1),
+            "rdata_stb": In(1),
+            "rdata":     Out(BUS_BITS),
+            "overflow":  Out(1),
+            "bus_read":  Out(ReadPortSignature(rows, config.row_bits, claim=False)),
+            "bus_write": Out(WordWriteSignature(rows, config.lanes)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        bus_per_row = cfg.row_bits // BUS_BITS
+        pair_bits = bus_per_row.bit_length() - 1       # bus words per row = 2^pair_bits
+        bus_words = cfg.bus_words_per_slot
+        write_slot = Signal(SLOT_FIELD_BITS)
+        write_pos = Signal(range(bus_words + 1))
+        read_slot = Signal(SLOT_FIELD_BITS)
+        read_pos = Signal(range(bus_words + 1))     # bus_words: past the last word (rdata undefined)
+
+        def in_row(pos):
+            return pos[:pair_bits] if pair_bits else C(0, 1)
+
+        m.d.comb += self.bus_read.addr.eq(row_address(cfg, read_slot, read_pos >> pair_bits))
+        m.d.comb += self.rdata.eq(
+            Array(self.bus_read.data.word_select(k, BUS_BITS) for k in range(bus_per_row))[in_row(read_pos)])
+        with m.If(self.enable):
+            with m.If(self.wdata_stb):
+                with m.If(write_pos == bus_words):
+                    m.d.comb += self.overflow.eq(1)
+                with m.Else():
+                    m.d.comb += [
+                        self.bus_write.addr.eq(row_address(cfg, write_slot, write_pos >> pair_bits)),
+                        self.bus_write.data.eq(self.wdata),
+                        self.bus_write.en.eq(C(3, cfg.lanes) << (in_row(write_pos) * 2)),
+                    ]
+                    m.d.sync += write_pos.eq(write_pos + 1)
+            with m.If(self.rdata_stb):
+                with m.If(read_pos == bus_words):
+                    m.d.comb += self.overflow.eq(1)
+                with m.Else():
+                    m.d.sync += read_pos.eq(read_pos + 1)
+        with m.If(self.set_write):
+            m.d.sync += [write_slot.eq(self.slot), write_pos.eq(0)]
+        with m.If(self.set_read):
+            m.d.sync += [read_slot.eq(self.slot), read_pos.eq(0)]
+        return m
 
 
 class MontgomeryPeripheral(wiring.Component):
@@ -47,30 +225,44 @@ class MontgomeryPeripheral(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L = cfg.lanes
-        bus_per_row = cfg.row_bits // BUS_BITS
-        pair_bits = bus_per_row.bit_length() - 1
-        bus_words = cfg.bus_words_per_slot
-
         m.submodules.regfile = regfile = RegisterFile(cfg)
         m.submodules.core = core = MontMulCore(cfg)
         m.submodules.modulus = modulus = ModulusUnit(cfg)
         m.submodules.sequencer = sequencer = ExponentSequencer(cfg)
+        m.submodules.decoder = decoder = CommandDecoder(cfg)
+        m.submodules.data_port = data_port = DataPort(cfg)
         wiring.connect(m, core.operand_read, regfile.core_read)
         wiring.connect(m, core.operand_write, regfile.core_write)
         wiring.connect(m, core.modulus_read, regfile.modulus_read)
         wiring.connect(m, modulus.read, regfile.setmod_read)
         wiring.connect(m, modulus.write, regfile.modulus_write)
         wiring.connect(m, sequencer.read, regfile.exp_read)
-        wiring.connect(m, modulus.state, core.modulus)
-        wiring.connect(m, modulus.state1, core.modulus1)
-        state, state1 = modulus.state, modulus.state1
+        wiring.connect(m, data_port.bus_read, regfile.bus_read)
+        wiring.connect(m, data_port.bus_write, regfile.bus_write)
+        wiring.connect(m, modulus.state, core.modulus, decoder.modulus)
+        wiring.connect(m, modulus.state1, core.modulus1, decoder.modulus1)
 
-        # The core's products: the sequencer's, or the one of a MUL command.
+        # The command's fields go to every engine; the core's products are the sequencer's while it
+        # starts one, else the one of a MUL command.
+        cmd = Command(self.cmd)
         mul_start = Signal()
         mul_pair = Signal()
-        m.d.comb += [core.ctl.start.eq(mul_start | sequencer.mul.start),
+        m.d.comb += [decoder.strobe.eq(self.cmd_stb), decoder.command.eq(self.cmd),
+                     data_port.slot.eq(Mux(decoder.write_pointer, cmd.dst, cmd.a)), data_port.wdata.eq(self.wdata),
+                     data_port.wdata_stb.eq(self.wdata_stb),
+                     data_port.rdata_stb.eq(self.rdata_stb), self.rdata.eq(data_port.rdata),
+                     modulus.slot.eq(cmd.a), modulus.bank.eq(cmd.dst[0]), modulus.size.eq(cmd.arg),
+                     sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
+                     sequencer.bits.eq(cmd.arg), sequencer.op.eq(cmd.op),
+                     core.ctl.start.eq(mul_start | sequencer.mul.start),
                      sequencer.mul.busy.eq(core.ctl.busy), sequencer.mul.done.eq(core.ctl.done)]
+        with m.If(sequencer.mul.start):
+            m.d.comb += [core.ctl.dst.eq(sequencer.mul.dst), core.ctl.a.eq(sequencer.mul.a),
+                         core.ctl.b.eq(sequencer.mul.b), core.ctl.b1.eq(sequencer.mul.b1),
+                         core.ctl.pair.eq(sequencer.mul.pair), core.ctl.a_words.eq(0)]
+        with m.Else():
+            m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b), core.ctl.b1.eq(cmd.b),
+                         core.ctl.pair.eq(mul_pair), core.ctl.a_words.eq(cmd.arg)]
 
         # Status.
         done = Signal()
@@ -82,147 +274,30 @@ class MontgomeryPeripheral(wiring.Component):
                      self.status.eq(status), self.irq.eq(irq)]
         m.d.sync += irq.eq(0)
 
-        # Bus pointers.
-        wslot = Signal(SLOT_FIELD_BITS)
-        wpos = Signal(range(bus_words + 1))
-        rslot = Signal(SLOT_FIELD_BITS)
-        rpos = Signal(range(bus_words + 1))     # bus_words: past the last word (rdata undefined)
-
-        def pair(pos):
-            return pos[:pair_bits] if pair_bits else C(0, 1)
-
-        m.d.comb += regfile.bus_read.addr.eq(row_address(cfg, rslot, rpos >> pair_bits))
-        m.d.comb += self.rdata.eq(
-            Array(regfile.bus_read.data.word_select(k, BUS_BITS) for k in range(bus_per_row))[pair(rpos)])
-
-        # Command decode.
-        cmd = Command(self.cmd)
-        op = cmd.op.as_value()
-        arg = cmd.arg
-        m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b), core.ctl.b1.eq(cmd.b),
-                     core.ctl.pair.eq(mul_pair), core.ctl.a_words.eq(arg),
-                     modulus.slot.eq(cmd.a), modulus.bank.eq(cmd.dst[0]), modulus.size.eq(arg),
-                     sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
-                     sequencer.bits.eq(arg), sequencer.op.eq(cmd.op)]
-        with m.If(sequencer.mul.start):
-            m.d.comb += [core.ctl.dst.eq(sequencer.mul.dst), core.ctl.a.eq(sequencer.mul.a),
-                         core.ctl.b.eq(sequencer.mul.b), core.ctl.b1.eq(sequencer.mul.b1),
-                         core.ctl.pair.eq(sequencer.mul.pair), core.ctl.a_words.eq(0)]
-
         def finish():
             m.d.sync += [done.eq(1), irq.eq(1)]
             m.next = "IDLE"
 
         with m.FSM() as fsm:
-            m.d.comb += busy.eq(~fsm.ongoing("IDLE"))
+            m.d.comb += [busy.eq(~fsm.ongoing("IDLE")), data_port.enable.eq(~busy)]
             with m.State("IDLE"):
-                # Data port.
-                with m.If(self.wdata_stb):
-                    with m.If(wpos == bus_words):
-                        m.d.sync += error.eq(ErrorCode.OVERFLOW)
-                    with m.Else():
-                        m.d.comb += [
-                            regfile.bus_write.addr.eq(row_address(cfg, wslot, wpos >> pair_bits)),
-                            regfile.bus_write.data.eq(self.wdata),
-                            regfile.bus_write.en.eq(C(3, L) << (pair(wpos) * 2)),
-                        ]
-                        m.d.sync += wpos.eq(wpos + 1)
-                with m.If(self.rdata_stb):
-                    with m.If(rpos == bus_words):
-                        m.d.sync += error.eq(ErrorCode.OVERFLOW)
-                    with m.Else():
-                        m.d.sync += rpos.eq(rpos + 1)
-
-                def refuse(code):
-                    m.d.sync += [error.eq(code), irq.eq(1)]
-
-                def accept(immediate):
-                    m.d.sync += [error.eq(ErrorCode.NONE), done.eq(1 if immediate else 0)]
-
-                bad_dst = cmd.dst >= NUM_SLOTS
-                bad_a = cmd.a >= NUM_SLOTS
-                bad_b = cmd.b >= NUM_SLOTS
+                with m.If(data_port.overflow):
+                    m.d.sync += error.eq(ErrorCode.OVERFLOW)
                 with m.If(self.cmd_stb):
-                    with m.Switch(op):
-                        with m.Case(Opcode.NOP):
-                            accept(True)
-                        with m.Case(Opcode.WRITE):
-                            with m.If(bad_dst):
-                                refuse(ErrorCode.BAD_SLOT)
-                            with m.Else():
-                                accept(True)
-                                m.d.sync += [wslot.eq(cmd.dst), wpos.eq(0)]
-                        with m.Case(Opcode.READ):
-                            with m.If(bad_a):
-                                refuse(ErrorCode.BAD_SLOT)
-                            with m.Else():
-                                accept(True)
-                                m.d.sync += [rslot.eq(cmd.a), rpos.eq(0)]
-                        with m.Case(Opcode.SETMOD):
-                            bank1 = cmd.dst == 1
-                            with m.If(bad_a):
-                                refuse(ErrorCode.BAD_SLOT)
-                            with m.Elif((cmd.dst >= NUM_BANKS) | (bank1 & (not cfg.has_pairs))):
-                                refuse(ErrorCode.BAD_BANK)
-                            with m.Elif((arg < MIN_WORDS) | (arg > Mux(bank1, cfg.pair_max_words, cfg.max_words))):
-                                refuse(ErrorCode.BAD_SIZE)
-                            with m.Else():
-                                accept(False)
-                                m.d.comb += modulus.start.eq(1)
-                                m.next = "SETMOD"
-                        with m.Case(Opcode.MUL):
-                            with m.If(bad_dst | bad_a | bad_b):
-                                refuse(ErrorCode.BAD_SLOT)
-                            with m.Elif(~state.valid):
-                                refuse(ErrorCode.NO_MODULUS)
-                            with m.Else():
-                                accept(False)
-                                m.d.comb += mul_start.eq(1)
-                                m.next = "MUL"
-                        with m.Case(Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
-                            with m.If(bad_dst | bad_a | bad_b):
-                                refuse(ErrorCode.BAD_SLOT)
-                            with m.Elif(~state.valid):
-                                refuse(ErrorCode.NO_MODULUS)
-                            with m.Elif((cmd.dst == cmd.a) | (cmd.dst == cmd.b)):
-                                refuse(ErrorCode.ALIAS)
-                            with m.Elif((arg == 0) | (arg > state.size * WORD_BITS)):
-                                refuse(ErrorCode.BAD_EXP_BITS)
-                            with m.Else():
-                                accept(False)
-                                m.d.comb += sequencer.start.eq(1)
-                                m.next = "EXP"
-                        if cfg.has_pairs:
-                            pair_size = Mux(state1.size > state.size, state1.size, state.size)
-                            with m.Case(Opcode.MUL_PAIR):
-                                with m.If(bad_dst | bad_a | bad_b):
-                                    refuse(ErrorCode.BAD_SLOT)
-                                with m.Elif(~state.valid | ~state1.valid):
-                                    refuse(ErrorCode.NO_MODULUS)
-                                with m.Elif((state.rows != 1) | (arg > cfg.max_words)):
-                                    refuse(ErrorCode.BAD_SIZE)
-                                with m.Else():
-                                    accept(False)
-                                    m.d.comb += [mul_start.eq(1), mul_pair.eq(1)]
-                                    m.next = "MUL"
-                            with m.Case(Opcode.EXP_FIXED_PAIR):
-                                with m.If(bad_dst | bad_a | bad_b):
-                                    refuse(ErrorCode.BAD_SLOT)
-                                with m.Elif(~state.valid | ~state1.valid):
-                                    refuse(ErrorCode.NO_MODULUS)
-                                with m.Elif(state.rows != 1):
-                                    refuse(ErrorCode.BAD_SIZE)
-                                with m.Elif((cmd.dst == cmd.a) | (cmd.dst == cmd.b)):
-                                    refuse(ErrorCode.ALIAS)
-                                with m.Elif((arg == 0) | (arg > pair_size * WORD_BITS)):
-                                    refuse(ErrorCode.BAD_EXP_BITS)
-                                with m.Else():
-                                    accept(False)
-                                    m.d.comb += sequencer.start.eq(1)
-                                    m.next = "EXP"
-                        with m.Default():
-                            refuse(ErrorCode.BAD_OPCODE)
-
+                    with m.If(decoder.error == ErrorCode.NONE):
+                        m.d.sync += [error.eq(ErrorCode.NONE), done.eq(decoder.immediate)]
+                        m.d.comb += [data_port.set_write.eq(decoder.write_pointer),
+                                     data_port.set_read.eq(decoder.read_pointer),
+                                     modulus.start.eq(decoder.setmod), mul_start.eq(decoder.mul),
+                                     mul_pair.eq(decoder.mul_pair), sequencer.start.eq(decoder.exp)]
+                        with m.If(decoder.setmod):
+                            m.next = "SETMOD"
+                        with m.If(decoder.mul):
+                            m.next = "MUL"
+                        with m.If(decoder.exp):
+                            m.next = "EXP"
+                    with m.Else():
+                        m.d.sync += [error.eq(decoder.error), irq.eq(1)]
             with m.State("SETMOD"):
                 with m.If(modulus.done):
                     finish()
@@ -241,5 +316,4 @@ class MontgomeryPeripheral(wiring.Component):
             m.d.sync += error.eq(ErrorCode.BUSY)
             with m.If(self.cmd_stb):
                 m.d.sync += irq.eq(1)
-
         return m

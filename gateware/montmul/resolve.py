@@ -12,16 +12,17 @@ bits) that still has to be added into column j+1.  Pass 1 goes over the rows onc
   propagates), hence V - N.
 
 V < 2N, so the result is V - N when V >= N, that is when V overflows the rows or V - N does not borrow,
-and V otherwise.  Pass 2 (in the core) writes the selected words.
+and V otherwise.  Pass 2 (``SelectPass``) writes the selected words.
 """
 
-from types import SimpleNamespace
+from amaranth import C, Signal, Mux, Cat, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
 
-from amaranth import C, Signal, Mux, Cat
+from ..interface import WORD_BITS, SLOT_BITS
+from .regfile import WritePortSignature, row_address
 
-from ..interface import WORD_BITS
-
-__all__ = ["carry_chain", "lane_signals", "resolve_pass"]
+__all__ = ["carry_chain", "lane_signals", "ResolvePass", "SelectPass"]
 
 
 def lane_signals(lanes, name, width):
@@ -67,92 +68,152 @@ def carry_chain(m, gen, prop, cin, segment=32):
     return out, cout
 
 
-def resolve_pass(m, config, acc_lo, acc_c, acc_next_lo0, n_row, rows, issue, issue_k, pair=None):
-    """Pass 1 over the accumulator rows, added to module ``m``.
+class ResolvePass(wiring.Component):
+    """Pass 1 over the accumulator's rows.
 
-    ``issue``/``issue_k``: row ``issue_k`` of the accumulator is read in this cycle, ``acc_lo(j)`` and
-    ``acc_c(j)`` its columns, ``acc_next_lo0`` the low word of lane 0 of the next row, ``n_row`` the same
-    row of N (read in the same cycle, used a cycle later).  Four cycles later ``valid`` is high with ``row``,
-    the resolved words ``value`` and ``diff`` = V - N; ``select`` says, after the last row, whether V - N
-    is the result.  The registers in ``state`` carry between rows and must be cleared before the first.
+    ``issue``/``issue_row``: that row of the accumulator is read in this cycle, ``acc_low[j]`` and
+    ``acc_carry[j]`` its columns, ``acc_next_low0`` the low word of lane 0 of the next row, ``modulus_row``
+    the same row of N (read in the same cycle, used a cycle later).  Four cycles later ``valid`` is high
+    with ``row``, the resolved words ``value`` and ``diff`` = V - N.  After the last row ``select`` says
+    whether V - N is the result (for row ``select_row``).  ``clear`` empties the registers that carry
+    between rows; it must come before the first row.
 
-    With ``pair`` (a signal) the rows are two numbers of one row each (rows 0 and 1, a pair's
-    contexts): no carry or borrow crosses from one to the other, each has its own carry registers, and
-    ``select_of(k)`` is the choice for row k (``select`` is row 0's)."""
-    L, W, KM = config.lanes, WORD_BITS, config.rows_per_slot
-    f1_v, f1_k = Signal(), Signal(range(KM))
-    f1_y = lane_signals(L, "f1_y", W + 2)
-    f2_v, f2_k = Signal(), Signal(range(KM))
-    f2_r = lane_signals(L, "f2_r", W)
-    f2_g = lane_signals(L, "f2_g", 1)
-    f2_p = lane_signals(L, "f2_p", 1)
-    f2_n = lane_signals(L, "f2_n", W)
-    f3_v, f3_k = Signal(), Signal(range(KM))
-    f3_val = lane_signals(L, "f3_val", W)
-    f3_n = lane_signals(L, "f3_n", W)
-    f4_v, f4_k = Signal(), Signal(range(KM))
-    f4_g = lane_signals(L, "f4_g", 1)
-    f4_p = lane_signals(L, "f4_p", 1)
-    f4_val = lane_signals(L, "f4_val", W)
-    f4_n = lane_signals(L, "f4_n", W)
-    # carries between rows: one set per number (two in a pair); a row's set is that of its context
-    n_sets = 1 if pair is None else 2
-    hiprevs = [Signal(len(f1_y[L - 1]) - W, name=f"hiprev{c}") for c in range(n_sets)]  # the high bits
-    cins = [Signal(name=f"cin{c}") for c in range(n_sets)]                              # of the last
-    bins = [Signal(name=f"bin{c}") for c in range(n_sets)]                              # column, carry
+    With ``pair`` high the rows are two numbers of one row each (rows 0 and 1, a pair's contexts): no
+    carry or borrow crosses from one to the other, each has its own carry registers and its own
+    ``select``."""
 
-    def context(k):
-        return C(0, 1) if pair is None else pair & (k == 1)
+    def __init__(self, config):
+        self.config = config
+        rows, L, W = config.rows_per_slot, config.lanes, WORD_BITS
+        super().__init__({
+            "issue":         In(1),
+            "issue_row":     In(range(rows)),
+            "rows":          In(range(rows + 1)),
+            "pair":          In(1),
+            "clear":         In(1),
+            "acc_low":       In(W).array(L),
+            "acc_carry":     In(W + 1).array(L),
+            "acc_next_low0": In(W),
+            "modulus_row":   In(config.row_bits),
+            "valid":         Out(1),
+            "row":           Out(range(rows)),
+            "value":         Out(W).array(L),
+            "diff":          Out(W).array(L),
+            "select_row":    In(range(rows)),
+            "select":        Out(1),
+        })
 
-    def of(regs, k):
-        return regs[0] if pair is None else Mux(context(k), regs[1], regs[0])
+    def elaborate(self, platform):
+        m = Module()
+        config = self.config
+        L, W, KM = config.lanes, WORD_BITS, config.rows_per_slot
+        pair = self.pair if config.has_pairs else None
+        acc_lo, acc_c = self.acc_low, self.acc_carry
+        f1_v, f1_k = Signal(), Signal(range(KM))
+        f1_y = lane_signals(L, "f1_y", W + 2)
+        f2_v, f2_k = Signal(), Signal(range(KM))
+        f2_r = lane_signals(L, "f2_r", W)
+        f2_g = lane_signals(L, "f2_g", 1)
+        f2_p = lane_signals(L, "f2_p", 1)
+        f2_n = lane_signals(L, "f2_n", W)
+        f3_v, f3_k = Signal(), Signal(range(KM))
+        f3_val = lane_signals(L, "f3_val", W)
+        f3_n = lane_signals(L, "f3_n", W)
+        f4_v, f4_k = self.valid, self.row
+        f4_g = lane_signals(L, "f4_g", 1)
+        f4_p = lane_signals(L, "f4_p", 1)
+        f4_val = lane_signals(L, "f4_val", W)
+        f4_n = lane_signals(L, "f4_n", W)
+        # carries between rows: one set per number (two in a pair); a row's set is that of its context
+        n_sets = 1 if pair is None else 2
+        hiprevs = [Signal(len(f1_y[L - 1]) - W, name=f"hiprev{c}") for c in range(n_sets)]  # the high bits
+        cins = [Signal(name=f"cin{c}") for c in range(n_sets)]                              # of the last
+        bins = [Signal(name=f"bin{c}") for c in range(n_sets)]                              # column, carry
 
-    def update(regs, k, value):
-        for c, reg in enumerate(regs):
-            with m.If(context(k) == c):
-                m.d.sync += reg.eq(value)
+        def context(k):
+            return C(0, 1) if pair is None else pair & (k == 1)
 
-    f_last = issue_k == rows - 1
-    if pair is not None:
-        f_last = pair | f_last
-    for j in range(L):
-        if j < L - 1:
-            t_next = acc_lo(j + 1)
-        else:
-            t_next = Mux(f_last, 0, acc_next_lo0)
-        m.d.sync += f1_y[j].eq(acc_c(j) + t_next)
-    m.d.sync += [f1_v.eq(issue), f1_k.eq(issue_k)]
-    for j in range(L):
-        y = f1_y[j]
-        carry_in = of(hiprevs, f1_k) if j == 0 else f1_y[j - 1][W:]
-        r = Signal(W + 1, name=f"f_r{j}")
-        m.d.comb += r.eq(y[:W] + carry_in)
-        m.d.sync += [
-            f2_r[j].eq(r[:W]),
-            f2_g[j].eq(r[W]),
-            f2_p[j].eq(~r[W] & (r[:W] == (1 << W) - 1)),
+        def of(regs, k):
+            return regs[0] if pair is None else Mux(context(k), regs[1], regs[0])
+
+        def update(regs, k, value):
+            for c, reg in enumerate(regs):
+                with m.If(context(k) == c):
+                    m.d.sync += reg.eq(value)
+
+        f_last = self.issue_row == self.rows - 1
+        if pair is not None:
+            f_last = pair | f_last
+        for j in range(L):
+            if j < L - 1:
+                t_next = acc_lo[j + 1]
+            else:
+                t_next = Mux(f_last, 0, self.acc_next_low0)
+            m.d.sync += f1_y[j].eq(acc_c[j] + t_next)
+        m.d.sync += [f1_v.eq(self.issue), f1_k.eq(self.issue_row)]
+        for j in range(L):
+            y = f1_y[j]
+            carry_in = of(hiprevs, f1_k) if j == 0 else f1_y[j - 1][W:]
+            r = Signal(W + 1, name=f"f_r{j}")
+            m.d.comb += r.eq(y[:W] + carry_in)
+            m.d.sync += [
+                f2_r[j].eq(r[:W]),
+                f2_g[j].eq(r[W]),
+                f2_p[j].eq(~r[W] & (r[:W] == (1 << W) - 1)),
+            ]
+        with m.If(f1_v):
+            update(hiprevs, f1_k, f1_y[L - 1][W:])
+        m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k)]
+        m.d.sync += [f2_n[j].eq(self.modulus_row.word_select(j, W)) for j in range(L)]
+        carries, carry_out = carry_chain(m, Cat(f2_g), Cat(f2_p), of(cins, f2_k))
+        with m.If(f2_v):
+            update(cins, f2_k, carry_out)
+        m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
+        for j in range(L):
+            m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
+        for j in range(L):
+            m.d.sync += [f4_g[j].eq(f3_val[j] < f3_n[j]), f4_p[j].eq(f3_val[j] == f3_n[j])]
+        m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k)]
+        m.d.sync += [f4_val[j].eq(f3_val[j]) for j in range(L)]
+        m.d.sync += [f4_n[j].eq(f3_n[j]) for j in range(L)]
+        borrows, borrow_out = carry_chain(m, Cat(f4_g), Cat(f4_p), of(bins, f4_k))
+        m.d.comb += [self.value[j].eq(f4_val[j]) for j in range(L)]
+        m.d.comb += [self.diff[j].eq((f4_val[j] - f4_n[j] - borrows[j])[:W]) for j in range(L)]
+        with m.If(f4_v):
+            update(bins, f4_k, borrow_out)
+        with m.If(self.clear):
+            m.d.sync += [reg.eq(0) for reg in (*hiprevs, *cins, *bins)]
+        # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
+        sels = [Signal(name=f"select{c}") for c in range(n_sets)]
+        m.d.comb += [sel.eq((hiprevs[c] != 0) | cins[c] | ~bins[c]) for c, sel in enumerate(sels)]
+        m.d.comb += self.select.eq(of(sels, self.select_row))
+        return m
+
+
+class SelectPass(wiring.Component):
+    """Pass 2: ``issue`` writes row ``row`` of slot ``dst_slot``, V - N (the accumulator's low-word field)
+    where ``select`` is high, V (its carry field) where it is low."""
+
+    def __init__(self, config):
+        self.config = config
+        rows, L, W = config.rows_per_slot, config.lanes, WORD_BITS
+        super().__init__({
+            "issue":    In(1),
+            "row":      In(range(rows)),
+            "dst_slot": In(SLOT_BITS),
+            "select":   In(1),
+            "acc_low":  In(W).array(L),
+            "acc_carry": In(W + 1).array(L),
+            "write":    Out(WritePortSignature(config.operand_rows, config.row_bits)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        m.d.comb += [
+            self.write.addr.eq(row_address(cfg, self.dst_slot, self.row)),
+            self.write.data.eq(Cat(Mux(self.select, self.acc_low[j], self.acc_carry[j][:WORD_BITS])
+                                   for j in range(cfg.lanes))),
+            self.write.en.eq(self.issue),
         ]
-    with m.If(f1_v):
-        update(hiprevs, f1_k, f1_y[L - 1][W:])
-    m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k)]
-    m.d.sync += [f2_n[j].eq(n_row.word_select(j, W)) for j in range(L)]
-    carries, carry_out = carry_chain(m, Cat(f2_g), Cat(f2_p), of(cins, f2_k))
-    with m.If(f2_v):
-        update(cins, f2_k, carry_out)
-    m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
-    for j in range(L):
-        m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
-    for j in range(L):
-        m.d.sync += [f4_g[j].eq(f3_val[j] < f3_n[j]), f4_p[j].eq(f3_val[j] == f3_n[j])]
-    m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k)]
-    m.d.sync += [f4_val[j].eq(f3_val[j]) for j in range(L)]
-    m.d.sync += [f4_n[j].eq(f3_n[j]) for j in range(L)]
-    borrows, borrow_out = carry_chain(m, Cat(f4_g), Cat(f4_p), of(bins, f4_k))
-    diff = [(f4_val[j] - f4_n[j] - borrows[j])[:W] for j in range(L)]
-    with m.If(f4_v):
-        update(bins, f4_k, borrow_out)
-    # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
-    sels = [Signal(name=f"select{c}") for c in range(n_sets)]
-    m.d.comb += [sel.eq((hiprevs[c] != 0) | cins[c] | ~bins[c]) for c, sel in enumerate(sels)]
-    return SimpleNamespace(valid=f4_v, row=f4_k, value=f4_val, diff=diff, select=sels[0],
-                           select_of=lambda k: of(sels, k), state=[*hiprevs, *cins, *bins])
+        return m

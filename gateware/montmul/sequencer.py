@@ -32,22 +32,71 @@ block RAM), then the bit.  Bit indices below 0 wrap to values at or above ``bits
   own table entry.
 
 Every product is a request on ``mul`` (start with the slots, then wait for done); the state that issued it
-names the state that continues when it is done.
+names the state that continues when it is done.  Each scheme is its own machine (``schemes``) with its
+own states; the sequencer latches the command's operands, starts the machine of the opcode and passes
+its products to the core and its reads to the ``ExponentReader``.  One machine runs at a time.
 """
 
-from contextlib import contextmanager
+import operator
+from functools import reduce
 
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import (WORD_BITS, ARG_BITS, EXP_INDEX_BITS, SLOT_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS,
-                         FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot,
-                         Opcode)
-from .core import ProductSignature
+from ..interface import WORD_BITS, ARG_BITS, SLOT_BITS, Opcode
+from .control import ProductSignature
 from .regfile import ReadPortSignature, row_address
+from .schemes import ExponentReadSignature, WindowExponent, LadderExponent, FixedExponent
 
-__all__ = ["ExponentSequencer"]
+__all__ = ["ExponentReader", "ExponentSequencer"]
+
+
+class ExponentReader(wiring.Component):
+    """The exponent's words, for the scheme machines (``requests``, one at a time).  A request's ``read``
+    puts the register-file row holding bit ``read_index`` of slot ``exponent_slot`` on the read port;
+    in the next cycle ``latch_word`` (or ``latch_high_word``) keeps the W-bit word holding bit
+    ``latch_index`` of that row in ``word`` (or ``high_word``).
+
+    Reset-less: both words are written before they are read in each exponentiation, and without a reset
+    their logic stays out of Verilator's evaluation on input changes."""
+
+    def __init__(self, config, requesters):
+        self.config = config
+        super().__init__({
+            "exponent_slot": In(SLOT_BITS),
+            "requests":      In(ExponentReadSignature()).array(requesters),
+            "read":          Out(ReadPortSignature(config.operand_rows, config.row_bits)),
+            "word":          Out(WORD_BITS),
+            "high_word":     Out(WORD_BITS),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        L, W = cfg.lanes, WORD_BITS
+        log_word = W.bit_length() - 1
+        log_row = (L * W).bit_length() - 1
+        rd = self.read
+        word = Signal(W, reset_less=True, name="latched_word")
+        high_word = Signal(W, reset_less=True, name="latched_high_word")
+        m.d.comb += [self.word.eq(word), self.high_word.eq(high_word)]
+        # One machine at a time, and a request's fields are 0 unless it reads or latches: their OR is the
+        # request of the machine that runs (one word selection for all, not one per machine).
+        def either(field):
+            return Cat(getattr(request, field) for request in self.requests).any()
+
+        def index(field):
+            return reduce(operator.or_, (getattr(request, field) for request in self.requests))
+
+        with m.If(either("read")):
+            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, self.exponent_slot, index("read_index") >> log_row))]
+        latched = Array(rd.data.word_select(k, W) for k in range(L))[index("latch_index")[log_word:log_row]]
+        with m.If(either("latch_word")):
+            m.d.sync += word.eq(latched)
+        with m.If(either("latch_high_word")):
+            m.d.sync += high_word.eq(latched)
+        return m
 
 
 class ExponentSequencer(wiring.Component):
@@ -76,270 +125,38 @@ class ExponentSequencer(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L, W, K, KF = cfg.lanes, WORD_BITS, WINDOW_BITS, FIXED_WINDOW_BITS
-        log_word = W.bit_length() - 1
-        log_row = (L * W).bit_length() - 1
-        rd, mul = self.read, self.mul
+        m.submodules.window = window = WindowExponent(cfg)
+        m.submodules.ladder = ladder = LadderExponent(cfg)
+        m.submodules.fixed = fixed = FixedExponent(cfg)
+        schemes = (window, ladder, fixed)
+        m.submodules.reader = reader = ExponentReader(cfg, len(schemes))
+        wiring.connect(m, reader.read, wiring.flipped(self.read))
 
-        # Reset-less: every one is written before it is read in each exponentiation, and without a reset
-        # their logic stays out of Verilator's evaluation on input changes.
-        e_a = Signal(SLOT_BITS, reset_less=True)
-        e_b = Signal(SLOT_BITS, reset_less=True)
-        e_d = Signal(SLOT_BITS, reset_less=True)
-        e_bits = Signal(ARG_BITS, reset_less=True)
-        e_idx = Signal(EXP_INDEX_BITS, reset_less=True)  # index of the next exponent bit
-        rem = Signal(EXP_INDEX_BITS, reset_less=True)    # exponent bits not yet consumed (e_idx + 1)
-        digit = Signal(K, reset_less=True)
-        kw = Signal(range(K + 1), reset_less=True)       # window width: K, or 1 for short exponents
-        win = Signal(K, reset_less=True)                 # window bits read so far, the first (top) one set
-        wcnt = Signal(range(K + 1), reset_less=True)
-        wlen = Signal(range(K + 1), reset_less=True)
-        r_idx = Signal(EXP_INDEX_BITS, reset_less=True)  # index of the next window bit to read
-        sqcnt = Signal(range(max(K, KF) + 1), reset_less=True)
-        tcnt = Signal(range(2 ** max(K, KF) + 2), reset_less=True)
-        started = Signal(reset_less=True)
-        bit = Signal(reset_less=True)
-        e_word = Signal(W, reset_less=True)
-        # EXP_FIXED
-        low = Signal(EXP_INDEX_BITS, reset_less=True)    # lowest bit index of the current window
-        seek = Signal()                                   # stepping ``low`` up to the top window
-        high_word = Signal(W, reset_less=True)           # the word above the one holding bit ``low``
-        fixed_digit = Signal(KF, reset_less=True)
-        fixed_digit1 = Signal(KF, reset_less=True)       # context 1's (EXP_FIXED_PAIR)
-        e_pair = Signal(reset_less=True)                 # EXP_FIXED_PAIR: every product is a pair
-        e_ctx = Signal(reset_less=True)                  # the context whose window is being read
-        ctx_low = Signal(EXP_INDEX_BITS)                 # ``low`` in that context's row of the exponent
-        m.d.comb += ctx_low.eq(low + Mux(e_ctx, PAIR_ROW * L * W, 0))
+        # the command's operands, kept for the whole exponentiation (reset-less: see ExponentReader)
+        base = Signal(SLOT_BITS, reset_less=True, name="base_slot")
+        exponent = Signal(SLOT_BITS, reset_less=True, name="exponent_slot")
+        dst = Signal(SLOT_BITS, reset_less=True, name="dst_slot")
+        bits = Signal(ARG_BITS, reset_less=True, name="exponent_bits")
+        start = Signal()
+        m.d.comb += [self.busy.eq(Cat(scheme.busy for scheme in schemes).any()),
+                     self.done.eq(Cat(scheme.done for scheme in schemes).any()),
+                     start.eq(self.start & ~self.busy), reader.exponent_slot.eq(exponent)]
+        with m.If(start):
+            m.d.sync += [base.eq(self.base), exponent.eq(self.exponent), dst.eq(self.dst), bits.eq(self.bits)]
+        m.d.comb += [window.start.eq(start & (self.op == Opcode.EXP_WINDOW)),
+                     ladder.start.eq(start & (self.op == Opcode.EXP_LADDER)),
+                     fixed.start.eq(start & ((self.op == Opcode.EXP_FIXED) | (self.op == Opcode.EXP_FIXED_PAIR))),
+                     fixed.start_pair.eq(self.op == Opcode.EXP_FIXED_PAIR)]
 
-        def exp_bit_read(index=e_idx):
-            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, e_b, index >> log_row))]
-
-        def exp_word_latch(index=e_idx, word=e_word):
-            m.d.sync += word.eq(Array(rd.data.word_select(k, W) for k in range(L))[index[log_word:log_row]])
-
-        def exp_bit_value(index=e_idx):
-            return e_word.bit_select(index[:log_word], 1) & (index < e_bits)
-
-        def multiply(dst, a, b, then, b1=None):
-            """Start dst = a*b*R^-1 in this cycle (a pair in EXP_FIXED_PAIR, context 1's b being ``b1``,
-            by default ``b``); state ``then`` waits for it."""
-            m.d.comb += [mul.start.eq(1), mul.pair.eq(e_pair), mul.dst.eq(dst), mul.a.eq(a), mul.b.eq(b),
-                         mul.b1.eq(b if b1 is None else b1)]
-            m.next = then
-
-        @contextmanager
-        def when_done(state):
-            """State ``state`` waits for the product in flight; the body runs in the cycle it is done."""
-            with m.State(state):
-                with m.If(mul.done):
-                    yield
-
-        def finish():
-            m.d.comb += self.done.eq(1)
-            m.next = "IDLE"
-
-        # EXP_FIXED's search for the top window: low = k*floor((bits-1)/k), one step of k per cycle from 0
-        with m.If(seek):
-            with m.If(low + KF < e_bits):
-                m.d.sync += low.eq(low + KF)
-            with m.Else():
-                m.d.sync += seek.eq(0)
-
-        with m.FSM():
-            m.d.comb += self.busy.eq(1)
-            with m.State("IDLE"):
-                m.d.comb += self.busy.eq(0)
-                with m.If(self.start):
-                    m.d.sync += [e_a.eq(self.base), e_b.eq(self.exponent), e_d.eq(self.dst), e_bits.eq(self.bits),
-                                 e_idx.eq(self.bits - 1), rem.eq(self.bits), started.eq(0),
-                                 e_pair.eq(self.op == Opcode.EXP_FIXED_PAIR), e_ctx.eq(0)]
-                    with m.Switch(self.op):
-                        with m.Case(Opcode.EXP_WINDOW):
-                            with m.If(self.bits <= SHORT_EXPONENT_BITS):
-                                m.d.sync += kw.eq(1)
-                                m.next = "EW_TOP"
-                            with m.Else():
-                                m.d.sync += [kw.eq(K), tcnt.eq(3)]
-                                m.next = "EW_SQUARE"
-                        with m.Case(Opcode.EXP_LADDER):
-                            m.next = "EL_INIT"
-                        with m.Case(Opcode.EXP_FIXED, Opcode.EXP_FIXED_PAIR):
-                            m.d.sync += [low.eq(0), seek.eq(1)]
-                            m.next = "EF_ONE"
-
-            # ---- EXP_WINDOW: the table of odd powers ----
-            with m.State("EW_SQUARE"):
-                multiply(SQUARE_SLOT, e_a, e_a, then="EW_SQUARE_WAIT")
-            with when_done("EW_SQUARE_WAIT"):
-                m.next = "EW_TABLE"
-            with m.State("EW_TABLE"):
-                multiply(table_slot(tcnt), Mux(tcnt == 3, e_a, table_slot(tcnt - 2)), SQUARE_SLOT,
-                         then="EW_TABLE_WAIT")
-            with when_done("EW_TABLE_WAIT"):
-                m.d.sync += tcnt.eq(tcnt + 2)
-                with m.If(tcnt == 2 ** K - 1):
-                    m.next = "EW_TOP"
-                with m.Else():
-                    m.next = "EW_TABLE"
-
-            # ---- EXP_WINDOW: the exponent, top bit first ----
-            with m.State("EW_TOP"):
-                with m.If(rem == 0):
-                    finish()
-                with m.Else():
-                    exp_bit_read()
-                    m.next = "EW_TOP_WORD"
-            with m.State("EW_TOP_WORD"):
-                exp_word_latch()
-                m.next = "EW_TOP_BIT"
-            with m.State("EW_TOP_BIT"):
-                with m.If(~exp_bit_value()):
-                    # a zero bit: one squaring (none before the first window)
-                    with m.If(started):
-                        multiply(e_d, e_d, e_d, then="EW_ZERO_WAIT")
-                    with m.Else():
-                        m.d.sync += [e_idx.eq(e_idx - 1), rem.eq(rem - 1)]
-                        m.next = "EW_TOP"
-                with m.Else():
-                    m.d.sync += [win.eq(1), wcnt.eq(1), r_idx.eq(e_idx - 1)]
-                    m.next = "EW_WINDOW"
-            with when_done("EW_ZERO_WAIT"):
-                m.d.sync += [e_idx.eq(e_idx - 1), rem.eq(rem - 1)]
-                m.next = "EW_TOP"
-            with m.State("EW_WINDOW"):
-                with m.If(wcnt == kw):
-                    m.next = "EW_DIGIT"
-                with m.Else():
-                    exp_bit_read(r_idx)
-                    m.next = "EW_WINDOW_WORD"
-            with m.State("EW_WINDOW_WORD"):
-                exp_word_latch(r_idx)
-                m.next = "EW_WINDOW_BIT"
-            with m.State("EW_WINDOW_BIT"):
-                m.d.sync += [win.eq(Cat(exp_bit_value(r_idx), win[:K - 1])), wcnt.eq(wcnt + 1),
-                             r_idx.eq(r_idx - 1)]
-                m.next = "EW_WINDOW"
-            with m.State("EW_DIGIT"):
-                # the window ends at its lowest set bit: digit = win >> trailing zeros, odd
-                with m.Switch(win):
-                    for value in range(1, 2 ** K):
-                        tz = (value & -value).bit_length() - 1
-                        with m.Case(value):
-                            m.d.sync += [digit.eq(value >> tz), wlen.eq(kw - tz)]
-                m.d.sync += sqcnt.eq(0)
-                m.next = "EW_SQUARINGS"
-            with m.State("EW_SQUARINGS"):
-                with m.If(started & (sqcnt != wlen)):
-                    multiply(e_d, e_d, e_d, then="EW_SQUARINGS_WAIT")
-                with m.Else():
-                    m.next = "EW_DIGIT_MUL"
-            with when_done("EW_SQUARINGS_WAIT"):
-                m.d.sync += sqcnt.eq(sqcnt + 1)
-                m.next = "EW_SQUARINGS"
-            with m.State("EW_DIGIT_MUL"):
-                multiply(e_d, e_d, Mux(digit == 1, e_a, table_slot(digit)), then="EW_DIGIT_MUL_WAIT")
-            with when_done("EW_DIGIT_MUL_WAIT"):
-                m.d.sync += [started.eq(1), e_idx.eq(e_idx - wlen), rem.eq(rem - wlen)]
-                m.next = "EW_TOP"
-
-            # ---- EXP_LADDER: R0 = dst, R1 = LADDER_SLOT ----
-            with m.State("EL_INIT"):
-                multiply(LADDER_SLOT, e_a, e_d, then="EL_INIT_WAIT")
-            with when_done("EL_INIT_WAIT"):
-                m.d.sync += e_idx.eq(e_bits - 1)
-                m.next = "EL_BIT"
-            with m.State("EL_BIT"):
-                exp_bit_read()
-                m.next = "EL_BIT_WORD"
-            with m.State("EL_BIT_WORD"):
-                exp_word_latch()
-                m.next = "EL_BIT_VALUE"
-            with m.State("EL_BIT_VALUE"):
-                m.d.sync += bit.eq(exp_bit_value())
-                m.next = "EL_PRODUCT"
-            with m.State("EL_PRODUCT"):
-                # R_(1-bit) = R0 * R1
-                multiply(Mux(bit, e_d, LADDER_SLOT), e_d, LADDER_SLOT, then="EL_PRODUCT_WAIT")
-            with when_done("EL_PRODUCT_WAIT"):
-                m.next = "EL_SQUARE"
-            with m.State("EL_SQUARE"):
-                # R_bit = R_bit^2
-                r_bit = Mux(bit, LADDER_SLOT, e_d)
-                multiply(r_bit, r_bit, r_bit, then="EL_SQUARE_WAIT")
-            with when_done("EL_SQUARE_WAIT"):
-                with m.If(e_idx == 0):
-                    finish()
-                with m.Else():
-                    m.d.sync += e_idx.eq(e_idx - 1)
-                    m.next = "EL_BIT"
-
-            # ---- EXP_FIXED: the whole table, t0 and t2 .. t_(2^k - 1) ----
-            with m.State("EF_ONE"):
-                multiply(fixed_table_slot(0), e_d, e_d, then="EF_ONE_WAIT")
-            with when_done("EF_ONE_WAIT"):
-                m.next = "EF_SQUARE"
-            with m.State("EF_SQUARE"):
-                multiply(fixed_table_slot(2), e_a, e_a, then="EF_SQUARE_WAIT")
-            with when_done("EF_SQUARE_WAIT"):
-                m.d.sync += tcnt.eq(3)
-                m.next = "EF_TABLE"
-            with m.State("EF_TABLE"):
-                multiply(fixed_table_slot(tcnt), fixed_table_slot(tcnt - 1), e_a, then="EF_TABLE_WAIT")
-            with when_done("EF_TABLE_WAIT"):
-                m.d.sync += tcnt.eq(tcnt + 1)
-                with m.If(tcnt == 2 ** KF - 1):
-                    m.next = "EF_WINDOW"
-                with m.Else():
-                    m.next = "EF_TABLE"
-
-            # ---- EXP_FIXED: the windows, from the top ----
-            # The word above the one holding bit ``low`` may lie past the exponent's slot: it is then a row
-            # of the next slot, and only bits at or above ``bits`` come from it, which read as 0.
-            with m.State("EF_WINDOW"):
-                with m.If(~seek):                   # always over by now (see the module docstring)
-                    exp_bit_read(ctx_low + W)
-                    m.next = "EF_WINDOW_HIGH"
-            with m.State("EF_WINDOW_HIGH"):
-                exp_word_latch(ctx_low + W, high_word)
-                exp_bit_read(ctx_low)
-                m.next = "EF_WINDOW_LOW"
-            with m.State("EF_WINDOW_LOW"):
-                exp_word_latch(ctx_low)
-                m.next = "EF_DIGIT"
-            with m.State("EF_DIGIT"):
-                window = Cat(e_word, high_word).bit_select(low[:log_word], KF)
-                below_bits = Cat(low + i < e_bits for i in range(KF))
-                with m.If(e_pair & ~e_ctx):
-                    # context 0's digit; now context 1's
-                    m.d.sync += [fixed_digit.eq(window & below_bits), e_ctx.eq(1)]
-                    m.next = "EF_WINDOW"
-                with m.Else():
-                    with m.If(e_pair):
-                        m.d.sync += fixed_digit1.eq(window & below_bits)
-                    with m.Else():
-                        m.d.sync += fixed_digit.eq(window & below_bits)
-                    m.d.sync += [sqcnt.eq(0), e_ctx.eq(0)]
-                    with m.If(started):
-                        m.next = "EF_SQUARINGS"
-                    with m.Else():
-                        m.next = "EF_DIGIT_MUL"
-            with m.State("EF_SQUARINGS"):
-                multiply(e_d, e_d, e_d, then="EF_SQUARINGS_WAIT")
-            with when_done("EF_SQUARINGS_WAIT"):
-                m.d.sync += sqcnt.eq(sqcnt + 1)
-                with m.If(sqcnt == KF - 1):
-                    m.next = "EF_DIGIT_MUL"
-                with m.Else():
-                    m.next = "EF_SQUARINGS"
-            with m.State("EF_DIGIT_MUL"):
-                multiply(e_d, e_d, Mux(fixed_digit == 1, e_a, fixed_table_slot(fixed_digit)),
-                         then="EF_DIGIT_MUL_WAIT",
-                         b1=Mux(fixed_digit1 == 1, e_a, fixed_table_slot(fixed_digit1)))
-            with when_done("EF_DIGIT_MUL_WAIT"):
-                m.d.sync += started.eq(1)
-                with m.If(low == 0):
-                    finish()
-                with m.Else():
-                    m.d.sync += low.eq(low - KF)
-                    m.next = "EF_WINDOW"
+        for scheme, request in zip(schemes, reader.requests):
+            wiring.connect(m, scheme.exponent, request)
+            m.d.comb += [scheme.word.eq(reader.word), scheme.high_word.eq(reader.high_word),
+                         scheme.start_bits.eq(self.bits), scheme.base.eq(base), scheme.dst.eq(dst),
+                         scheme.exponent_bits.eq(bits),
+                         scheme.mul.busy.eq(self.mul.busy), scheme.mul.done.eq(self.mul.done)]
+            # the product of the machine that starts one (one machine runs at a time)
+            with m.If(scheme.mul.start):
+                m.d.comb += [self.mul.start.eq(1), self.mul.pair.eq(scheme.mul.pair), self.mul.dst.eq(scheme.mul.dst),
+                             self.mul.a.eq(scheme.mul.a), self.mul.b.eq(scheme.mul.b),
+                             self.mul.b1.eq(scheme.mul.b1)]
         return m

@@ -11,7 +11,7 @@ import pytest
 
 from eda import formal
 from gateware.interface import Opcode
-from gateware.montmul.sequencer import ExponentSequencer
+from gateware.montmul.schemes import WindowExponent, LadderExponent, FixedExponent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,13 +75,16 @@ def test_the_report_lists_every_property(report):
     assert written["config"]["lanes"] == formal.FORMAL_CONFIG.lanes and written["config"]["pairs"]
 
 
-def test_the_sequencer_s_states_carry_their_scheme_s_prefix():
-    states = formal.fsm_states(ExponentSequencer(formal.FORMAL_CONFIG))
-    assert states["IDLE"] == 0
-    for prefix in formal.SCHEME_STATE_PREFIX.values():
+def test_each_scheme_machine_s_states_carry_its_prefix():
+    machines = {Opcode.EXP_WINDOW: WindowExponent, Opcode.EXP_LADDER: LadderExponent, Opcode.EXP_FIXED: FixedExponent}
+    assert set(machines) == set(formal.SCHEME_STATE_PREFIX) == set(formal.SCHEME_FSMS)
+    for code, machine in machines.items():
+        states = formal.fsm_states(machine(formal.FORMAL_CONFIG))
+        prefix = formal.SCHEME_STATE_PREFIX[code]
+        assert states["IDLE"] == 0
         assert any(name.startswith(prefix) for name in states), prefix
-    assert all(name == "IDLE" or any(name.startswith(p) for p in formal.SCHEME_STATE_PREFIX.values())
-               for name in states)
+        assert all(name == "IDLE" or name.startswith(prefix) for name in states), code
+        assert formal.scheme_fsm(next(name for name in states if name != "IDLE")) == formal.SCHEME_FSMS[code]
 
 
 def test_an_unknown_property_is_refused_on_the_command_line():

@@ -1,0 +1,280 @@
+"""The core's control: the product's schedule (prologue, iterations, final passes) and the reads it makes.
+
+States: IDLE; PAIR (a pair reads context 0's b row first); RUN (the prologue's reads, then the
+iterations: rows issued to the lanes 3 cycles ahead of the heads' phase); DRAIN (one cycle); FIN1 (the
+resolve pass issues every row); FIN1W (its pipeline empties); FIN2 (the select pass writes every row).
+"""
+
+from types import SimpleNamespace
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..interface import SIZE_BITS, SLOT_BITS, PAIR_ROW
+from .head import HeadScheduleSignature, period_shape
+from .modulus import ModulusStateSignature
+from .regfile import ReadPortSignature, WritePortSignature, row_address
+
+__all__ = ["ProductSignature", "ProductControl"]
+
+
+class ProductSignature(wiring.Signature):
+    """A request for one product dst = a*b*R^-1 mod N, seen from the requester.  ``start`` (one cycle, only
+    while the core is not busy) passes the slots; ``busy`` is high from the next cycle until the cycle in
+    which ``done`` pulses, when the last row of the result is written.  With ``pair`` it is a pair of
+    products (see ``gateware.interface``): context 0 on row 0 of dst, a, b over bank 0, context 1 on
+    row 1 of dst, a, ``b1`` over bank 1 (both moduli one row).  A pair with ``a_words`` != 0 multiplies
+    both b's by the same a, slot a's low ``a_words`` words (from its row 0 up, possibly wider than the
+    moduli), in ``a_words`` iterations: dst_k = a*b_k*2^(-W*a_words) mod N_k."""
+
+    def __init__(self):
+        super().__init__({
+            "start":  Out(1),
+            "pair":   Out(1),
+            "dst":    Out(SLOT_BITS),
+            "a":      Out(SLOT_BITS),
+            "b":      Out(SLOT_BITS),
+            "b1":     Out(SLOT_BITS),
+            "a_words": Out(SIZE_BITS),
+            "busy":   In(1),
+            "done":   In(1),
+        })
+
+
+class IterationCounter(wiring.Component):
+    """Iterations of ``period`` cycles (phases 0 .. period - 1), ``size`` of them.  ``clear`` empties it;
+    while ``run``, ``begin`` turns it on (from the next cycle) and it counts a phase per cycle while
+    ``on``.  ``last`` is the last cycle of the last iteration (``on`` drops after it)."""
+
+    def __init__(self, config):
+        super().__init__({
+            "clear":     In(1),
+            "run":       In(1),
+            "begin":     In(1),
+            "period":    In(period_shape(config)),
+            "size":      In(SIZE_BITS),
+            "on":        Out(1),
+            "phase":     Out(period_shape(config)),
+            "iteration": Out(SIZE_BITS),
+            "last":      Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        with m.If(self.clear):
+            m.d.sync += [self.on.eq(0), self.phase.eq(0), self.iteration.eq(0)]
+        with m.If(self.run):
+            with m.If(self.begin):
+                m.d.sync += self.on.eq(1)
+            with m.If(self.on):
+                m.d.sync += self.phase.eq(self.phase + 1)
+                with m.If(self.phase == self.period - 1):
+                    m.d.sync += [self.phase.eq(0), self.iteration.eq(self.iteration + 1)]
+                    with m.If(self.iteration == self.size - 1):
+                        m.d.comb += self.last.eq(1)
+                        m.d.sync += self.on.eq(0)
+        return m
+
+
+class ProductControl(wiring.Component):
+    """The schedule of one product (see ``MontMulCore``).
+
+    Drives: ``operand_read`` (``en``: the address is the control's in this cycle, over the heads'; its
+    data fills ``b_copy``, the last row masked to the size), ``modulus_row`` (N's row for the lanes'
+    issue, the resolve pass or the prologue), the lanes' ``issue``, each head's ``schedule`` (context
+    1's one cycle behind context 0's), the resolve pass (``resolve_*``, ``resolve_clear``) and the
+    select pass (``select_*``)."""
+
+    def __init__(self, config):
+        self.config = config
+        rows, row_bits = config.rows_per_slot, config.row_bits
+        heads = 2 if config.has_pairs else 1
+        super().__init__({
+            "ctl":            In(ProductSignature()),
+            "modulus":        In(ModulusStateSignature(config)),
+            "modulus1":       In(ModulusStateSignature(config)),
+            "operand_read":   Out(ReadPortSignature(config.operand_rows, row_bits)),
+            "modulus_row":    Out(range(config.modulus_rows)),
+            "b_copy":         Out(WritePortSignature(rows, row_bits)),
+            "pair":           Out(1),
+            "rows":           Out(range(rows + 1)),
+            "issue":          Out(1),
+            "issue_row":      Out(range(rows)),
+            "first":          Out(1),
+            "schedule":       Out(HeadScheduleSignature(config)).array(heads),
+            "resolve_issue":  Out(1),
+            "resolve_row":    Out(range(rows)),
+            "resolve_clear":  Out(1),
+            "select_issue":   Out(1),
+            "select_row":     Out(range(rows)),
+            "dst_slot":       Out(SLOT_BITS),
+        })
+
+    def _latch_product(self, m, start):
+        """The product's slots and kind, latched at ``start``, and its shape: rows, size (iterations) and
+        period.  A pair (see ``ProductSignature``) runs as a product of two rows, row k being context k:
+        rows 0 and 1 of the accumulator and of the b copy, of the operand slots (PAIR_ROW = 1) and the
+        modulus banks' rows; no carry crosses from row 0 to row 1, and each row has its own head."""
+        cfg, ctl, mod, mod1 = self.config, self.ctl, self.modulus, self.modulus1
+        p = SimpleNamespace(**{name: Signal(SLOT_BITS, name=name) for name in ("a_slot", "b_slot", "b1_slot",
+                                                                                "dst_slot")})
+        p.pair = Signal()
+        p.a_words = Signal(SIZE_BITS)   # a pair's shared a (0: each context's own)
+        p.shared = Signal()
+        p.rows = Signal(range(cfg.rows_per_slot + 1))
+        p.size = Signal(SIZE_BITS)
+        p.period = Signal(period_shape(cfg))
+        p.context1_a_row = Mux(p.shared, 0, PAIR_ROW)     # the row of a context 1 reads first
+        m.d.comb += [p.shared.eq(p.a_words != 0), self.pair.eq(p.pair), self.rows.eq(p.rows),
+                     self.dst_slot.eq(p.dst_slot)]
+        with m.If(start):
+            m.d.sync += [p.a_slot.eq(ctl.a), p.b_slot.eq(ctl.b), p.b1_slot.eq(ctl.b1), p.dst_slot.eq(ctl.dst)]
+        if cfg.has_pairs:
+            assert PAIR_ROW == 1
+            m.d.comb += [p.rows.eq(Mux(p.pair, 2, mod.rows)),
+                         p.size.eq(Mux(p.shared, p.a_words, Mux(p.pair & (mod1.size > mod.size), mod1.size, mod.size)))]
+            with m.If(start):
+                m.d.sync += [p.pair.eq(ctl.pair), p.a_words.eq(Mux(ctl.pair, ctl.a_words, 0)),
+                             p.period.eq(Mux(ctl.pair | (mod.rows <= 2), 2, mod.rows))]
+        else:
+            m.d.comb += [p.rows.eq(mod.rows), p.size.eq(mod.size)]
+            with m.If(start):
+                m.d.sync += p.period.eq(Mux(mod.rows > 2, mod.rows, 2))
+        return p
+
+    def _drive_schedules(self, m, p, running, cycle, head_counter):
+        """Each head's schedule: context 0's from the counters, context 1's the same a cycle later."""
+        head0 = self.schedule[0]
+        m.d.comb += [head0.running.eq(running), head0.cycle.eq(cycle), head0.on.eq(head_counter.on),
+                     head0.phase.eq(head_counter.phase), head0.iteration.eq(head_counter.iteration),
+                     head0.period.eq(p.period), head0.a_slot.eq(p.a_slot), head0.a_row.eq(0),
+                     head0.b_latch.eq(Mux(p.pair, running & (cycle == 0), running & (cycle == 2)))]
+        if self.config.has_pairs:
+            head1 = self.schedule[1]
+            m.d.sync += [head1.on.eq(head_counter.on & p.pair), head1.phase.eq(head_counter.phase),
+                         head1.iteration.eq(head_counter.iteration), head1.cycle.eq(cycle),
+                         head1.running.eq(running & p.pair)]
+            m.d.comb += [head1.period.eq(p.period), head1.a_slot.eq(p.a_slot), head1.a_row.eq(p.context1_a_row),
+                         head1.b_latch.eq(head1.running & (head1.cycle == 2))]
+
+    def _copy_b(self, m, p):
+        """b's rows are copied the cycle after they are read, the last one masked to its size; returns the
+        (valid, row) registers that schedule a copy."""
+        cfg, mod, mod1, rd = self.config, self.modulus, self.modulus1, self.operand_read
+        valid = Signal(name="b_copy_valid")
+        row = Signal(range(cfg.rows_per_slot), name="b_copy_row")
+        m.d.sync += valid.eq(0)
+        last_mask = mod.last_row_mask
+        if cfg.has_pairs:
+            last_mask = Mux(p.pair & (row == 1), mod1.last_row_mask, last_mask)
+        with m.If(valid):
+            m.d.comb += [self.b_copy.addr.eq(row), self.b_copy.en.eq(1),
+                         self.b_copy.data.eq(Mux(p.pair | (row == p.rows - 1), rd.data & last_mask, rd.data))]
+        return valid, row
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        KM = cfg.rows_per_slot
+        ctl, mod, mod1, rd = self.ctl, self.modulus, self.modulus1, self.operand_read
+        start = Signal()                        # a product starts (in IDLE)
+        p = self._latch_product(m, start)
+        pair, shared, rows = p.pair, p.shared, p.rows
+
+        def n_addr(k):
+            """The modulus memory's row for row k of the product."""
+            if not cfg.has_pairs:
+                return k
+            return Mux(pair & (k == 1), cfg.bank1_row, k)
+
+        # Iteration i owns the cycles mu_i .. mu_i + P - 1 (mu_i = mu_0 + i*P): the heads' phase.  Rows
+        # are issued 3 cycles ahead of it: two counters.
+        cycle = Signal(range(KM + 9))           # cycles since RUN began, then the resolve pass's tail
+        running = Signal()                      # in RUN
+        final_row = Signal(range(KM + 1))       # row counter of the final passes
+        m.submodules.issue_counter = issue_counter = IterationCounter(cfg)
+        m.submodules.head_counter = head_counter = IterationCounter(cfg)
+        for counter, begin in ((issue_counter, cycle == 3), (head_counter, cycle == 6)):
+            m.d.comb += [counter.clear.eq(start), counter.run.eq(running), counter.begin.eq(begin),
+                         counter.period.eq(p.period), counter.size.eq(p.size)]
+        self._drive_schedules(m, p, running, cycle, head_counter)
+        b_copy_valid, b_copy_row = self._copy_b(m, p)
+
+        m.d.comb += [self.first.eq(issue_counter.iteration == 0), self.modulus_row.eq(n_addr(self.issue_row))]
+        with m.If(self.resolve_issue):
+            m.d.comb += self.modulus_row.eq(n_addr(self.resolve_row))
+
+        def read(slot, row):
+            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, slot, row))]
+
+        with m.FSM():
+            with m.State("IDLE"):
+                with m.If(ctl.start):
+                    m.d.comb += start.eq(1)
+                    m.d.sync += cycle.eq(0)
+                    if cfg.has_pairs:
+                        with m.If(ctl.pair):
+                            m.next = "PAIR"
+                        with m.Else():
+                            m.next = "RUN"
+                    else:
+                        m.next = "RUN"
+            with m.State("PAIR"):
+                # a pair reads context 0's b row first: cycle 1 of the prologue reads context 1's a row
+                m.d.comb += ctl.busy.eq(1)
+                read(p.b_slot, 0)
+                m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(0)]
+                m.next = "RUN"
+            with m.State("RUN"):
+                m.d.comb += [ctl.busy.eq(1), running.eq(1)]
+                with m.If(cycle != KM + 8):
+                    m.d.sync += cycle.eq(cycle + 1)
+                # prologue reads: c0 a's row 0 (and N's row 0); c1..cK b's rows, copied.  A pair: c1 context
+                # 1's a row (and its N row), c2 its b row.
+                with m.If(cycle == 0):
+                    read(p.a_slot, 0)
+                    m.d.comb += self.modulus_row.eq(0)
+                with m.Elif(pair):
+                    with m.If(cycle == 1):
+                        read(p.a_slot, p.context1_a_row)
+                        m.d.comb += self.modulus_row.eq(n_addr(1))
+                    with m.Elif(cycle == 2):
+                        read(p.b1_slot, PAIR_ROW)
+                        m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(1)]
+                with m.Elif(cycle <= rows):
+                    read(p.b_slot, cycle - 1)
+                    m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(cycle - 1)]
+                # lanes: rows of iteration issue_iteration, issued 3 cycles ahead of the heads (in a pair
+                # with its own a, a context's rows stop at its own size)
+                phase, iteration = issue_counter.phase, issue_counter.iteration
+                own_size = Mux(phase == 0, mod.size, mod1.size)
+                with m.If(issue_counter.on & (phase < rows) & (~pair | shared | (iteration < own_size))):
+                    m.d.comb += [self.issue.eq(1), self.issue_row.eq(phase)]
+                with m.If(head_counter.last):
+                    # the last row's update lands by mu_{s-1} + K <= mu_s
+                    m.next = "DRAIN"
+            with m.State("DRAIN"):
+                m.d.comb += [ctl.busy.eq(1), self.resolve_clear.eq(1)]
+                m.d.sync += final_row.eq(0)
+                m.next = "FIN1"
+            with m.State("FIN1"):
+                m.d.comb += [ctl.busy.eq(1), self.resolve_issue.eq(1), self.resolve_row.eq(final_row)]
+                m.d.sync += final_row.eq(final_row + 1)
+                with m.If(final_row == rows - 1):
+                    m.d.sync += cycle.eq(0)
+                    m.next = "FIN1W"
+            with m.State("FIN1W"):
+                m.d.comb += ctl.busy.eq(1)
+                m.d.sync += cycle.eq(cycle + 1)
+                with m.If(cycle == 3):
+                    # the last row's V - N is written and the final borrow registered in this cycle
+                    m.d.sync += final_row.eq(0)
+                    m.next = "FIN2"
+            with m.State("FIN2"):
+                m.d.comb += [ctl.busy.eq(1), self.select_issue.eq(1), self.select_row.eq(final_row)]
+                m.d.sync += final_row.eq(final_row + 1)
+                with m.If(final_row == rows - 1):
+                    m.d.comb += ctl.done.eq(1)
+                    m.next = "IDLE"
+        return m
