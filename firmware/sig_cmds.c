@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cycles.h"
+#include "hex_digit.h"
 #include "peer_common.h"
 #include "rsa_cmds.h"
 #include "rsa_hw.h"
@@ -19,18 +20,6 @@ static unsigned char sig_message[SIG_MESSAGE_MAX], sig_block[PAD_MAX_BYTES];
 static char sig_hex[2 * PAD_MAX_BYTES + 1];      /* a result: at most the modulus' length */
 
 static const char hex_digits[] = "0123456789abcdef";
-
-/* The value of a hex digit, or -1. */
-static int hex_value(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
 
 /* Hex digits (two a byte) into out; prints the error line and returns -1 on bad input. */
 static int parse_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len)

@@ -15,16 +15,7 @@ void bn_zero(uint32_t *r, unsigned words)
 		r[i] = 0;
 }
 
-static int hex_value(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
+#include "../hex_digit.h"
 
 int bn_from_hex(uint32_t *r, unsigned words, const char *hex, size_t len)
 {
