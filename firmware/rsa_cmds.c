@@ -173,6 +173,16 @@ const rsa_key *rsa_cmds_key(int private_key, const rsa_ctx **ctx)
 	return &user_key;
 }
 
+int rsa_cmds_set_key(const rsa_key *k)
+{
+	user_key_set = user_key_private = 0;
+	user_key = *k;
+	if (!k->has_crt || rsa_ctx_init(&user_ctx, &user_key) != RSA_OK)
+		return -1;
+	user_key_set = user_key_private = 1;
+	return 0;
+}
+
 /* Parses the message argument: below the user's modulus, else prints the error line. */
 static int parse_message(const char *text)
 {

@@ -1,11 +1,14 @@
-/* Console commands for RSA with padding and SHA-256 on the user's key (rsa_cmds.c's `key`): sign and
-   verify (PKCS#1 v1.5, PSS), OAEP encrypt and decrypt (rsa_padding.h), on one of our implementations
-   (hw_seq by default). Refused input gives one `error=` line and leaves the key as it was. */
+/* Console commands for RSA as devices use it, on one of our implementations (hw_seq by default): key
+   generation (keygen.h), whose key becomes the user's key (rsa_cmds.c's `key`); with that key, sign
+   and verify (PKCS#1 v1.5, PSS) and OAEP encrypt and decrypt with SHA-256 (rsa_padding.h). Refused
+   input gives one `error=` line and leaves the key as it was. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycles.h"
 #include "hex_digit.h"
+#include "keygen.h"
 #include "peer_common.h"
 #include "rsa_cmds.h"
 #include "rsa_hw.h"
@@ -18,6 +21,8 @@
 
 static unsigned char sig_message[SIG_MESSAGE_MAX], sig_block[PAD_MAX_BYTES];
 static char sig_hex[2 * PAD_MAX_BYTES + 1];      /* a result: at most the modulus' length */
+static char n_hex[2 * PAD_MAX_BYTES + 1], d_hex[2 * PAD_MAX_BYTES + 1];   /* keygen's key */
+static char p_hex[PAD_MAX_BYTES + 1], q_hex[PAD_MAX_BYTES + 1], e_hex[16];
 
 static const char hex_digits[] = "0123456789abcdef";
 
@@ -225,7 +230,82 @@ static void cmd_oaep_decrypt(int argc, char **argv)
 	memset(sig_message, 0, msg_len);
 }
 
+/* keygen <bits> <seed> [impl]: the generation is timed (keygen.h); the key is then checked untimed,
+   as a device would before using it (a pairwise consistency test: x^e^d = x with CRT, on the same
+   implementation), and becomes the user's key. */
+static void cmd_keygen(int argc, char **argv)
+{
+	static rsa_key k;
+	static unsigned char seed[KEYGEN_SEED_MAX];
+	static uint32_t x[BN_MAX_WORDS], y[BN_MAX_WORDS];
+	const rsa_ctx *ctx;
+	const rsa_backend *b;
+	struct keygen_stats stats;
+	unsigned bits, nw, pw;
+	size_t seed_len;
+	char *end;
+	timed_region t;
+	uint64_t cycles;
+	int err, ok;
+
+	if (argc < 3 || argc > 4) {
+		console_usage(argv[0]);
+		printf("\n");
+		return;
+	}
+	bits = (unsigned)strtoul(argv[1], &end, 10);
+	if (*end || end == argv[1] || bits % 64 || bits < KEYGEN_MIN_BITS || bits > BN_MAX_BITS) {
+		printf(ERR_UNKNOWN_SIZE " bits=%s (a multiple of 64 from %d to %d)\n", argv[1], KEYGEN_MIN_BITS,
+		       BN_MAX_BITS);
+		return;
+	}
+	if (!(b = parse_impl(argc, argv, 3)) || parse_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
+		return;
+	if (seed_len == 0) {
+		printf(ERR_BAD_LENGTH " arg=seed bytes=0 expected=1..%d\n", KEYGEN_SEED_MAX);
+		return;
+	}
+	if (!PEER_HAVE_BEARSSL) {
+		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
+		return;
+	}
+	keygen_prepare();
+	rsa_hw_forget();
+	t = timed_start();
+	err = keygen(b, bits, seed, seed_len, &k, &stats);
+	cycles = timed_stop(t);
+	memset(seed, 0, sizeof(seed));
+	if (err) {
+		printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
+		return;
+	}
+	/* The user's key from now on; then the consistency test on it. */
+	nw = bits / 32;
+	pw = nw / 2;
+	ok = rsa_cmds_set_key(&k) == 0 && rsa_cmds_key(1, &ctx) != NULL;
+	if (ok) {
+		bn_zero(x, BN_MAX_WORDS);
+		x[0] = 0x5ca1ab1e;
+		x[nw / 2] = 0x600dc0de;
+		ok = rsa_public(b, &k, ctx, y, x) == RSA_OK && rsa_private_crt(b, &k, ctx, y, y) == RSA_OK
+		     && bn_cmp(x, y, nw) == 0;
+	}
+	printf(KEYGEN_LINE, bits, argc > 3 ? argv[3] : IMPL_HW_SEQ, (unsigned long long)cycles, stats.candidates,
+	       stats.mr_rounds, ok);
+	bn_to_hex(n_hex, sizeof(n_hex), k.n, nw);
+	bn_to_hex(e_hex, sizeof(e_hex), k.e, 1);
+	bn_to_hex(d_hex, sizeof(d_hex), k.d, nw);
+	bn_to_hex(p_hex, sizeof(p_hex), k.p, pw);
+	bn_to_hex(q_hex, sizeof(q_hex), k.q, pw);
+	printf(KEY_LINE, n_hex, e_hex, d_hex, p_hex, q_hex);
+	bn_wipe(&k, sizeof(k));
+	bn_wipe(d_hex, sizeof(d_hex));
+	bn_wipe(p_hex, sizeof(p_hex));
+	bn_wipe(q_hex, sizeof(q_hex));
+}
+
 const struct console_command sig_commands[] = {
+	{ CMD_KEYGEN, cmd_keygen },
 	{ CMD_SIGN, cmd_sign },
 	{ CMD_VERIFY, cmd_verify },
 	{ CMD_OAEP_ENCRYPT, cmd_oaep_encrypt },

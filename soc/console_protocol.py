@@ -85,6 +85,8 @@ COMMANDS = {
     "verify": ("pkcs1|pss <message-hex> <signature-hex> [impl]", "check a SHA-256 signature with your key"),
     "oaep_encrypt": ("<message-hex> [impl]", "RSA-OAEP encryption with your key (SHA-256, MGF1-SHA-256, no label)"),
     "oaep_decrypt": ("<ciphertext-hex> [impl]", "RSA-OAEP decryption with your key (CRT)"),
+    "keygen": ("<bits> <seed-hex> [impl]",
+               "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
 }
 
 
@@ -116,6 +118,7 @@ class Error(enum.Enum):
     # Every failed OAEP decryption (not below the modulus, fault check, padding): one line, no oracle.
     DECRYPTION_FAILED = "decryption_failed"
     NO_PADDING_LIBRARY = "no_padding_library"   # BearSSL was not fetched: no SHA-256 or padding
+    NO_RANDOM_GENERATOR = "no_random_generator"  # BearSSL was not fetched: no HMAC-DRBG for keygen
 
     @property
     def prefix(self):
@@ -216,8 +219,13 @@ VALID = Line("VALID", (), (Field("valid", "s"),))
 # oaep_encrypt, oaep_decrypt: the result as bytes.
 CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", bytes.fromhex),))
 MESSAGE = Line("MESSAGE", (), (Field("message", "s", bytes.fromhex),))
+# keygen: the cycles of the generation, the numbers looked at (sieve and Miller-Rabin), the Miller-Rabin
+# rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then the key.
+KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
+                                      Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
+KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
-         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, SIGNATURE, VALID, CIPHERTEXT, MESSAGE)
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, SIGNATURE, VALID, CIPHERTEXT, MESSAGE, KEYGEN, KEY)
 
 
 def _c_string(text):
