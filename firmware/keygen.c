@@ -109,29 +109,27 @@ static void inv_e_mod(uint32_t *r, const uint32_t *m, unsigned words)
 }
 
 /* a = gcd(a, b) for odd a, b (words limbs, at most `bits` bits each); b is destroyed. Binary gcd with
-   a fixed number of masked steps (2 * bits: each step takes one bit off a*b): if b is odd, the smaller
-   of the two becomes a and b their difference; then b is halved. */
+   a fixed number of masked steps (2 * bits: each takes at least one bit off a*b). A step: when b is
+   odd, the smaller of a and b becomes a and their difference b; then b is halved. With t = b - a:
+   b < a gives a = b, b = -t; else b = t. The choice, the negation and the halving are one pass. */
 static void gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits)
 {
 	static uint32_t t[HALF_WORDS];
 
 	for (unsigned step = 0; step < 2 * bits; step++) {
 		uint32_t odd = ct_mask_from_bit(b[0] & 1);
-		uint32_t below = ct_mask_from_bit(bn_sub(t, b, a, words));    /* t = b - a; b < a */
-		uint32_t swap = odd & below, borrow = 0;
+		uint32_t swap = odd & ct_mask_from_bit(bn_sub(t, b, a, words));
+		uint32_t carry = swap & 1, prev = 0;
 		for (unsigned i = 0; i < words; i++) {
-			uint32_t x = (a[i] ^ b[i]) & swap;
-			a[i] ^= x;
-			b[i] ^= x;
+			uint32_t ti = (t[i] ^ swap) + carry;           /* -t where swapping */
+			carry = ti < carry;
+			uint32_t nb = ct_select_u32(odd, ti, b[i]);
+			a[i] = ct_select_u32(swap, b[i], a[i]);
+			if (i)
+				b[i - 1] = prev >> 1 | nb << 31;
+			prev = nb;
 		}
-		for (unsigned i = 0; i < words; i++) {        /* b -= a if odd (then b >= a: b - a >= 0) */
-			uint32_t s = a[i] & odd, l = b[i] - s - borrow;
-			borrow = (b[i] < s) | ((b[i] - s) < borrow);
-			b[i] = l;
-		}
-		for (unsigned i = 0; i + 1 < words; i++)
-			b[i] = b[i] >> 1 | b[i + 1] << 31;
-		b[words - 1] >>= 1;
+		b[words - 1] = prev >> 1;
 	}
 	bn_wipe(t, sizeof(t));
 }
@@ -149,10 +147,27 @@ static void random_limbs(uint32_t *r, unsigned words)
 	bn_wipe(bytes, sizeof(bytes));
 }
 
-/* The odd primes below KEYGEN_SIEVE_BOUND (308 below 2048) and 4^-1 modulo each: made once, before
-   any timing. */
+/* Miller-Rabin bases: one call to the generator for a prime candidate's rounds and two spares (one
+   HMAC-DRBG call costs its key updates once, about 8 SHA-256 blocks, then 2 blocks per 32 bytes). */
+#define BASES_DRAWN (KEYGEN_MR_ROUNDS_MAX + 2)
+static unsigned char base_bytes[BASES_DRAWN * 4 * HALF_WORDS];
+static unsigned bases_left;
+
+static void next_base(uint32_t *r, unsigned words)
+{
+	if (bases_left == 0) {
+		br_hmac_drbg_generate(&drbg, base_bytes, BASES_DRAWN * 4 * words);
+		bases_left = BASES_DRAWN;
+	}
+	bases_left--;
+	peer_from_bytes(r, words, base_bytes + bases_left * 4 * words, 4 * words);
+}
+
+/* The odd primes below KEYGEN_SIEVE_BOUND (308 below 2048), with 4^-1 modulo each and floor(2^32/p)
+   for reductions without a division: made once, before any timing. */
 #define SMALL_PRIMES_MAX 320
 static uint16_t small_primes[SMALL_PRIMES_MAX], small_inv4[SMALL_PRIMES_MAX];
+static uint32_t small_recip[SMALL_PRIMES_MAX];
 static unsigned small_count;
 
 void keygen_prepare(void)
@@ -161,29 +176,32 @@ void keygen_prepare(void)
 
 	if (small_count)
 		return;
-	for (unsigned p = 3; p < KEYGEN_SIEVE_BOUND; p += 2) {
+	for (unsigned p = 3; p < KEYGEN_SIEVE_BOUND && small_count < SMALL_PRIMES_MAX; p += 2) {
 		if (composite[p])
 			continue;
 		for (unsigned m = p * p; m < KEYGEN_SIEVE_BOUND; m += 2 * p)
 			composite[m] = 1;
 		small_primes[small_count] = (uint16_t)p;
 		small_inv4[small_count] = (uint16_t)((p + 1) / 2 * ((p + 1) / 2) % p);   /* (2^-1)^2 */
+		small_recip[small_count] = (uint32_t)(0x100000000ull / p);
 		small_count++;
-		if (small_count == SMALL_PRIMES_MAX)
-			break;
 	}
 }
 
-/* A candidate's Montgomery constants without mont_init's generic reductions (which cost more than
-   a Miller-Rabin round at these sizes): c has its top bit set, so R mod c = R - c; then 2^words * R
-   by `words` modular doublings, and five Montgomery squarings on the backend take it to
-   2^(32 words) * R = R^2. The id keeps clear of mont_init's (a backend tells loaded moduli apart
-   by it): those count up from 1, these have the top bit set. */
-static int candidate_ctx(const rsa_backend *b, mont_ctx *m, const uint32_t *c, unsigned words)
+/* x mod p for x < 2^32, with recip = floor(2^32 / p): the quotient estimate is short by at most 1. */
+static inline uint32_t mod_small(uint32_t x, uint32_t p, uint32_t recip)
+{
+	uint32_t r = x - (uint32_t)(((uint64_t)x * recip) >> 32) * p;
+	return r - (p & ~(uint32_t)((int32_t)(r - p) >> 31));
+}
+
+/* The Montgomery constants of a candidate c for the pre-test: c has its top bit set, so R mod c is
+   R - c. The id keeps clear of mont_init's (a backend tells loaded moduli apart by it): those count
+   up from 1, these have the top bit set. */
+static void candidate_one(mont_ctx *m, const uint32_t *c, unsigned words)
 {
 	static uint32_t next_id;
 	uint32_t x = c[0];
-	int err;
 
 	bn_zero(m->n, BN_MAX_WORDS);
 	bn_copy(m->n, c, words);
@@ -195,32 +213,124 @@ static int candidate_ctx(const rsa_backend *b, mont_ctx *m, const uint32_t *c, u
 	m->n0inv = 0 - x;
 	bn_zero(m->one, BN_MAX_WORDS);
 	bn_sub(m->one, m->one, c, words);
-	bn_zero(m->rr, BN_MAX_WORDS);
-	bn_copy(m->rr, m->one, words);
+}
+
+/* r = 2r mod n for r < n (words limbs): the doubling and its difference with n in one pass, the
+   choice in a second (mont_add's three passes cost twice as much). */
+static void double_mod(uint32_t *r, const uint32_t *n, unsigned words)
+{
+	static uint32_t t[HALF_WORDS];
+	uint32_t carry = 0, borrow = 0;
+
+	for (unsigned i = 0; i < words; i++) {
+		uint32_t d = r[i] << 1 | carry;
+		carry = r[i] >> 31;
+		t[i] = d - n[i] - borrow;
+		borrow = (d < n[i]) | ((d - n[i]) < borrow);
+		r[i] = d;
+	}
+	uint32_t use_t = ct_mask_from_bit(carry | (borrow ^ 1));   /* 2r >= 2^(32 words), or 2r >= n */
 	for (unsigned i = 0; i < words; i++)
-		mont_add(m, m->rr, m->rr, m->rr);
+		r[i] = ct_select_u32(use_t, t[i], r[i]);
+}
+
+/* R^2 mod c for the backend's exp, without mont_init's generic reductions (which cost more than a
+   Miller-Rabin round): 2^words * R by `words` modular doublings of R mod c, then five Montgomery
+   squarings take it to 2^(32 words) * R = R^2. */
+static int candidate_rr(const rsa_backend *b, mont_ctx *m)
+{
+	int err;
+
+	bn_zero(m->rr, BN_MAX_WORDS);
+	bn_copy(m->rr, m->one, m->words);
+	for (unsigned i = 0; i < m->words; i++)
+		double_mod(m->rr, m->n, m->words);
 	for (int i = 0; i < 5; i++)
 		if ((err = b->mul(m, m->rr, m->rr, m->rr)))
 			return err;
 	return 0;
 }
 
-/* One Miller-Rabin round of c = 3 mod 4 (c - 1 = 2 * half, half odd) to `base`: 1 when c may be
-   prime (base^half = +-1 mod c), 0 when it is composite; or RSA_ERR_HW. */
-static int mr_round(const rsa_backend *b, const mont_ctx *m, const uint32_t *base, const uint32_t *half,
-                    unsigned bits)
+/* c = 3 mod 4, so c - 1 = 2 * half with half odd, and a Miller-Rabin round to base z is z^half = +-1
+   mod c. 1 when r (z^half) says c may be prime, 0 when c is composite. */
+static int mr_verdict(const mont_ctx *m, const uint32_t *r)
 {
-	static uint32_t z[HALF_WORDS], minus_one[HALF_WORDS], one[HALF_WORDS];
+	static uint32_t minus_one[HALF_WORDS], one[HALF_WORDS];
 	unsigned w = m->words;
-	int err = b->exp(m, z, base, half, bits, 1);
 
-	if (err)
-		return err;
 	bn_zero(one, w);
 	one[0] = 1;
 	bn_copy(minus_one, m->n, w);
 	minus_one[0] &= ~1u;
-	return (bn_cmp(z, one, w) == 0) | (bn_cmp(z, minus_one, w) == 0);
+	return (bn_cmp(r, one, w) == 0) | (bn_cmp(r, minus_one, w) == 0);
+}
+
+static void half_of(uint32_t *half, const uint32_t *c, unsigned words)
+{
+	for (unsigned j = 0; j < words; j++)
+		half[j] = c[j] >> 1 | (j + 1 < words ? c[j + 1] << 31 : 0);
+}
+
+/* The pre-test of up to two candidates: a Miller-Rabin round to base 2, which discards nearly every
+   composite for one exponentiation and no random bytes. On a backend with pair commands both take
+   it in one pass of the peripheral (crt_exp from x = 2, one limb, whose constant for candidate c is
+   2^32 R mod c: 32 doublings of R mod c, much cheaper than R^2, which only a survivor needs). pass[i]
+   = 1 when candidate i may be prime. 0, or an RSA_ERR_*. */
+static int pretest(const rsa_backend *b, mont_ctx *m, uint32_t (*c)[HALF_WORDS], unsigned count, int *pass)
+{
+	static uint32_t half[2][HALF_WORDS], r[2][HALF_WORDS], k[2][HALF_WORDS], two[HALF_WORDS];
+	unsigned words = m[0].words, i;
+	int err;
+
+	for (i = 0; i < count; i++)
+		half_of(half[i], c[i], words);
+	bn_zero(two, words);
+	two[0] = 2;
+	if (b->crt_exp && words <= b->pair_max_limbs) {
+		const unsigned j = count - 1;                 /* one candidate: both halves of the pair */
+		for (i = 0; i < count; i++) {
+			bn_copy(k[i], m[i].one, words);
+			for (unsigned d = 0; d < 32; d++)
+				double_mod(k[i], c[i], words);
+		}
+		if ((err = b->crt_exp(&m[0], r[0], half[0], k[0], &m[j], r[1], half[j], k[j], two, 1, 32 * words)))
+			return err;
+	} else {
+		for (i = 0; i < count; i++)
+			if ((err = candidate_rr(b, &m[i])) || (err = b->exp(&m[i], r[i], two, half[i], 32 * words, 1)))
+				return err;
+	}
+	for (i = 0; i < count; i++)
+		pass[i] = mr_verdict(&m[i], r[i]);
+	return 0;
+}
+
+/* The FIPS 186-5 rounds on a pre-tested candidate, with random bases in [2, c - 2] (drawn again
+   when out of range, B.3.1): 1 when c is probably prime, 0 when composite; or an RSA_ERR_*. */
+static int mr_rounds(const rsa_backend *b, mont_ctx *m, const uint32_t *c, unsigned rounds,
+                     struct keygen_stats *st)
+{
+	static uint32_t half[HALF_WORDS], base[HALF_WORDS], diff[HALF_WORDS], r[HALF_WORDS];
+	unsigned words = m->words, passed = 0;
+	int err;
+
+	if (b->crt_exp && words <= b->pair_max_limbs && (err = candidate_rr(b, m)))
+		return err;                                   /* the pair pre-test needed no R^2 */
+	half_of(half, c, words);
+	bases_left = 0;
+	while (passed < rounds) {
+		next_base(base, words);
+		bn_sub(diff, c, base, words);
+		if (bn_bits(base, words) <= 1 || bn_cmp(base, c, words) >= 0 || bn_bits(diff, words) <= 1)
+			continue;
+		st->mr_rounds++;
+		if ((err = b->exp(m, r, base, half, 32 * words, 1)))
+			return err;
+		if (!mr_verdict(m, r))
+			return 0;
+		passed++;
+	}
+	return 1;
 }
 
 /* |a - b| > 2^(bits - 100) (FIPS 186-5 A.1.3's distance between p and q). */
@@ -235,76 +345,79 @@ static int far_apart(const uint32_t *a, const uint32_t *b, unsigned words, unsig
 	return bn_cmp(diff, bound, words) > 0;
 }
 
-/* A prime of `bits` bits (words limbs) into c, with its Montgomery context in m; other: the prime
-   it must be far from, or NULL. 0, or RSA_ERR_HW. */
-static int find_prime(const rsa_backend *b, unsigned bits, uint32_t *c, mont_ctx *m, const uint32_t *other,
+/* A prime of `bits` bits (words limbs) into p, with its Montgomery context in mp; other: the prime
+   it must be far from, or NULL. 0, or an RSA_ERR_*. */
+static int find_prime(const rsa_backend *b, unsigned bits, uint32_t *p, mont_ctx *mp, const uint32_t *other,
                       struct keygen_stats *st)
 {
-	static uint32_t start[HALF_WORDS], half[HALF_WORDS], base[HALF_WORDS], two[HALF_WORDS];
+	static uint32_t start[HALF_WORDS], step[HALF_WORDS], c[2][HALF_WORDS];
+	static mont_ctx m[2];
 	static uint8_t struck[KEYGEN_SPAN];
 	unsigned words = bits / 32, rounds = keygen_mr_rounds(bits);
-	int err;
+	unsigned want = b->crt_exp && words <= b->pair_max_limbs ? 2 : 1;
+	int err, pass[2];
 
-	for (;;) {
-		/* A start: top two bits set, 3 mod 4; then strike out x + 4i with a small factor or e | x + 4i - 1. */
+	/* Each start holds about KEYGEN_SPAN / (0.35 bits) primes (more than 10 at 1024 bits); a search
+	   that finds none in this many starts has a fault, not bad luck. */
+	for (unsigned starts = 0; starts < 64; starts++) {
+		/* A start x: top two bits set, 3 mod 4; strike out x + 4i with a small factor or e | x + 4i - 1. */
 		random_limbs(start, words);
 		start[words - 1] |= 3u << 30;
 		start[0] |= 3;
 		memset(struck, 0, sizeof(struck));
 		for (unsigned k = 0; k < small_count; k++) {
-			uint32_t p = small_primes[k], r = 0;
+			uint32_t q = small_primes[k], recip = small_recip[k], r = 0;
 			for (unsigned i = words; i-- > 0;) {
-				r = ((r << 16) | (start[i] >> 16)) % p;
-				r = ((r << 16) | (start[i] & 0xffff)) % p;
+				r = mod_small(r << 16 | start[i] >> 16, q, recip);
+				r = mod_small(r << 16 | (start[i] & 0xffff), q, recip);
 			}
-			for (uint32_t i = (p - r) % p * small_inv4[k] % p; i < KEYGEN_SPAN; i += p)
+			for (uint32_t i = (q - r) % q * small_inv4[k] % q; i < KEYGEN_SPAN; i += q)
 				struck[i] = 1;
 		}
 		uint32_t i_e = mod_e_small((uint64_t)(E + 1 - mod_e(start, words)) * 49153u);   /* 4 * 49153 = 1 mod e */
 		if (i_e < KEYGEN_SPAN)
 			struck[i_e] = 1;
 
-		for (unsigned i = 0; i < KEYGEN_SPAN; i++) {
-			st->candidates++;
-			if (struck[i])
-				continue;
-			bn_zero(c, HALF_WORDS);
-			bn_zero(half, HALF_WORDS);
-			half[0] = 4 * i;
-			if (bn_add(c, start, half, words))
-				break;                                 /* past 2^bits: a new start */
-			if (other && !far_apart(c, other, words, bits))
-				continue;
-			if ((err = candidate_ctx(b, m, c, words)))
-				return err;
-			for (unsigned j = 0; j < words; j++)       /* half = (c - 1) / 2 */
-				half[j] = c[j] >> 1 | (j + 1 < words ? c[j + 1] << 31 : 0);
-			bn_zero(two, words);
-			two[0] = 2;
-			st->mr_rounds++;
-			if ((err = mr_round(b, m, two, half, bits)) <= 0) {
-				if (err < 0)
-					return err;
-				continue;
-			}
-			unsigned passed = 0;
-			while (passed < rounds) {
-				/* A base in [2, c - 2], drawn again when out of range (FIPS 186-5 B.3.1). */
-				random_limbs(base, words);
-				bn_sub(two, c, base, words);            /* two: scratch, c - base */
-				if (bn_bits(base, words) <= 1 || bn_bits(two, words) <= 1 || bn_cmp(base, c, words) >= 0)
+		/* The survivors in order, `want` at a time (two on a pair-capable backend). */
+		unsigned i = 0, end = 0;
+		while (!end) {
+			unsigned count = 0;
+			while (count < want && i < KEYGEN_SPAN) {
+				st->candidates++;
+				if (struck[i++])
 					continue;
-				st->mr_rounds++;
-				if ((err = mr_round(b, m, base, half, bits)) < 0)
-					return err;
-				if (!err)
+				bn_zero(step, words);
+				step[0] = 4 * (i - 1);
+				if (bn_add(c[count], start, step, words)) {
+					end = 1;                           /* past 2^bits: a new start */
 					break;
-				passed++;
+				}
+				if (other && !far_apart(c[count], other, words, bits))
+					continue;
+				candidate_one(&m[count], c[count], words);
+				count++;
 			}
-			if (passed == rounds)
-				return 0;
+			if (i == KEYGEN_SPAN)
+				end = 1;
+			if (count == 0)
+				break;
+			st->mr_rounds += count;
+			if ((err = pretest(b, m, c, count, pass)))
+				return err;
+			for (unsigned j = 0; j < count; j++) {
+				if (!pass[j])
+					continue;
+				if ((err = mr_rounds(b, &m[j], c[j], rounds, st)) < 0)
+					return err;
+				if (err) {
+					bn_copy(p, c[j], words);
+					*mp = m[j];
+					return 0;
+				}
+			}
 		}
 	}
+	return KEYGEN_ERR_SEARCH;
 }
 
 int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_t seed_len, rsa_key *k,
@@ -388,7 +501,7 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 	bn_wipe(&drbg, sizeof(drbg));
 	if (err) {
 		bn_wipe(k, sizeof(*k));
-		return KEYGEN_ERR_HW;
+		return err == KEYGEN_ERR_SEARCH ? err : KEYGEN_ERR_HW;
 	}
 	return KEYGEN_OK;
 }

@@ -9,8 +9,9 @@
  * How a prime is found: a random odd start x (3 mod 4) from the generator, then the numbers x + 4i,
  * i < KEYGEN_SPAN, sieved at once by the odd primes below KEYGEN_SIEVE_BOUND (and by e: a number
  * with e | c - 1 is struck out too), so that no exponentiation is spent on a number with a small
- * factor. Each survivor gets a Miller-Rabin round to base 2, which throws out nearly every composite
- * for one exponentiation and no random bytes; a survivor of that gets the FIPS 186-5 Table B.1
+ * factor. Each survivor gets a pre-test, a Miller-Rabin round to base 2, which
+ * throws out nearly every composite for one exponentiation and no random bytes; on a backend with
+ * pair commands two survivors take it at once. A survivor of that gets the FIPS 186-5 Table B.1
  * number of rounds with random bases from the generator (keygen_mr_rounds). Because c = 3 mod 4,
  * c - 1 = 2m with m odd, and a round is one exponentiation b^m mod c tested against 1 and c - 1:
  * no squaring loop whose length depends on the candidate.
@@ -43,15 +44,17 @@
 #define KEYGEN_SPAN            2048   /* candidates x + 4i sieved at once */
 #define KEYGEN_SIEVE_BOUND     2048   /* trial division by the odd primes below this */
 #define KEYGEN_SEED_MAX        64     /* bytes */
+#define KEYGEN_MR_ROUNDS_MAX   8      /* the most keygen_mr_rounds gives */
 
 #define KEYGEN_OK                0
 #define KEYGEN_ERR_UNAVAILABLE (-1)   /* no BearSSL (no generator) in this firmware */
 #define KEYGEN_ERR_SIZE        (-2)   /* bits not a multiple of 64 in [KEYGEN_MIN_BITS, BN_MAX_BITS] */
 #define KEYGEN_ERR_HW          (-3)   /* the peripheral refused a command (rsa_hw_error) */
+#define KEYGEN_ERR_SEARCH      (-5)   /* no prime in 64 starts: a fault (a wrong exponentiation), not luck */
 
 struct keygen_stats {
 	unsigned candidates;    /* numbers looked at: struck out by the sieve, or given an exponentiation */
-	unsigned mr_rounds;     /* Miller-Rabin rounds run (base 2 and random bases), one exponentiation each */
+	unsigned mr_rounds;     /* Miller-Rabin rounds run (pre-tests and random bases), one exponentiation each */
 	unsigned restarts;      /* keys thrown away whole (|p - q|, d, gcd; rare) */
 };
 

@@ -275,6 +275,10 @@ static void cmd_keygen(int argc, char **argv)
 	err = keygen(b, bits, seed, seed_len, &k, &stats);
 	cycles = timed_stop(t);
 	memset(seed, 0, sizeof(seed));
+	if (err == KEYGEN_ERR_SEARCH) {
+		printf(ERR_OPERATION_FAILED " (no prime found: an exponentiation gives wrong results)\n");
+		return;
+	}
 	if (err) {
 		printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
 		return;
