@@ -271,11 +271,57 @@ static void half_of(uint32_t *half, const uint32_t *c, unsigned words)
 		half[j] = c[j] >> 1 | (j + 1 < words ? c[j + 1] << 31 : 0);
 }
 
+/* floor(n / d) for a d with its top bit set, at most 2^32 - 1: long division one bit at a time,
+   with masks (a 64-bit division in libgcc takes a time that depends on the values). */
+static uint32_t div_64_32(uint64_t n, uint32_t d)
+{
+	uint32_t over = ct_mask_from_bit((uint32_t)(n >> 32) >= d), q = 0;
+	uint64_t r = n >> 32;
+
+	for (int bit = 31; bit >= 0; bit--) {
+		r = r << 1 | ((n >> bit) & 1);
+		uint32_t fits = ct_mask_from_bit(r >= d);
+		r -= d & fits;
+		q |= fits & (1u << bit);
+	}
+	return q | over;
+}
+
+/* k = 2^32 * a mod c for a < c (words limbs, c's top bit set): the quotient estimated from the top
+   limbs (Knuth's, at most 2 too large), one multiply-subtract pass, then c added back at most twice,
+   with masks. A tenth of the cost of 32 modular doublings. */
+static void times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, unsigned words)
+{
+	uint32_t q = div_64_32((uint64_t)a[words - 1] << 32 | a[words - 2], c[words - 1]);
+	uint32_t borrow = 0, mul_carry = 0, top;
+
+	for (unsigned i = 0; i <= words; i++) {           /* k = a * 2^32 - q c, over words + 1 limbs */
+		uint64_t prod = (uint64_t)q * (i < words ? c[i] : 0) + mul_carry;
+		uint32_t t = i ? a[i - 1] : 0, p = (uint32_t)prod, d = t - p - borrow;
+		mul_carry = (uint32_t)(prod >> 32);
+		borrow = (t < p) | ((t - p) < borrow);
+		if (i < words)
+			k[i] = d;
+		else
+			top = d;
+	}
+	for (int fix = 0; fix < 2; fix++) {                /* negative (top limb's sign): add c */
+		uint32_t neg = ct_mask_from_bit(top >> 31), carry = 0;
+		for (unsigned i = 0; i < words; i++) {
+			uint32_t add = c[i] & neg, s = k[i] + add;
+			uint32_t c1 = s < add;
+			k[i] = s + carry;
+			carry = c1 | (k[i] < carry);
+		}
+		top += carry;
+	}
+}
+
 /* The pre-test of up to two candidates: a Miller-Rabin round to base 2, which discards nearly every
    composite for one exponentiation and no random bytes. On a backend with pair commands both take
    it in one pass of the peripheral (crt_exp from x = 2, one limb, whose constant for candidate c is
-   2^32 R mod c: 32 doublings of R mod c, much cheaper than R^2, which only a survivor needs). pass[i]
-   = 1 when candidate i may be prime. 0, or an RSA_ERR_*. */
+   2^32 R mod c: cheap, unlike R^2, which only a survivor needs). pass[i] = 1 when candidate i may be
+   prime. 0, or an RSA_ERR_*. */
 static int pretest(const rsa_backend *b, mont_ctx *m, uint32_t (*c)[HALF_WORDS], unsigned count, int *pass)
 {
 	static uint32_t half[2][HALF_WORDS], r[2][HALF_WORDS], k[2][HALF_WORDS], two[HALF_WORDS];
@@ -288,11 +334,8 @@ static int pretest(const rsa_backend *b, mont_ctx *m, uint32_t (*c)[HALF_WORDS],
 	two[0] = 2;
 	if (b->crt_exp && words <= b->pair_max_limbs) {
 		const unsigned j = count - 1;                 /* one candidate: both halves of the pair */
-		for (i = 0; i < count; i++) {
-			bn_copy(k[i], m[i].one, words);
-			for (unsigned d = 0; d < 32; d++)
-				double_mod(k[i], c[i], words);
-		}
+		for (i = 0; i < count; i++)
+			times_2_32_mod(k[i], m[i].one, c[i], words);
 		if ((err = b->crt_exp(&m[0], r[0], half[0], k[0], &m[j], r[1], half[j], k[j], two, 1, 32 * words)))
 			return err;
 	} else {

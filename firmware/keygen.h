@@ -9,7 +9,7 @@
  * How a prime is found: a random odd start x (3 mod 4) from the generator, then the numbers x + 4i,
  * i < KEYGEN_SPAN, sieved at once by the odd primes below KEYGEN_SIEVE_BOUND (and by e: a number
  * with e | c - 1 is struck out too), so that no exponentiation is spent on a number with a small
- * factor. Each survivor gets a pre-test, a Miller-Rabin round to base 2, which
+ * factor. Each survivor gets a pre-test, a Miller-Rabin round to the fixed base 2^-31 mod c, which
  * throws out nearly every composite for one exponentiation and no random bytes; on a backend with
  * pair commands two survivors take it at once. A survivor of that gets the FIPS 186-5 Table B.1
  * number of rounds with random bases from the generator (keygen_mr_rounds). Because c = 3 mod 4,
