@@ -9,9 +9,9 @@
  * How a prime is found: a random odd start x (3 mod 4) from the generator, then the numbers x + 4i,
  * i < KEYGEN_SPAN, sieved at once by the odd primes below KEYGEN_SIEVE_BOUND (and by e: a number
  * with e | c - 1 is struck out too), so that no exponentiation is spent on a number with a small
- * factor. Each survivor gets a pre-test, a Miller-Rabin round to the fixed base 2^-31 mod c, which
- * throws out nearly every composite for one exponentiation and no random bytes; on a backend with
- * pair commands two survivors take it at once. A survivor of that gets the FIPS 186-5 Table B.1
+ * factor. Each survivor gets a pre-test, a Miller-Rabin round to base 2, which throws out nearly
+ * every composite for one exponentiation and no random bytes; on a backend with pair commands two
+ * survivors take it at once (crt_exp). A survivor of that gets the FIPS 186-5 Table B.1
  * number of rounds with random bases from the generator (keygen_mr_rounds). Because c = 3 mod 4,
  * c - 1 = 2m with m odd, and a round is one exponentiation b^m mod c tested against 1 and c - 1:
  * no squaring loop whose length depends on the candidate.
@@ -22,12 +22,12 @@
  *
  * Side channels. Constant time, as rsa.c's private operations: every Miller-Rabin exponentiation
  * (backend exp with secret = 1, over the candidate's full length), the Montgomery set-up of a
- * candidate, the gcd of p - 1 and q - 1 (a fixed number of masked steps), d, dp, dq (products and
- * exact divisions by e, no branch on the values) and qinv (q^(p-2) mod p, a secret exponentiation).
- * Not constant time: the sieve (its marks depend on the start's residues) and the search's length
- * (how many candidates and rounds ran, printed by the console), which tell where in its interval the
- * prime lies; the rejections of a whole key (|p - q|, d too small, g too large), which are rare and
- * restart the search.
+ * candidate, the gcd of p - 1 and q - 1 (Bernstein-Yang divsteps, a fixed count for the size), d, dp,
+ * dq (products and exact divisions, no branch on the values) and qinv (q^(p-2) mod p, a secret
+ * exponentiation). Not constant time: the sieve (its marks depend on the start's residues) and the
+ * search's length (how many candidates and rounds ran, printed by the console), which tell where in
+ * its interval the prime lies; the rare rejections (a q too close to p, a gcd of p - 1 and q - 1
+ * over 32 bits, d too small), which draw again.
  *
  * Needs BearSSL (PEER_HAVE_BEARSSL): without it keygen returns KEYGEN_ERR_UNAVAILABLE.
  */
