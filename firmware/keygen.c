@@ -1,6 +1,6 @@
 /* RSA key generation over a backend (keygen.h). Not timed by the bench: linker.ld places this file
    after the timed region, with the console, so it moves none of the bench's addresses; keygen's own
-   figure is timed by its command (keygen_cmds.c). */
+   figure is timed by its command (sig_cmds.c). */
 #include <string.h>
 
 #include "ct.h"
@@ -10,13 +10,26 @@
 #define E KEYGEN_PUBLIC_EXPONENT
 #define HALF_WORDS RSA_HALF_WORDS
 
+/* FIPS 186-5 Table B.1 gives 1024-bit primes 5 rounds (error 2^-112), 1536- and 2048-bit primes 4
+   (2^-128, 2^-144). Smaller primes (keys under 2048 bits, which FIPS 186-5 no longer covers) get what
+   its Appendix C.1 bound (Damgard, Landrock and Pomerance) asks for an error of 2^-100, the table's
+   lowest level: the least bits of a prime that each count of rounds is enough for. The same
+   computation gives the table's own entries (tests/firmware/test_keygen.py). */
+static const struct { uint16_t bits; uint8_t rounds; } rounds_below_1024[] = {
+	{ 896, 4 }, { 704, 5 }, { 608, 6 }, { 512, 7 }, { 480, 8 }, { 416, 9 }, { 384, 10 }, { 352, 11 },
+	{ 320, 12 }, { 288, 14 }, { 256, 16 },
+};
+
 unsigned keygen_mr_rounds(unsigned prime_bits)
 {
 	if (prime_bits >= 1536)
 		return 4;
 	if (prime_bits >= 1024)
 		return 5;
-	return 8;
+	for (unsigned i = 0; i < sizeof(rounds_below_1024) / sizeof(rounds_below_1024[0]); i++)
+		if (prime_bits >= rounds_below_1024[i].bits)
+			return rounds_below_1024[i].rounds;
+	return KEYGEN_MR_ROUNDS_MAX;
 }
 
 #if PEER_HAVE_BEARSSL
@@ -56,7 +69,7 @@ static uint32_t mod_e(const uint32_t *a, unsigned words)
 static uint32_t inv_mod_e(uint32_t x)
 {
 	uint32_t r = 1;
-	for (int bit = 16; bit >= 0; bit--) {
+	for (int bit = 15; bit >= 0; bit--) {      /* e - 2 = 0xffff */
 		r = mod_e_small((uint64_t)r * r);
 		uint32_t m = ct_mask_from_bit(((E - 2) >> bit) & 1);
 		uint32_t rx = mod_e_small((uint64_t)r * x);
@@ -353,7 +366,7 @@ static void half_of(uint32_t *half, const uint32_t *c, unsigned words)
    with masks (a 64-bit division in libgcc takes a time that depends on the values). */
 static uint32_t div_64_32(uint64_t n, uint32_t d)
 {
-	uint32_t over = ct_mask_from_bit((uint32_t)(n >> 32) >= d), q = 0;
+	uint32_t q = 0;     /* when n / 2^32 >= d, every step fits: q comes out all ones */
 	uint64_t r = n >> 32;
 
 	for (int bit = 31; bit >= 0; bit--) {
@@ -362,7 +375,7 @@ static uint32_t div_64_32(uint64_t n, uint32_t d)
 		r -= d & fits;
 		q |= fits & (1u << bit);
 	}
-	return q | over;
+	return q;
 }
 
 /* k = 2^32 * a mod c for a < c (words limbs, c's top bit set): the quotient estimated from the top
@@ -371,7 +384,7 @@ static uint32_t div_64_32(uint64_t n, uint32_t d)
 static void times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, unsigned words)
 {
 	uint32_t q = div_64_32((uint64_t)a[words - 1] << 32 | a[words - 2], c[words - 1]);
-	uint32_t borrow = 0, mul_carry = 0, top;
+	uint32_t borrow = 0, mul_carry = 0, top = 0;
 
 	for (unsigned i = 0; i <= words; i++) {           /* k = a * 2^32 - q c, over words + 1 limbs */
 		uint64_t prod = (uint64_t)q * (i < words ? c[i] : 0) + mul_carry;

@@ -44,7 +44,7 @@
 #define KEYGEN_SPAN            2048   /* candidates x + 4i sieved at once */
 #define KEYGEN_SIEVE_BOUND     2048   /* trial division by the odd primes below this */
 #define KEYGEN_SEED_MAX        64     /* bytes */
-#define KEYGEN_MR_ROUNDS_MAX   8      /* the most keygen_mr_rounds gives */
+#define KEYGEN_MR_ROUNDS_MAX   16     /* the most keygen_mr_rounds gives (256-bit primes) */
 
 #define KEYGEN_OK                0
 #define KEYGEN_ERR_UNAVAILABLE (-1)   /* no BearSSL (no generator) in this firmware */
@@ -60,7 +60,8 @@ struct keygen_stats {
 
 /* Miller-Rabin rounds with random bases for a prime of `bits` bits: FIPS 186-5 Table B.1's for
    1024 bits (5) and for 1536 and 2048 bits (4); below 1024 bits, which the table does not cover
-   (keys under 2048 bits), 8, our choice. */
+   (keys under 2048 bits), what its Appendix C.1 bound gives for an error of 2^-100 (7 at 512 bits,
+   16 at 256). */
 unsigned keygen_mr_rounds(unsigned prime_bits);
 
 /* Untimed set-up, once: the sieve's table of small primes (keygen makes it if it was not). */
