@@ -96,4 +96,35 @@ static int pair_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const 
 
 const rsa_backend kh_pair_backend = { pair_mul, pair_exp, pair_crt_exp, BN_MAX_WORDS / 2 };
 
+/* Backends that answer every exponentiation alike, so that the search's walk over the sieve's survivors
+   can be followed from Python: `reject` makes every number composite (r = 0: the search visits every
+   survivor of its 64 starts, one pre-test each, and fails), `accept` makes every number prime (r = 1:
+   p and q are the first survivors the search meets). */
+static int fixed_mul(const mont_ctx *m, uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+	(void)a; (void)b;
+	bn_zero(r, m->words);
+	return 0;
+}
+
+static int reject_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits,
+                      int secret)
+{
+	(void)base; (void)e; (void)ebits; (void)secret;
+	bn_zero(r, m->words);
+	return 0;
+}
+
+static int accept_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits,
+                      int secret)
+{
+	(void)base; (void)e; (void)ebits; (void)secret;
+	bn_zero(r, m->words);
+	r[0] = 1;
+	return 0;
+}
+
+const rsa_backend kh_reject_backend = { fixed_mul, reject_exp, NULL, 0 };
+const rsa_backend kh_accept_backend = { fixed_mul, accept_exp, NULL, 0 };
+
 #endif

@@ -2,6 +2,8 @@
 Python (and by `cryptography`), determinism by seed, refusals, and the file's static arithmetic helpers
 through tests/firmware/keygen_harness.c, which includes keygen.c whole and exports wrappers."""
 import ctypes
+import hashlib
+import hmac
 import math
 import os
 import random
@@ -19,8 +21,9 @@ HARNESS = Path(__file__).resolve().parent / "keygen_harness.c"
 BEARSSL_SOURCES = ["hash/sha2small.c", "mac/hmac.c", "rand/hmac_drbg.c", "codec/dec32be.c", "codec/enc32be.c"]
 
 E = 65537
-KEYGEN_OK, KEYGEN_ERR_SIZE = 0, -2
+KEYGEN_OK, KEYGEN_ERR_SIZE, KEYGEN_ERR_SEARCH = 0, -2, -5
 KEYGEN_MIN_BITS = 512
+KEYGEN_SPAN, KEYGEN_STARTS, BASES_DRAWN = 2048, 64, 10
 SMALL_PRIMES = [p for p in range(3, 2048, 2) if all(p % f for f in range(3, math.isqrt(p) + 1, 2))]
 
 u32p = ctypes.POINTER(ctypes.c_uint32)
@@ -172,6 +175,93 @@ def test_largest_key(lib):
     rc, key, stats = keygen(lib, BN_MAX_BITS, b"keygen-test-largest")
     assert rc == KEYGEN_OK
     check_key(lib, BN_MAX_BITS, key, stats)
+
+
+# ---- the search, followed in Python ----
+
+class Drbg:
+    """HMAC-DRBG over SHA-256 (NIST SP 800-90A, as BearSSL's br_hmac_drbg), seeded with the seed alone."""
+
+    def __init__(self, seed):
+        self.k, self.v = bytes(32), b"\x01" * 32
+        self.update(seed)
+
+    def _mac(self, data):
+        return hmac.new(self.k, data, hashlib.sha256).digest()
+
+    def update(self, data):
+        self.k = self._mac(self.v + b"\x00" + data)
+        self.v = self._mac(self.v)
+        if data:
+            self.k = self._mac(self.v + b"\x01" + data)
+            self.v = self._mac(self.v)
+
+    def generate(self, length):
+        out = b""
+        while len(out) < length:
+            self.v = self._mac(self.v)
+            out += self.v
+        self.update(b"")
+        return out[:length]
+
+
+def survivors(start, bits):
+    """The i < KEYGEN_SPAN for which start + 4i has no odd factor below 2048 and e does not divide
+    start + 4i - 1, in order (by the definition, not by keygen.c's residue arithmetic)."""
+    assert start + 4 * (KEYGEN_SPAN - 1) < 1 << bits      # no start near 2^bits in these seeds
+    struck = set()
+    for p in SMALL_PRIMES:
+        struck.update(range((-start) * pow(4, -1, p) % p, KEYGEN_SPAN, p))
+    struck.add((1 - start) * pow(4, -1, E) % E)
+    return [i for i in range(KEYGEN_SPAN) if i not in struck]
+
+
+def next_start(drbg, bits):
+    return int.from_bytes(drbg.generate(bits // 8), "big") | 3 << (bits - 2) | 3
+
+
+def test_search_visits_every_survivor(lib):
+    """A backend that calls every number composite: the search pre-tests exactly the survivors of the
+    sieve in its 64 starts (each start drawn from the generator), then gives up with KEYGEN_ERR_SEARCH."""
+    for bits, seed in [(512, b"walk-a"), (512, b"walk-b"), (1024, b"walk-c"), (2048, b"walk-d")]:
+        rc, key, stats = keygen(lib, bits, seed, "kh_reject_backend")
+        assert rc == KEYGEN_ERR_SEARCH
+        assert bytes(key) == bytes(ctypes.sizeof(key))
+        drbg = Drbg(seed)
+        expected = sum(len(survivors(next_start(drbg, bits // 2), bits // 2)) for _ in range(KEYGEN_STARTS))
+        assert (stats.candidates, stats.mr_rounds) == (KEYGEN_STARTS * KEYGEN_SPAN, expected)
+
+
+def first_survivor(drbg, half, other=None):
+    """The first survivor of the next start (far enough from `other`), as find_prime takes it with a
+    backend that calls every number prime, after which it draws Miller-Rabin bases: blocks of
+    BASES_DRAWN, used from the block's end, until enough of them were in [2, c - 2]."""
+    rounds = 8 if half < 1024 else 5 if half < 1536 else 4      # keygen_mr_rounds (test_mr_rounds)
+    size = half // 8
+    while True:
+        start = next_start(drbg, half)
+        for i in survivors(start, half):
+            c = start + 4 * i
+            if other is None or abs(c - other) > 1 << (half - 100):
+                used = 0
+                while used < rounds:
+                    block = drbg.generate(BASES_DRAWN * size)
+                    for j in reversed(range(BASES_DRAWN)):
+                        base = int.from_bytes(block[j * size:(j + 1) * size], "big")
+                        used += used < rounds and 1 < base < c and (c - base).bit_length() > 1
+                return c
+
+
+def test_search_takes_first_survivor(lib):
+    """A backend that calls every number prime: p and q are the first survivors of their starts, q the
+    first far enough from p, with the generator's output between them spent on Miller-Rabin bases."""
+    for bits, seed in [(512, b"first-a"), (512, b"first-b"), (1024, b"first-c"), (2048, b"first-d")]:
+        rc, key, stats = keygen(lib, bits, seed, "kh_accept_backend")
+        assert rc == KEYGEN_OK and stats.restarts == 0
+        drbg = Drbg(seed)
+        p = first_survivor(drbg, bits // 2)
+        q = first_survivor(drbg, bits // 2, other=p)
+        assert (value(key.p), value(key.q)) == (max(p, q), min(p, q))
 
 
 # ---- determinism ----
