@@ -24,6 +24,11 @@ void kh_divexact_odd(uint32_t *q, const uint32_t *a, unsigned words, uint32_t d)
 void kh_inv_e_mod(uint32_t *r, const uint32_t *m, unsigned words) { inv_e_mod(r, m, words); }
 void kh_gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits) { gcd_odd(a, b, words, bits); }
 void kh_double_mod(uint32_t *r, const uint32_t *n, unsigned words) { double_mod(r, n, words); }
+int kh_far_apart(const uint32_t *a, const uint32_t *b, unsigned words, unsigned bits)
+{
+	return far_apart(a, b, words, bits);
+}
+
 uint32_t kh_div_64_32(uint64_t n, uint32_t d) { return div_64_32(n, d); }
 
 void kh_times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, unsigned words)

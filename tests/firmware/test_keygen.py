@@ -65,6 +65,7 @@ def lib():
         "kh_inv_e_mod": (None, [u32p, u32p, u]),
         "kh_gcd_odd": (None, [u32p, u32p, u, u]),
         "kh_double_mod": (None, [u32p, u32p, u]),
+        "kh_far_apart": (ctypes.c_int, [u32p, u32p, u, u]),
         "kh_div_64_32": (ctypes.c_uint32, [ctypes.c_uint64, ctypes.c_uint32]),
         "kh_times_2_32_mod": (None, [u32p, u32p, u32p, u]),
         "kh_mod_small": (ctypes.c_uint32, [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]),
@@ -490,3 +491,18 @@ def test_times_2_32_mod(lib):
                 k = (ctypes.c_uint32 * words)()
                 lib.kh_times_2_32_mod(k, limbs(a, words), limbs(c, words), words)
                 assert value(k) == (a << 32) % c, (words, hex(c), hex(a))
+
+
+def test_far_apart(lib):
+    """|a - b| > 2^(bits - 100), either way round, exactly at the bound."""
+    rng = random.Random(18)
+    for bits in (256, 288, 512, 1024, 2048):
+        words, bound = bits // 32, 1 << (bits - 100)
+        for _ in range(5):
+            a = rng.getrandbits(bits - 2) | 3 << (bits - 2)
+            for gap in (0, 1, bound - 1, bound, bound + 1, 2 * bound, rng.getrandbits(bits - 100),
+                        rng.getrandbits(bits - 99)):
+                b = a - gap
+                expect = int(gap > bound)
+                assert lib.kh_far_apart(limbs(a, words), limbs(b, words), words, bits) == expect, (bits, gap)
+                assert lib.kh_far_apart(limbs(b, words), limbs(a, words), words, bits) == expect, (bits, gap)
