@@ -236,17 +236,17 @@ static void random_limbs(uint32_t *r, unsigned words)
 	bn_wipe(bytes, sizeof(bytes));
 }
 
-/* Miller-Rabin bases: one call to the generator for a prime candidate's rounds and two spares (one
-   HMAC-DRBG call costs its key updates once, about 8 SHA-256 blocks, then 2 blocks per 32 bytes). */
-#define BASES_DRAWN (KEYGEN_MR_ROUNDS_MAX + 2)
-static unsigned char base_bytes[BASES_DRAWN * 4 * HALF_WORDS];
+/* Miller-Rabin bases: one call to the generator for a candidate's rounds and two spares, used from
+   the end (one HMAC-DRBG call costs its key updates once, about 8 SHA-256 blocks, then 2 blocks per
+   32 bytes); another such call if out-of-range draws used up the spares. */
+static unsigned char base_bytes[(KEYGEN_MR_ROUNDS_MAX + 2) * 4 * HALF_WORDS];
 static unsigned bases_left;
 
-static void next_base(uint32_t *r, unsigned words)
+static void next_base(uint32_t *r, unsigned words, unsigned rounds)
 {
 	if (bases_left == 0) {
-		br_hmac_drbg_generate(&drbg, base_bytes, BASES_DRAWN * 4 * words);
-		bases_left = BASES_DRAWN;
+		br_hmac_drbg_generate(&drbg, base_bytes, (rounds + 2) * 4 * words);
+		bases_left = rounds + 2;
 	}
 	bases_left--;
 	peer_from_bytes(r, words, base_bytes + bases_left * 4 * words, 4 * words);
@@ -453,7 +453,7 @@ static int mr_rounds(const rsa_backend *b, mont_ctx *m, const uint32_t *c, unsig
 	half_of(half, c, words);
 	bases_left = 0;
 	while (passed < rounds) {
-		next_base(base, words);
+		next_base(base, words, rounds);
 		bn_sub(diff, c, base, words);
 		if (bn_bits(base, words) <= 1 || bn_cmp(base, c, words) >= 0 || bn_bits(diff, words) <= 1)
 			continue;

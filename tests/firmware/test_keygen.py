@@ -23,7 +23,7 @@ BEARSSL_SOURCES = ["hash/sha2small.c", "mac/hmac.c", "rand/hmac_drbg.c", "codec/
 E = 65537
 KEYGEN_OK, KEYGEN_ERR_SIZE, KEYGEN_ERR_SEARCH = 0, -2, -5
 KEYGEN_MIN_BITS = 512
-KEYGEN_SPAN, KEYGEN_STARTS, BASES_DRAWN = 2048, 64, 10
+KEYGEN_SPAN, KEYGEN_STARTS = 2048, 64
 SMALL_PRIMES = [p for p in range(3, 2048, 2) if all(p % f for f in range(3, math.isqrt(p) + 1, 2))]
 
 u32p = ctypes.POINTER(ctypes.c_uint32)
@@ -235,9 +235,9 @@ def test_search_visits_every_survivor(lib):
 
 def first_survivor(drbg, half, other=None):
     """The first survivor of the next start (far enough from `other`), as find_prime takes it with a
-    backend that calls every number prime, after which it draws Miller-Rabin bases: blocks of
-    BASES_DRAWN, used from the block's end, until enough of them were in [2, c - 2]."""
-    rounds = 8 if half < 1024 else 5 if half < 1536 else 4      # keygen_mr_rounds (test_mr_rounds)
+    backend that calls every number prime, after which it draws Miller-Rabin bases: blocks of the
+    rounds and two spares, used from the block's end, until enough of them were in [2, c - 2]."""
+    rounds = fips_rounds(half)                                   # keygen_mr_rounds (test_mr_rounds)
     size = half // 8
     while True:
         start = next_start(drbg, half)
@@ -246,8 +246,8 @@ def first_survivor(drbg, half, other=None):
             if other is None or abs(c - other) > 1 << (half - 100):
                 used = 0
                 while used < rounds:
-                    block = drbg.generate(BASES_DRAWN * size)
-                    for j in reversed(range(BASES_DRAWN)):
+                    block = drbg.generate((rounds + 2) * size)
+                    for j in reversed(range(rounds + 2)):
                         base = int.from_bytes(block[j * size:(j + 1) * size], "big")
                         used += used < rounds and 1 < base < c and (c - base).bit_length() > 1
                 return c
@@ -307,10 +307,54 @@ def test_bad_sizes_are_refused(lib, bits):
     assert (stats.candidates, stats.mr_rounds, stats.restarts) == (0, 0, 0)
 
 
+def _c1_error_log2(k, t):
+    """log2 of FIPS 186-5 Appendix C.1's bound on the probability that t Miller-Rabin rounds declare a
+    random k-bit composite prime (Damgard, Landrock and Pomerance), at its best M. The formula's 2^-k
+    and 2^(k-2) cancel, so plain floats hold every term."""
+    best = math.inf
+    for big_m in range(3, int(2 * math.sqrt(k - 1) - 1) + 1):
+        double_sum = sum(2.0 ** (m - (m - 1) * t) * sum(2.0 ** -(j + (k - 1) / j) for j in range(2, m + 1))
+                         for m in range(3, big_m + 1))
+        bound = 2.00743 * math.log(2) * k * (2.0 ** (-2 - big_m * t) + 8 * (math.pi ** 2 - 6) / 3 / 4 * double_sum)
+        best = min(best, bound)
+    return math.log2(best)
+
+
+def _rounds_for(k, error_log2):
+    t = 1
+    while _c1_error_log2(k, t) > error_log2:
+        t += 1
+    return t
+
+
+def fips_rounds(half):
+    """keygen_mr_rounds as keygen.h defines it: Table B.1 from 1024 bits on; below, C.1's bound at 2^-100
+    for the prime sizes keygen makes (multiples of 32 bits)."""
+    if half >= 1536:
+        return 4
+    if half >= 1024:
+        return 5
+    return FIPS_BELOW_1024[max(b for b in FIPS_BELOW_1024 if b <= half)]
+
+
+#: The prime sizes keygen makes below 1024 bits (multiples of 32) and the rounds C.1 asks at 2^-100.
+FIPS_BELOW_1024 = {k: _rounds_for(k, -100) for k in range(256, 1024, 32)}
+
+
+def test_c1_bound_gives_table_b1():
+    """The computation reproduces FIPS 186-5 Table B.1: 1024-bit primes 4 rounds at 2^-100 and 5 at 2^-112,
+    1536-bit 3 and 4 (2^-128), 2048-bit 2 and 4 (2^-144)."""
+    assert [_rounds_for(1024, -100), _rounds_for(1024, -112)] == [4, 5]
+    assert [_rounds_for(1536, -100), _rounds_for(1536, -128)] == [3, 4]
+    assert [_rounds_for(2048, -100), _rounds_for(2048, -144)] == [2, 4]
+
+
 def test_mr_rounds(lib):
-    assert [lib.keygen_mr_rounds(b) for b in (256, 288, 512, 1023)] == [8] * 4
+    """Table B.1 from 1024 bits on; below, C.1's bound at 2^-100 for every prime size keygen makes."""
     assert [lib.keygen_mr_rounds(b) for b in (1024, 1088, 1535)] == [5] * 3
     assert [lib.keygen_mr_rounds(b) for b in (1536, 2048)] == [4, 4]
+    assert {k: lib.keygen_mr_rounds(k) for k in FIPS_BELOW_1024} == FIPS_BELOW_1024
+    assert lib.keygen_mr_rounds(512) == 7 and lib.keygen_mr_rounds(256) == 16
 
 
 # ---- the static helpers ----
