@@ -49,12 +49,18 @@ def _peer_keygen(console, impl, seed):
     return line, key
 
 
+#: A seed per library whose search is short. The cost of a key generation depends on how many
+#: candidates the seed's draws take before two primes come: with seed 0123456789abcdef, 197 M cycles
+#: for mbedTLS and 96 M for BearSSL at 512 bits (minutes of simulation). These were picked with a host
+#: build of the same library code and generator (the draws do not depend on the CPU; the host gives
+#: the same moduli), the cheapest of 42 seeds for each library.
+KEYGEN_SEEDS = {"mbedtls": "5eed30", "bearssl": "5eed36"}
+
+
 @pytest.mark.parametrize("impl", protocol.PEER_IMPLS)
 def test_peer_keygen_512_is_deterministic_loads_in_cryptography_and_becomes_the_users_key(console, impl):
-    """One test for both properties: a 512-bit key generation by mbedTLS costs about 200 M simulated
-    cycles (minutes here), so each library makes two keys only."""
     _require(impl)
-    line, key = _peer_keygen(console, impl, "5eed0f9ee7")
+    line, key = _peer_keygen(console, impl, KEYGEN_SEEDS[impl])
     # The libraries do not tell how many candidates or rounds they spent: 0 for both.
     assert {k: line[k] for k in ("bits", "impl", "candidates", "mr_rounds", "ok")} == \
         {"bits": 512, "impl": impl, "candidates": 0, "mr_rounds": 0, "ok": 1}
@@ -66,7 +72,7 @@ def test_peer_keygen_512_is_deterministic_loads_in_cryptography_and_becomes_the_
                                     rsa.RSAPublicNumbers(e, n))
     assert numbers.private_key().key_size == 512     # cryptography (OpenSSL) checks the key as it loads it
     # The same seed: the same key, in the same cycles (the generator is the only source of randomness).
-    again, again_key = _peer_keygen(console, impl, "5eed0f9ee7")
+    again, again_key = _peer_keygen(console, impl, KEYGEN_SEEDS[impl])
     assert again_key == key and again["cycles"] == line["cycles"]
     # The key is the console's now: our CRT private operation on the peripheral runs on it.
     c = pow(random.Random(impl).randrange(n), e, n)
