@@ -10,6 +10,7 @@
 #include "hex_digit.h"
 #include "keygen.h"
 #include "peer_common.h"
+#include "peer_keygen.h"
 #include "rsa_cmds.h"
 #include "rsa_hw.h"
 #include "rsa_impls.h"
@@ -230,9 +231,9 @@ static void cmd_oaep_decrypt(int argc, char **argv)
 	memset(sig_message, 0, msg_len);
 }
 
-/* keygen <bits> <seed> [impl]: the generation is timed (keygen.h); the key is then checked untimed,
-   as a device would before using it (a pairwise consistency test: x^e^d = x with CRT, on the same
-   implementation), and becomes the user's key. */
+/* keygen <bits> <seed> [impl]: the generation is timed (keygen.h; a peer library's, peer_keygen.h);
+   the key is then checked untimed, as a device would before using it (a pairwise consistency test:
+   x^e^d = x with CRT, on the same implementation, on sw for a peer's key), and becomes the user's key. */
 static void cmd_keygen(int argc, char **argv)
 {
 	static rsa_key k;
@@ -240,13 +241,13 @@ static void cmd_keygen(int argc, char **argv)
 	static uint32_t x[BN_MAX_WORDS], y[BN_MAX_WORDS];
 	const rsa_ctx *ctx;
 	const rsa_backend *b;
-	struct keygen_stats stats;
+	struct keygen_stats stats = { 0, 0, 0 };
 	unsigned bits, nw, pw;
 	size_t seed_len;
 	char *end;
 	timed_region t;
 	uint64_t cycles;
-	int err, ok;
+	int err, ok, peer, lib_code;
 
 	if (argc < 3 || argc > 4) {
 		console_usage(argv[0]);
@@ -259,7 +260,12 @@ static void cmd_keygen(int argc, char **argv)
 		       BN_MAX_BITS);
 		return;
 	}
-	if (!(b = parse_impl(argc, argv, 3)) || parse_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
+	peer = argc > 3 ? peer_keygen_find(argv[3]) : -1;
+	if (peer >= 0)
+		b = &rsa_sw;
+	else if (!(b = parse_impl(argc, argv, 3)))
+		return;
+	if (parse_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
 		return;
 	if (seed_len == 0) {
 		printf(ERR_BAD_LENGTH " arg=seed bytes=0 expected=1..%d\n", KEYGEN_SEED_MAX);
@@ -269,12 +275,20 @@ static void cmd_keygen(int argc, char **argv)
 		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
 		return;
 	}
-	keygen_prepare();
-	rsa_hw_forget();
-	t = timed_start();
-	err = keygen(b, bits, seed, seed_len, &k, &stats);
-	cycles = timed_stop(t);
+	if (peer >= 0) {
+		err = peer_keygen((enum peer_keygen_lib)peer, bits, seed, seed_len, &k, &cycles, &lib_code);
+	} else {
+		keygen_prepare();
+		rsa_hw_forget();
+		t = timed_start();
+		err = keygen(b, bits, seed, seed_len, &k, &stats);
+		cycles = timed_stop(t);
+	}
 	memset(seed, 0, sizeof(seed));
+	if (err == PEER_KEYGEN_ERR_LIBRARY) {
+		printf(ERR_OPERATION_FAILED " library_code=%d\n", lib_code);
+		return;
+	}
 	if (err == KEYGEN_ERR_SEARCH) {
 		printf(ERR_OPERATION_FAILED " (no prime found: an exponentiation gives wrong results)\n");
 		return;

@@ -18,6 +18,13 @@
 #define MBEDTLS_RSA_C
 #define MBEDTLS_OID_C
 #define MBEDTLS_PKCS1_V15
+/* mbedtls_rsa_gen_key and the prime search, for `keygen ... mbedtls` (peer_keygen.c): compiled into
+   bignum.c and rsa.c only (firmware/Makefile defines PEER_MBEDTLS_KEYGEN for those two). Elsewhere the
+   option would change timed code: rsa_internal.c's mbedtls_rsa_validate_params, which the key import
+   runs, would test p and q for primality, and grow. */
+#ifdef PEER_MBEDTLS_KEYGEN
+#define MBEDTLS_GENPRIME
+#endif
 
 #define MBEDTLS_PLATFORM_C
 #define MBEDTLS_PLATFORM_MEMORY
