@@ -8,8 +8,9 @@ with made-up rows in the firmware's order (BearSSL not built: its rows are `miss
 
 mode: `ok` (constant-time paths take constant time; hw_seq_window depends on the exponent),
 `leak` (hw_seq private also depends on the message's lowest bit), `wrong` (hw_cpu private_crt
-answers message 1 with 2; keygen on hw_cpu prints a wrong d and ok=0), `refuse` (every `time` is an unknown command), `mute` (prints its prompt,
-then reads without ever answering: a firmware that hung), `garbled` (every answer of key, time,
+answers message 1 with 2; keygen on hw_cpu prints a wrong d and ok=0), `refuse` (every `time` is an
+unknown command), `mute` (prints its prompt, then reads without ever answering: a firmware that
+hung), `garbled` (every answer of key, time,
 bench, info and keygen has one line cut short), `astray` (answers as if asked something else: key
 takes the key without its private part, time times the software, bench ends without its `bench done`,
 info prints its SoC line twice, keygen makes a key on the software).
