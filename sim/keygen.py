@@ -33,9 +33,13 @@ import time
 from pathlib import Path
 
 from common.errors import ProjectError
+from soc import config
 from soc import console_protocol as protocol
 
 DEFAULT_SEED = "keygen"
+#: The sizes the firmware's keygen takes: multiples of 64 from 512 to the largest operand it is built for
+#: (BN_MAX_BITS: the largest key size).
+MIN_BITS, MAX_BITS = 512, max(config.KEY_SIZES)
 DEFAULT_IMPLS = ("hw_seq",)
 #: Bytes of each key's seed (the firmware takes 1 to 64).
 SEED_BYTES = 32
