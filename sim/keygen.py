@@ -165,7 +165,7 @@ def check_key(made, bits, pem_path):
         "e": e == PUBLIC_EXPONENT,
         "d_inverse": lcm > 0 and 0 < d < lcm and e * d % lcm == 1,
         "d_large": d > 1 << half,
-        "p_q_apart": abs(p - q) > 1 << (half - 100),
+        "p_q_apart": abs(p - q) > 2 ** (half - 100),
     }
     try:
         key = private_key(made)
