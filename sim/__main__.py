@@ -291,7 +291,7 @@ def _bench(args, build, sizes, log):
         soc_info = bench.soc_from_info(console)
         source = console.source
         results, missing = bench.run_console(console, sizes, full=args.full)
-        records = []
+        records, extra = [], None
     else:
         from sim import build as sim_build
         bare = sim_build.build_bare(build, log=log)
@@ -300,9 +300,10 @@ def _bench(args, build, sizes, log):
                 steps.append({"step": f"{what}: {step}", "seconds": round(seconds, 2)})
         soc_info, source = build.soc_info, {"transport": "simulation"}
         simulated = time.monotonic()
+        extra = []
         results, missing, records = bench.run_simulations({True: build, False: bare}, sizes, full=args.full,
                                                           simulations=max(1, args.simulations),
-                                                          timeout=args.timeout or 7200)
+                                                          timeout=args.timeout or 7200, extra=extra)
         for i, record in enumerate(records):
             steps.append({"step": f"simulation {i + 1} ({record['soc']}, {len(record['rows'])} rows)", **{
                 key: record[key] for key in ("seconds", "cycles", "cycles_per_second")}})
@@ -310,12 +311,12 @@ def _bench(args, build, sizes, log):
                       "seconds": round(time.monotonic() - simulated, 2)})
     total = time.monotonic() - started + (args.setup_seconds or 0)
     timing = {"steps": steps, "total_seconds": round(total, 2), "simulations": records}
-    data = bench.write(results, missing, out_dir, soc_info, source, command, timing)
+    data = bench.write(results, missing, out_dir, soc_info, source, command, timing, extra=extra)
     print(bench.markdown(data))
     print("Where the wall-clock time went:\n")
     print(bench.timing_markdown(timing))
     print(f"results: {out_dir}/results.{{json,md,png}}")
-    bad = [r for r in data["results"] if not r["ok"]]
+    bad = [r for r in data["results"] + (extra or []) if not r["ok"]]
     if bad:
         raise ProjectError(f"{len(bad)} results disagree: {bad}")
     return 0

@@ -12,12 +12,13 @@ preloaded in main RAM. In the simulation that wait costs more wall-clock time th
 boot, so `Console(boot=jump_to_main_ram)` answers the request the way `litex_term` does and sends the
 BIOS the jump to main RAM at once (sim/serial_boot.py; `upload_firmware` sends a new firmware first).
 
-The benchmark's commands have typed methods (`set_key`, `time`, `bench`, `info`, `keygen`): they type the command
-the protocol (soc/console_protocol.py) defines and return its answer as records of the lines it
-prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer without the lines
-the command prints, or with one of them garbled, UnexpectedAnswer; both are AnswerErrors, so a caller
-can tell a firmware that answered wrongly from one that stopped answering (a plain ConsoleError).
-The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py) type and parse nothing themselves.
+The benchmark's commands have typed methods (`set_key`, `time`, `bench`, `info`, `keygen`, `sign`):
+they type the command the protocol (soc/console_protocol.py) defines and return its answer as records
+of the lines it prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer
+without the lines the command prints, or with one of them garbled, UnexpectedAnswer; both are
+AnswerErrors, so a caller can tell a firmware that answered wrongly from one that stopped answering
+(a plain ConsoleError). The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py,
+sim/keygen.py) type and parse nothing themselves.
 """
 
 import dataclasses
@@ -207,6 +208,14 @@ class KeyLine(_Record):
 
 
 @dataclasses.dataclass(frozen=True)
+class Signature(_Record):
+    """`sign`: the signature and the cycles of the whole signing (hash, padding, private CRT operation)."""
+    LINE: ClassVar = protocol.SIGNATURE
+    signature: bytes
+    cycles: int
+
+
+@dataclasses.dataclass(frozen=True)
 class GeneratedKey:
     """`keygen`: its KEYGEN line's fields and the key of its KEY line, in one record."""
     bits: int
@@ -231,7 +240,8 @@ class GeneratedKey:
 
 
 #: The records, each of one Line of the protocol.
-RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse, KeygenLine, KeyLine)
+RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse, KeygenLine, KeyLine,
+           Signature)
 #: The words `bench` takes before its sizes: only the hardware rows, or only our implementations.
 BENCH_ONLY = ("hw", "ours")
 
@@ -428,6 +438,12 @@ class Console:
         if (generation.bits, generation.impl) != (bits, impl):
             raise UnexpectedAnswer(command, f"generated a {generation.bits}-bit key on {generation.impl}", output)
         return GeneratedKey(**dataclasses.asdict(generation), **dataclasses.asdict(key))
+
+    def sign(self, scheme, message, impl="hw_seq"):
+        """`sign`: a SHA-256 signature of `message` (bytes) with padding `scheme` ("pkcs1" or "pss") on
+        `impl`, with the key the console holds. Returns the Signature record."""
+        command = f"sign {scheme} {bytes(message).hex()} {impl}"
+        return self._one(Signature, command, self._answer(command))
 
     def info(self):
         """`info`: the SoC, the firmware's limits, the cycle counter's check and the stack's use."""

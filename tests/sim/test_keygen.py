@@ -277,3 +277,40 @@ def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp
         assert "error: 2 of 4 keys failed their checks" in capsys.readouterr().err
     assert sim_main.main(["--keygen", "500", "--out-dir", str(out_dir)]) == 2
     assert config.KEY_SIZES[-1] == keygen.MAX_BITS
+
+
+# ---- issue 24's rows of the benchmark (sim/bench.py) ----
+
+def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
+    from sim import bench
+    plan = [(job.kind, job.impl, job.sizes) for job in bench.extra_jobs((512, 1024, 2048))]
+    assert plan == [("keygen", "hw_seq", (512,)), ("keygen", "hw_seq", (1024,)), ("keygen", "hw_seq", (2048,)),
+                    ("sign", "hw_seq", (512, 1024, 2048))]
+    assert ("keygen", "sw", (512,)) in [(j.kind, j.impl, j.sizes) for j in bench.extra_jobs((512,), full=True)]
+    assert [(j.kind, j.sizes) for j in bench.extra_jobs((1024, 3072))] == [("keygen", (1024,)), ("sign", (1024, 3072))]
+    assert all(job.peripheral for job in bench.extra_jobs((512,)))
+    assert not bench.ExtraJob("keygen", "sw", (512,)).peripheral
+
+
+def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
+    from sim import bench
+    raw = [{"bits": 512, "op": op, "impl": impl, "cycles": 100_000, "ok": True} for op, impl in
+           (("public", "hw_seq"), ("private_crt", "hw_seq"))]
+    extra = [{"bits": 512, "op": "keygen", "impl": "hw_seq", "seeds": 3, "cycles": [2_000_000, 3_000_000, 2_500_000],
+              "median_cycles": 2_500_000, "min_cycles": 2_000_000, "max_cycles": 3_000_000, "candidates": [1, 2, 3],
+              "mr_rounds": [4, 5, 6], "ok": True},
+             {"bits": 512, "op": "sign_pkcs1", "impl": "hw_seq", "cycles": 110_000, "ok": True},
+             {"bits": 512, "op": "sign_pss", "impl": "hw_seq", "cycles": 150_000, "ok": False}]
+    soc = {**SOC}
+    data = bench.write(raw, [], tmp_path, soc, {"transport": "simulation"}, "python -m sim --bench", extra=extra)
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert written["results"] == raw and written["padding_and_keygen"]["rows"] == extra
+    assert set(written["padding_and_keygen"]["not_timed"]) == {"verify", "oaep_decrypt"}
+    text = (tmp_path / "results.md").read_text()
+    assert text == bench.markdown(data)
+    assert "| 512 | key generation (3 seeds) | hw_seq | 2,500,000 | 2,000,000 | 3,000,000 | 25.00 |  | yes |" in text
+    assert "| 512 | sign pkcs1 | hw_seq | 110,000 |  |  | 1.10 | 1.10 | yes |" in text
+    assert "| 512 | sign pss | hw_seq | 150,000 |  |  | 1.50 | 1.50 | **no** |" in text
+    assert "Not timed: verify (" in text
+    without = bench.write(raw, [], tmp_path / "plain", soc, {"transport": "simulation"}, "c")
+    assert "padding_and_keygen" not in without and "Key generation and signatures" not in bench.markdown(without)
