@@ -92,9 +92,9 @@ def test_keys_made_on_the_device_load_in_cryptography_and_pass_the_checks(genera
 def test_a_signature_made_on_the_device_with_its_new_key_verifies(console, tmp_path):
     made = console.keygen(512, b"signing key")
     key = keygen.private_key(made)
-    out = console.command(f"sign pkcs1 {MESSAGE.hex()}")             # with the key keygen left
-    [line] = [line for line in out.splitlines() if line.startswith("signature=")]
-    signature = bytes.fromhex(line.split()[0].removeprefix("signature="))
+    signed = console.sign("pkcs1", MESSAGE)                         # with the key keygen left
+    signature = signed.signature
+    assert f"sign pkcs1 {MESSAGE.hex()} hw_seq\n" in console.output and signed.cycles > 0
     key.public_key().verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256())
     assert signature == key.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())      # PKCS#1 v1.5: deterministic
     public = tmp_path / "public.pem"
