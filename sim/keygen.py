@@ -382,7 +382,8 @@ def markdown(report):
     lines = [f"RSA key generation on the softcore ({soc['cpu']} {soc['variant']} at {clk / 1e6:g} MHz), the "
              f"firmware's `keygen` (e = {PUBLIC_EXPONENT}), cycles counted by the firmware: `{report['command']}`, "
              f"{report['date']}, seed text {report['seed']!r}, {report['keys_checked']} keys"
-             + (f" in {report['seconds']:.0f} s on {report['simulations']} simulations" if report["seconds"] else "")
+             + (f" in {report['seconds']:.0f} s on {report['simulations']} simulation"
+                f"{'s' if report['simulations'] != 1 else ''}" if report["seconds"] else "")
              + ".", "",
              "Time per key (median, min, max) in cycles and in milliseconds at the SoC's clock; candidates: the "
              "numbers the search looked at (sieve and Miller-Rabin); rounds: Miller-Rabin rounds run. Cycles per "
@@ -403,8 +404,9 @@ def markdown(report):
     lines += [f"- {name}: {what}" for name, what in report["checks"].items()]
     lines.append("")
     if report["passed"]:
-        lines.append(f"All {report['keys_checked']} keys passed every check (100 %); every seed gave the same key "
-                     "on every implementation run.")
+        impls = {k["impl"] for k in report["keys"]}
+        lines.append(f"All {report['keys_checked']} keys passed every check (100 %)"
+                     + ("; every seed gave the same key on every implementation run." if len(impls) > 1 else "."))
     else:
         lines.append(f"**{report['keys_checked'] - report['keys_passed']} of {report['keys_checked']} keys failed "
                      "a check.**" if report["failed_keys"] else "Every key passed its checks.")
