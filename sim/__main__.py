@@ -5,6 +5,9 @@ same firmware on a board over a serial port.
     python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
     python -m sim --bench [--full]      the benchmark over parallel simulations, written to build/bench/
     python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
+    python -m sim --keygen 1024 [--seeds 16] [--impls hw_seq,sw]
+                                        key generations on the SoC, each key checked, written to
+                                        build/keygen/; exits 1 when a key fails a check
     python -m sim --pty                 the simulated SoC's UART as a serial device (litex_term, --port)
     python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
 
@@ -44,12 +47,14 @@ def _parse_args(argv):
     parser.add_argument("--bench", action="store_true",
                         help="run the benchmark and write build/bench/results.{json,md,png}")
     parser.add_argument("--out-dir", default=None, metavar="DIR",
-                        help="where --bench writes results.{json,md,png} (default: build/bench)")
+                        help="where --bench writes results.{json,md,png} (default: build/bench) and --keygen "
+                             "its report and keys (default: build/keygen)")
     parser.add_argument("--full", action="store_true",
                         help="with --bench: also the software rows of private operations without CRT from "
                              "2048 bits on (about a billion simulated cycles more)")
     parser.add_argument("--simulations", type=int, default=os.cpu_count() or 2,
-                        help="simulations run in parallel by --bench and --leak (default: %(default)s, one per core)")
+                        help="simulations run in parallel by --bench, --leak and --keygen (default: %(default)s, "
+                             "one per core)")
     parser.add_argument("--setup-seconds", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true",
                         help="with --run or the console: a model that writes every signal to sim.vcd in the "
@@ -73,10 +78,23 @@ def _parse_args(argv):
     leak.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
                       help="messages of each case the slowest row (software private without CRT, 40 s or more "
                            "of simulation per 1024-bit operation) runs on (default: %(default)s)")
-    leak.add_argument("--seed", default="leak", help="seed of the keys and messages (default: %(default)s)")
+    leak.add_argument("--seed", default=None,
+                      help="seed text of the keys and messages (default: leak), or with --keygen of the key "
+                           "generations' seeds (default: keygen)")
+    keygen = parser.add_argument_group("key generation on the SoC (--keygen)")
+    keygen.add_argument("--keygen", metavar="BITS[,BITS...]",
+                        help="generate keys of these sizes with the firmware's keygen, check each (cryptography, "
+                             "openssl pkey -check) and write build/keygen/report.{json,md,png} and the keys as "
+                             "PEM; exit 1 if a key fails a check")
+    keygen.add_argument("--seeds", type=int, default=16,
+                        help="keys of each size on each implementation, each from a seed of its own drawn from "
+                             "--seed (default: %(default)s)")
+    keygen.add_argument("--impls", default="hw_seq",
+                        help="implementations, comma-separated (default: %(default)s; ours: "
+                             f"{','.join(protocol.IMPLS)})")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="give up after this many wall-clock seconds (default: 600, 7200 with --bench, "
-                             "14400 with --leak; with --cpus: the hardware rows' limit per CPU, default 420)")
+                        help="give up after this many wall-clock seconds (default: 600, 7200 with --bench and "
+                             "--keygen, 14400 with --leak; with --cpus: the hardware rows' limit per CPU, default 420)")
     serial = parser.add_argument_group("serial port (a board, or a simulation behind --pty)")
     serial.add_argument("--port", metavar="DEVICE",
                         help="run --run / --bench on the console at this serial port (e.g. /dev/ttyUSB1, or "
@@ -209,16 +227,49 @@ def _leak(build, args, log):
     bare = sim_build.build_bare(build, log=log)
     out_dir = BUILD_DIR / "leak"
     slow = "all" if args.slow_messages is None else args.slow_messages
+    seed = args.seed or leak.DEFAULT_SEED
     command = (f"python -m sim --leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
                f"--pairs {args.pairs} --slow-messages {slow}"
-               + (f" --seed {args.seed}" if args.seed != leak.DEFAULT_SEED else ""))
+               + (f" --seed {seed}" if seed != leak.DEFAULT_SEED else ""))
     report = leak.run(build, args.bits, out_dir, messages=args.messages, keys=args.keys, pairs=args.pairs,
-                      slow_messages=args.slow_messages, seed=args.seed, simulations=args.simulations,
+                      slow_messages=args.slow_messages, seed=seed, simulations=args.simulations,
                       timeout=args.timeout or 14400,
                       progress=io.StringIO() if args.quiet else sys.stderr, command=command, bare=bare)
     print(leak.markdown(report))
     print(f"report: {out_dir}/report.{{json,md}}")
     leak.check(report)
+    return 0
+
+
+def _keygen_sizes(text):
+    """The sizes of --keygen: multiples of 64 from 512 to the bignum limit, as the firmware takes; None
+    when `text` is not such a list."""
+    from sim.keygen import MAX_BITS, MIN_BITS
+    try:
+        sizes = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        return None
+    ok = sizes and all(s % 64 == 0 and MIN_BITS <= s <= MAX_BITS for s in sizes)
+    return sorted(set(sizes)) if ok else None
+
+
+def _keygen(args, build, sizes, impls, log):
+    """--keygen: key generations over parallel simulations, software on the SoC without the peripheral."""
+    from sim import build as sim_build
+    from sim import keygen
+    builds = {True: build}
+    if any(impl not in protocol.PERIPHERAL_IMPLS for impl in impls):
+        builds[False] = sim_build.build_bare(build, log=log)
+    out_dir = Path(args.out_dir) if args.out_dir else BUILD_DIR / "keygen"
+    seed = args.seed or keygen.DEFAULT_SEED
+    command = (f"python -m sim --keygen {','.join(map(str, sizes))} --seeds {args.seeds} --impls {','.join(impls)}"
+               + (f" --seed {seed}" if seed != keygen.DEFAULT_SEED else ""))
+    report = keygen.run(builds, sizes, impls, args.seeds, out_dir, seed=seed, soc=build.soc_info, command=command,
+                        simulations=max(1, args.simulations), timeout=args.timeout or 7200,
+                        progress=io.StringIO() if args.quiet else sys.stderr)
+    print(keygen.markdown(report))
+    print(f"report: {out_dir}/report.{{json,md,png}}, keys: {out_dir}/keys/")
+    keygen.check(report)
     return 0
 
 
@@ -240,7 +291,7 @@ def _bench(args, build, sizes, log):
         soc_info = bench.soc_from_info(console)
         source = console.source
         results, missing = bench.run_console(console, sizes, full=args.full)
-        records = []
+        records, extra = [], None
     else:
         from sim import build as sim_build
         bare = sim_build.build_bare(build, log=log)
@@ -249,9 +300,10 @@ def _bench(args, build, sizes, log):
                 steps.append({"step": f"{what}: {step}", "seconds": round(seconds, 2)})
         soc_info, source = build.soc_info, {"transport": "simulation"}
         simulated = time.monotonic()
+        extra = []
         results, missing, records = bench.run_simulations({True: build, False: bare}, sizes, full=args.full,
                                                           simulations=max(1, args.simulations),
-                                                          timeout=args.timeout or 7200)
+                                                          timeout=args.timeout or 7200, extra=extra)
         for i, record in enumerate(records):
             steps.append({"step": f"simulation {i + 1} ({record['soc']}, {len(record['rows'])} rows)", **{
                 key: record[key] for key in ("seconds", "cycles", "cycles_per_second")}})
@@ -259,12 +311,12 @@ def _bench(args, build, sizes, log):
                       "seconds": round(time.monotonic() - simulated, 2)})
     total = time.monotonic() - started + (args.setup_seconds or 0)
     timing = {"steps": steps, "total_seconds": round(total, 2), "simulations": records}
-    data = bench.write(results, missing, out_dir, soc_info, source, command, timing)
+    data = bench.write(results, missing, out_dir, soc_info, source, command, timing, extra=extra)
     print(bench.markdown(data))
     print("Where the wall-clock time went:\n")
     print(bench.timing_markdown(timing))
     print(f"results: {out_dir}/results.{{json,md,png}}")
-    bad = [r for r in data["results"] if not r["ok"]]
+    bad = [r for r in data["results"] + (extra or []) if not r["ok"]]
     if bad:
         raise ProjectError(f"{len(bad)} results disagree: {bad}")
     return 0
@@ -287,6 +339,25 @@ def main(argv=None):
         print("error: --messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1",
               file=sys.stderr)
         return 2
+    keygen_sizes, keygen_impls = None, None
+    if args.keygen is not None:
+        keygen_sizes = _keygen_sizes(args.keygen)
+        keygen_impls = [impl.strip() for impl in args.impls.split(",") if impl.strip()]
+        if keygen_sizes is None:
+            print(f"error: --keygen takes key sizes, multiples of 64 from 512 to {max(config.KEY_SIZES)}, "
+                  f"comma-separated (got {args.keygen!r})", file=sys.stderr)
+            return 2
+        if not keygen_impls or any(impl not in protocol.IMPLS for impl in keygen_impls):
+            print(f"error: --impls takes implementations from {','.join(protocol.IMPLS)}, comma-separated "
+                  f"(got {args.impls!r})", file=sys.stderr)
+            return 2
+        if args.seeds < 1 or args.simulations < 1:
+            print("error: --seeds and --simulations take at least 1", file=sys.stderr)
+            return 2
+        if args.bench or args.leak or args.port or args.pty or args.run is not None:
+            print("error: --keygen runs simulations of its own: not with --bench, --leak, --run, --pty or --port",
+                  file=sys.stderr)
+            return 2
     if args.port and not (args.run is not None or args.bench):
         print("error: --port goes with --run or --bench", file=sys.stderr)
         return 2
@@ -315,7 +386,7 @@ def main(argv=None):
         if args.firmware_cflags:
             kwargs["firmware_cflags"] = args.firmware_cflags
         if args.trace:
-            if args.bench or args.leak or args.pty:
+            if args.bench or args.leak or args.pty or args.keygen:
                 raise ProjectError("--trace goes with --run or the console (a traced simulation runs far slower)")
             kwargs["trace"] = True
         build = sim_build.build(**kwargs)
@@ -326,6 +397,8 @@ def main(argv=None):
         return _bench(args, build, sizes, log)
     if args.leak:
         return _leak(build, args, log)
+    if args.keygen is not None:
+        return _keygen(args, build, keygen_sizes, keygen_impls, log)
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]

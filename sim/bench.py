@@ -17,6 +17,7 @@ line per implementation).
 
 import json
 import queue
+import statistics
 import sys
 import threading
 import time
@@ -45,6 +46,95 @@ class Row:
     @property
     def peripheral(self):
         return self.impl in protocol.PERIPHERAL_IMPLS
+
+
+#: Issue 24's rows, beside the raw ones in a section of their own (results.json's "padding_and_keygen"; the
+#: raw rows and their order stay as they were): key generation on hw_seq over KEYGEN_SEEDS seeds at the
+#: sizes of KEYGEN_SIZES the run has (software at 512 bits with --full only: ~60 M cycles a key), and
+#: SHA-256 signatures with padding on hw_seq with the bench's key of each size.
+KEYGEN_SIZES = (512, 1024, 2048)
+KEYGEN_SEEDS = 3
+KEYGEN_SEED_TEXT = "bench"
+SIGN_OPS = {"sign_pkcs1": "pkcs1", "sign_pss": "pss"}
+#: The message signed: 64 bytes 00 01 .. 3f (README, "Signatures and encryption").
+SIGN_MESSAGE = bytes(range(64))
+#: Rows issue 24 lists that no command times yet: `verify` and `oaep_decrypt` print no cycles.
+NOT_TIMED = {"verify": "`verify` prints valid=yes|no, no cycles: needs a cycles= field in the firmware",
+             "oaep_decrypt": "`oaep_decrypt` prints message=<hex>, no cycles: needs a cycles= field in the firmware"}
+
+
+@dataclass
+class ExtraJob:
+    """Issue 24's rows one simulation runs: `kind` "keygen" (the seeds of one size and implementation)
+    or "sign" (every signature row of `sizes`)."""
+    kind: str
+    impl: str
+    sizes: tuple
+
+    @property
+    def peripheral(self):
+        return self.impl in protocol.PERIPHERAL_IMPLS
+
+    @property
+    def estimated_seconds(self):
+        if self.kind == "keygen":
+            per_key = 6e7 if self.impl == "sw" else 2.3e6 * (self.sizes[0] / 512) ** 2.2
+            return KEYGEN_SEEDS * per_key / _SPEED[self.peripheral]
+        return sum(2 * estimated_cycles(Row(bits, "private_crt", self.impl)) for bits in self.sizes) / _SPEED[True]
+
+
+def extra_jobs(sizes, full=False):
+    """Issue 24's rows of a run at `sizes` as jobs."""
+    jobs = [ExtraJob("keygen", "hw_seq", (bits,)) for bits in KEYGEN_SIZES if bits in sizes]
+    if full and 512 in sizes:
+        jobs.append(ExtraJob("keygen", "sw", (512,)))
+    return jobs + [ExtraJob("sign", "hw_seq", tuple(sizes))]
+
+
+def _extra_results(console, job, progress):
+    """The rows of an ExtraJob on `console`: dicts of results.json's "padding_and_keygen" section."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    from sim import keygen
+    from soc.keys import bench_keys
+    rows = []
+    if job.kind == "keygen":
+        [bits] = job.sizes
+        made = [console.keygen(bits, seed, job.impl) for seed in keygen.seeds(KEYGEN_SEED_TEXT, KEYGEN_SEEDS)]
+        ok = all(m.ok and m.n == m.p * m.q and m.n.bit_length() == bits for m in made)
+        cycles = [m.cycles for m in made]
+        rows.append({"bits": bits, "op": "keygen", "impl": job.impl, "seeds": len(made), "cycles": cycles,
+                     "median_cycles": statistics.median(cycles), "min_cycles": min(cycles),
+                     "max_cycles": max(cycles), "candidates": [m.candidates for m in made],
+                     "mr_rounds": [m.mr_rounds for m in made], "ok": ok})
+        progress.write(f"[bench] RSA-{bits:<5} keygen       {job.impl:<13} {', '.join(f'{c:,}' for c in cycles)} "
+                       f"cycles ({len(made)} seeds) {'ok' if ok else 'MISMATCH'}\n")
+        return rows
+    for key in bench_keys(job.sizes):
+        console.set_key(key)
+        public = keygen.private_key(keygen_numbers(key)).public_key()
+        for op, scheme in SIGN_OPS.items():
+            signed = console.sign(scheme, SIGN_MESSAGE, job.impl)
+            pad = (padding.PKCS1v15() if scheme == "pkcs1" else
+                   padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=padding.PSS.AUTO))
+            try:
+                public.verify(signed.signature, SIGN_MESSAGE, pad, hashes.SHA256())
+                ok = True
+            except InvalidSignature:
+                ok = False
+            bits = key["n"].bit_length()
+            rows.append({"bits": bits, "op": op, "impl": job.impl, "cycles": signed.cycles, "ok": ok})
+            progress.write(f"[bench] RSA-{bits:<5} {op:<12} {job.impl:<13} {signed.cycles:>12,} cycles "
+                           f"{'ok' if ok else 'MISMATCH'}\n")
+    return rows
+
+
+def keygen_numbers(key):
+    """A soc.keys dict as the attributes sim.keygen.private_key reads."""
+    from types import SimpleNamespace
+    return SimpleNamespace(**{name: key[name] for name in ("n", "e", "d", "p", "q")})
 
 
 def planned_rows(sizes, full=False, peers=True):
@@ -139,16 +229,19 @@ def _merge(rows, results, missing):
             sorted(missing, key=lambda r: order.get((r["bits"], r["op"], r["impl"]), len(order))))
 
 
-def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, progress=sys.stderr):
+def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, progress=sys.stderr, extra=None):
     """The benchmark over `simulations` parallel simulations. `builds`: {True: the SoC with the
-    peripheral, False: without} (sim.build.SimBuild). Returns (results, missing, simulation records)."""
+    peripheral, False: without} (sim.build.SimBuild). Returns (results, missing, simulation records);
+    `extra`, a list, receives issue 24's rows (extra_jobs) when given."""
     from sim.console import SimConsole
     rows = planned_rows(sizes, full)
     jobs = jobs_for(rows)
+    report = Progress(jobs, progress)
+    if extra is not None:
+        jobs = sorted(jobs + extra_jobs(sizes, full), key=lambda job: -job.estimated_seconds)
     todo = queue.Queue()
     for job in jobs:
         todo.put(job)
-    report = Progress(jobs, progress)
     results, missing, records, errors = [], [], [], []
     lock = threading.Lock()
     deadline = time.monotonic() + timeout
@@ -179,6 +272,12 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
                     record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
                               "peripheral": job.peripheral, "rows": [], "_started": time.monotonic()}
                     console.wait_prompt()
+                if isinstance(job, ExtraJob):
+                    got = _extra_results(console, job, progress)
+                    record["rows"] += [f"{r['bits']}:{r['op']}:{r['impl']}" for r in got]
+                    with lock:
+                        extra.extend(got)
+                    continue
                 got, gone = _read_results(console, sizes, job.rows, report)
                 record["rows"] += [r.name for r in job.rows]
                 with lock:
@@ -200,6 +299,9 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
     if errors:
         raise errors[0]
     results, missing = _merge(rows, results, missing)
+    if extra is not None:
+        order = [(op, impl) for op in ("keygen", *SIGN_OPS) for impl in protocol.IMPLS]
+        extra.sort(key=lambda r: (order.index((r["op"], r["impl"])), r["bits"]))
     return results, missing, records
 
 
@@ -222,8 +324,8 @@ def soc_from_info(console):
             "sys_clk_hz": soc.clk_hz}
 
 
-def write(results, missing, out_dir, soc_info, source, command, timing=None):
-    """Writes results.{json,md,png}; returns the results dict."""
+def write(results, missing, out_dir, soc_info, source, command, timing=None, extra=None):
+    """Writes results.{json,md,png}; returns the results dict. `extra`: issue 24's rows (run_simulations)."""
     from gateware.interface import NUM_SLOTS, WORD_BITS, PeripheralConfig
     cfg = PeripheralConfig()
     data = {
@@ -235,6 +337,9 @@ def write(results, missing, out_dir, soc_info, source, command, timing=None):
         "results": results,
         "missing": missing,
     }
+    if extra is not None:
+        data["padding_and_keygen"] = {"rows": extra, "not_timed": NOT_TIMED, "sign_message": SIGN_MESSAGE.hex(),
+                                      "keygen_seed_text": KEYGEN_SEED_TEXT}
     if timing is not None:
         data["timing"] = timing
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -333,7 +438,34 @@ def markdown(data):
         lines += ["", f"**Missing:** {', '.join(missing_impls)} (not in this firmware: the library could not "
                   "be fetched when it was built (see the `error:` line of the build), or the image leaves it "
                   "out, as the PYNQ-Z2 image does to stay within the board's BRAM budget)."]
+    if "padding_and_keygen" in data:
+        lines += ["", *extra_markdown(data)]
     return "\n".join(lines + [""])
+
+
+def extra_markdown(data):
+    """Issue 24's rows: key generation over seeds, signatures with padding against the raw CRT operation."""
+    section, results = data["padding_and_keygen"], data["results"]
+    clk = data["soc"]["sys_clk_hz"]
+    lines = ["Key generation and signatures (issue 24), cycles counted by the firmware:", "",
+             "| key | operation | impl | cycles (median of seeds) | min | max | ms (median) | × raw CRT | ok |",
+             "|---:|---|---|---:|---:|---:|---:|---:|:-:|"]
+    for row in section["rows"]:
+        raw = _cycles(results, row["bits"], "private_crt", row["impl"])
+        if row["op"] == "keygen":
+            median, low, high = row["median_cycles"], f"{row['min_cycles']:,}", f"{row['max_cycles']:,}"
+            what = f"key generation ({row['seeds']} seeds)"
+        else:
+            median, low, high, what = row["cycles"], "", "", row["op"].replace("_", " ")
+        ratio = f"{median / raw['cycles']:.2f}" if raw and row["op"] != "keygen" else ""
+        lines.append(f"| {row['bits']} | {what} | {row['impl']} | {median:,.0f} | {low} | {high} | "
+                     f"{median / clk * 1e3:.2f} | {ratio} | {'yes' if row['ok'] else '**no**'} |")
+    lines += ["", f"Key generation: seeds drawn from the text {section['keygen_seed_text']!r} (sim/keygen.py's "
+              "`seeds`); `python -m sim --keygen` checks the keys in full, over more seeds. Signatures: "
+              f"SHA-256 of the 64-byte message {section['sign_message'][:8]}.., padding and the private CRT "
+              "operation, with the bench's key, verified on the host by `cryptography`. Not timed: "
+              + "; ".join(f"{op} ({why})" for op, why in section["not_timed"].items()) + "."]
+    return lines
 
 
 def plot(data, path):

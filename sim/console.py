@@ -12,12 +12,13 @@ preloaded in main RAM. In the simulation that wait costs more wall-clock time th
 boot, so `Console(boot=jump_to_main_ram)` answers the request the way `litex_term` does and sends the
 BIOS the jump to main RAM at once (sim/serial_boot.py; `upload_firmware` sends a new firmware first).
 
-The benchmark's commands have typed methods (`set_key`, `time`, `bench`, `info`): they type the command
-the protocol (soc/console_protocol.py) defines and return its answer as records of the lines it
-prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer without the lines
-the command prints, or with one of them garbled, UnexpectedAnswer; both are AnswerErrors, so a caller
-can tell a firmware that answered wrongly from one that stopped answering (a plain ConsoleError).
-The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py) type and parse nothing themselves.
+The benchmark's commands have typed methods (`set_key`, `time`, `bench`, `info`, `keygen`, `sign`):
+they type the command the protocol (soc/console_protocol.py) defines and return its answer as records
+of the lines it prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer
+without the lines the command prints, or with one of them garbled, UnexpectedAnswer; both are
+AnswerErrors, so a caller can tell a firmware that answered wrongly from one that stopped answering
+(a plain ConsoleError). The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py,
+sim/keygen.py) type and parse nothing themselves.
 """
 
 import dataclasses
@@ -181,8 +182,66 @@ class BenchAnswer:
     missing: list
 
 
+@dataclasses.dataclass(frozen=True)
+class KeygenLine(_Record):
+    """`keygen`'s first line: the generation's cycles, the numbers it looked at, the Miller-Rabin rounds
+    it ran, and `ok` when the key passed the device's pairwise check."""
+    LINE: ClassVar = protocol.KEYGEN
+    FLAGS: ClassVar = ("ok",)
+    bits: int
+    impl: str
+    cycles: int
+    candidates: int
+    mr_rounds: int
+    ok: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyLine(_Record):
+    """`keygen`'s second line: the key it made."""
+    LINE: ClassVar = protocol.KEY
+    n: int
+    e: int
+    d: int
+    p: int
+    q: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Signature(_Record):
+    """`sign`: the signature and the cycles of the whole signing (hash, padding, private CRT operation)."""
+    LINE: ClassVar = protocol.SIGNATURE
+    signature: bytes
+    cycles: int
+
+
+@dataclasses.dataclass(frozen=True)
+class GeneratedKey:
+    """`keygen`: its KEYGEN line's fields and the key of its KEY line, in one record."""
+    bits: int
+    impl: str
+    cycles: int
+    candidates: int
+    mr_rounds: int
+    ok: bool
+    n: int
+    e: int
+    d: int
+    p: int
+    q: int
+
+    @property
+    def key(self):
+        """The key as soc.keys' dicts hold one (what `set_key` takes)."""
+        return {"n": self.n, "e": self.e, "d": self.d, "p": self.p, "q": self.q}
+
+    def as_dict(self):
+        return dataclasses.asdict(self)
+
+
 #: The records, each of one Line of the protocol.
-RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse)
+RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse, KeygenLine, KeyLine,
+           Signature)
 #: The words `bench` takes before its sizes: only the hardware rows, or only our implementations.
 BENCH_ONLY = ("hw", "ours")
 
@@ -364,6 +423,27 @@ class Console:
         if not done:
             raise UnexpectedAnswer(command, "ended without its `bench done` line", "\n".join(lines))
         return BenchAnswer(results, missing)
+
+    def keygen(self, bits, seed, impl="hw_seq"):
+        """`keygen`: a `bits`-bit key generated on `impl` from `seed` (bytes), which then is the key `time`,
+        `sign` and the others use. Returns the GeneratedKey (`ok` False when the device's own check of the
+        key failed: the caller decides); UnexpectedAnswer when it is not of the size and implementation
+        asked for. An empty seed is a ValueError: the console has no way to type an empty argument."""
+        if not seed:
+            raise ValueError("keygen takes a seed of at least one byte")
+        command = f"keygen {bits} {bytes(seed).hex()} {impl}"
+        output = self._answer(command)
+        generation = self._one(KeygenLine, command, output)
+        key = self._one(KeyLine, command, output)
+        if (generation.bits, generation.impl) != (bits, impl):
+            raise UnexpectedAnswer(command, f"generated a {generation.bits}-bit key on {generation.impl}", output)
+        return GeneratedKey(**dataclasses.asdict(generation), **dataclasses.asdict(key))
+
+    def sign(self, scheme, message, impl="hw_seq"):
+        """`sign`: a SHA-256 signature of `message` (bytes) with padding `scheme` ("pkcs1" or "pss") on
+        `impl`, with the key the console holds. Returns the Signature record."""
+        command = f"sign {scheme} {bytes(message).hex()} {impl}"
+        return self._one(Signature, command, self._answer(command))
 
     def info(self):
         """`info`: the SoC, the firmware's limits, the cycle counter's check and the stack's use."""

@@ -1,26 +1,31 @@
 """A stand-in for the simulated SoC's console, for testing the host side (sim/console.py's typed
 commands, `python -m sim --leak`) in a fraction of a second: it echoes what it is typed as the
 firmware does, takes `key`, answers `time` with Python's pow() and made-up cycle counts, `bench`
-with made-up rows in the firmware's order (BearSSL not built: its rows are `missing`) and `info`.
+with made-up rows in the firmware's order (BearSSL not built: its rows are `missing`), `info`, and
+`keygen` with a key made in Python from the seed (the same on every implementation) and made-up counts.
 
     python fake_console.py [mode]
 
 mode: `ok` (constant-time paths take constant time; hw_seq_window depends on the exponent),
 `leak` (hw_seq private also depends on the message's lowest bit), `wrong` (hw_cpu private_crt
-answers message 1 with 2), `refuse` (every `time` is an unknown command), `mute` (prints its prompt,
-then reads without ever answering: a firmware that hung), `garbled` (every answer of key, time,
-bench and info has one line cut short), `astray` (answers as if asked something else: key takes the
-key without its private part, time times the software, bench ends without its `bench done`, info
-prints its SoC line twice).
+answers message 1 with 2; keygen on hw_cpu prints a wrong d and ok=0), `refuse` (every `time` is an
+unknown command), `mute` (prints its prompt, then reads without ever answering: a firmware that
+hung), `garbled` (every answer of key, time,
+bench, info and keygen has one line cut short), `astray` (answers as if asked something else: key
+takes the key without its private part, time times the software, bench ends without its `bench done`,
+info prints its SoC line twice, keygen makes a key on the software).
 """
 
+import math
 import os
+import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from soc import console_protocol as protocol    # noqa: E402
+from soc import keys as soc_keys                  # noqa: E402
 
 #: The sizes the fake's `bench` knows.
 BENCH_SIZES = (512, 1024)
@@ -117,6 +122,53 @@ def _info(mode):
     return "".join(lines)
 
 
+#: What the firmware's keygen takes: sizes, the seed's most bytes.
+KEYGEN_BITS = range(512, 4096 + 1, 64)
+KEYGEN_SEED_MAX = 64
+
+
+def _generated_key(bits, seed):
+    """A key as the firmware's keygen makes one (top two bits set, e = 65537, d mod lcm(p-1, q-1)), from
+    the seed alone."""
+    rng = random.Random(f"fake-keygen-{bits}-{seed.hex()}")
+    e = 65537
+    while True:
+        p, q = (soc_keys.random_prime(rng, bits // 2, 2, e) for _ in range(2))
+        if abs(p - q) >> (bits // 2 - 100) and (p * q).bit_length() == bits:
+            return p, q, e, pow(e, -1, math.lcm(p - 1, q - 1))
+
+
+def _keygen(words, state, mode):
+    if len(words) not in (3, 4):
+        return f"{protocol.Error.USAGE.prefix} usage=\"keygen <bits> <seed-hex> [impl]\"\n"
+    if not words[1].isdigit() or int(words[1]) not in KEYGEN_BITS:
+        return f"{protocol.Error.UNKNOWN_SIZE.prefix} bits={words[1]} (a multiple of 64 from 512 to 4096)\n"
+    impl = words[3] if len(words) == 4 else "hw_seq"
+    if impl not in protocol.IMPLS:
+        return f"{protocol.Error.UNKNOWN_IMPL.prefix} impl={impl}\n"
+    try:
+        seed = bytes.fromhex(words[2])
+    except ValueError:
+        return f"{protocol.Error.BAD_HEX.prefix} arg=seed\n"
+    if len(seed) > KEYGEN_SEED_MAX:
+        return f"{protocol.Error.TOO_LARGE.prefix} arg=seed max_bytes={KEYGEN_SEED_MAX}\n"
+    bits = int(words[1])
+    p, q, e, d = _generated_key(bits, seed)
+    ok = 1
+    if mode == "wrong" and impl == "hw_cpu":
+        d, ok = d + 2, 0
+    if mode == "astray":
+        impl = "sw"
+    state.update(n=p * q, e=e, d=d)
+    rank = 1 + list(protocol.IMPLS).index(impl)
+    text = (_fields(protocol.KEYGEN, {"bits": bits, "impl": impl, "cycles": 1000 * bits * rank + seed[0],
+                                      "candidates": 100 + seed[0], "mr_rounds": 10 + seed[0] % 4, "ok": ok})
+            + _fields(protocol.KEY, {"n": f"{p * q:x}", "e": f"{e:x}", "d": f"{d:x}", "p": f"{p:x}", "q": f"{q:x}"}))
+    if mode == "garbled":
+        text = text[:text.index("\nkey ")] + "\nkey n=\n"
+    return text
+
+
 def answer(line, state, mode):
     words = line.split()
     if not words:
@@ -129,6 +181,8 @@ def answer(line, state, mode):
         return _bench(words, mode)
     if words[0] == "info":
         return _info(mode)
+    if words[0] == "keygen":
+        return _keygen(words, state, mode)
     return f"error=unknown_command command={words[0]} (type 'help')\n"
 
 

@@ -2,14 +2,15 @@
 sim/console.py against it and against a stand-in that can refuse, garble or answer astray."""
 
 import dataclasses
+import math
 import stat
 import sys
 from pathlib import Path
 
 import pytest
 
-from sim.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, KeySet, Missing, Result, Timed,
-                         UnexpectedAnswer)
+from sim.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet, Missing,
+                         Result, Timed, UnexpectedAnswer)
 from sim.transport import SocModelTransport
 from soc import config
 from soc import console_protocol as protocol
@@ -208,6 +209,39 @@ def test_info_returns_one_record_of_each_line(fake_console):
     assert (info.limits.console_line_max, info.counter.cycle_counter, info.stack.stack_used) == (4095, "ok", 432)
 
 
+def test_keygen_returns_one_record_of_both_lines_and_the_key_becomes_the_console_s(fake_console):
+    con = fake_console()
+    made = con.keygen(512, b"\x01\x02")
+    assert f"{protocol.PROMPT}keygen 512 0102 hw_seq\n" in con.output
+    assert isinstance(made, GeneratedKey) and (made.bits, made.impl, made.ok, made.e) == (512, "hw_seq", True, 65537)
+    assert made.n == made.p * made.q and made.n.bit_length() == 512
+    assert made.e * made.d % math.lcm(made.p - 1, made.q - 1) == 1
+    assert (made.cycles, made.candidates, made.mr_rounds) == (3 * 512 * 1000 + 1, 101, 11)
+    assert made.key == {"n": made.n, "e": made.e, "d": made.d, "p": made.p, "q": made.q}
+    assert con.time("public", "sw", 2).result == pow(2, 65537, made.n)      # the console holds the new key
+    on_cpu = con.keygen(512, b"\x01\x02", impl="hw_cpu")
+    assert f"{protocol.PROMPT}keygen 512 0102 hw_cpu\n" in con.output
+    assert on_cpu.key == made.key and on_cpu.impl == "hw_cpu" and on_cpu.cycles != made.cycles
+    assert con.keygen(512, b"\x03").n != made.n
+
+
+def test_a_refused_keygen_raises_with_the_firmware_s_error_line(fake_console):
+    con = fake_console()
+    for args, code in (((500, b"\x01"), Error.UNKNOWN_SIZE), ((512, bytes(65)), Error.TOO_LARGE),
+                       ((512, b"\x01", "nope"), Error.UNKNOWN_IMPL)):
+        with pytest.raises(CommandRefused, match=f"refused `keygen {args[0]} ") as refused:
+            con.keygen(*args)
+        assert refused.value.code is code
+    with pytest.raises(ValueError, match="at least one byte"):
+        con.keygen(512, b"")
+    assert con.keygen(512, b"\x01").ok                      # the console goes on
+
+
+def test_a_keygen_whose_device_check_failed_is_returned_with_ok_false(fake_console):
+    made = fake_console("wrong").keygen(512, b"\x01", impl="hw_cpu")
+    assert not made.ok and made.e * made.d % math.lcm(made.p - 1, made.q - 1) != 1
+
+
 def test_an_error_code_the_protocol_does_not_know_is_still_a_refusal():
     refused = CommandRefused("info", "error=overheated degrees=99")
     assert refused.code is None and refused.line == "error=overheated degrees=99"
@@ -216,7 +250,8 @@ def test_an_error_code_the_protocol_does_not_know_is_still_a_refusal():
 def _ask(con, command):
     """One typed command of each kind (time on the key the stand-in holds)."""
     return {"set_key": lambda: con.set_key(TOY_KEY), "time": lambda: con.time("public", "hw_cpu", 65),
-            "bench": lambda: con.bench([512]), "info": con.info}[command]()
+            "bench": lambda: con.bench([512]), "info": con.info,
+            "keygen": lambda: con.keygen(512, b"\x01\x02")}[command]()
 
 
 @pytest.mark.parametrize("command, message", [
@@ -224,6 +259,7 @@ def _ask(con, command):
     ("time", r"`time public hw_cpu 41` printed a garbled TIMED line: 'timed op='"),
     ("bench", r"`bench 512` printed a garbled RESULT line: 'result bits=512 op=public impl=sw'"),
     ("info", r"`info` printed a garbled INFO_STACK line: 'stack_bytes='"),
+    ("keygen", r"`keygen 512 0102 hw_seq` printed a garbled KEY line: 'key n='"),
 ])
 def test_a_garbled_answer_is_an_unexpected_answer(fake_console, command, message):
     con = fake_console("garbled")
@@ -240,6 +276,7 @@ def test_a_garbled_answer_is_an_unexpected_answer(fake_console, command, message
     ("time", r"`time public hw_cpu 41` timed public on sw"),
     ("bench", r"`bench 512` ended without its `bench done` line"),
     ("info", r"`info` printed 2 INFO_SOC lines, not one"),
+    ("keygen", r"`keygen 512 0102 hw_seq` generated a 512-bit key on sw"),
 ])
 def test_an_answer_to_something_else_is_an_unexpected_answer(fake_console, command, message):
     con = fake_console("astray")

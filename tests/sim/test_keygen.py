@@ -1,0 +1,316 @@
+"""Key generation on the softcore (`keygen`): keys made in the simulated SoC are checked by
+`cryptography` and Debian's openssl, signatures made with them on the device verify there, one seed
+gives one key on every implementation, refused input gives one error line; and the host side of
+`python -m sim --keygen` (sim/keygen.py) against a stand-in console (tests/sim/fake_console.py)."""
+
+import json
+import math
+import random
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
+
+from common.errors import ProjectError
+from sim import keygen
+from sim.console import CommandRefused
+from soc import config
+from soc.console_protocol import Error, error_code, error_lines
+from soc.keys import is_probable_prime
+
+#: One worker, one boot of the SoC for the tests that run it.
+pytestmark = pytest.mark.xdist_group("keygen")
+
+SEED = bytes.fromhex("0102")
+OTHER_SEED = b"another seed"
+MESSAGE = bytes(range(64))
+
+
+@pytest.fixture(scope="module")
+def console(sim_soc):
+    from sim.console import SimConsole
+    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=900)
+    try:
+        con.wait_prompt()
+        yield con
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def generated(console):
+    """keygen of (bits, seed, impl), each run once for the module."""
+    made = {}
+
+    def generate(bits, seed=SEED, impl="hw_seq"):
+        if (bits, seed, impl) not in made:
+            made[bits, seed, impl] = console.keygen(bits, seed, impl)
+        return made[bits, seed, impl]
+    return generate
+
+
+def _openssl_check(pem):
+    result = subprocess.run(["openssl", "pkey", "-check", "-noout", "-in", str(pem)], capture_output=True, text=True)
+    return result.returncode == 0 and "Key is valid" in result.stdout + result.stderr
+
+
+def _error(out):
+    """The Error of the one line of `out`, which must be an error line."""
+    errors = error_lines(out)
+    assert len(errors) == 1 and len(out.strip().splitlines()) == 1, out
+    return error_code(errors[0])
+
+
+@pytest.mark.parametrize("bits", [512, 1024])
+def test_keys_made_on_the_device_load_in_cryptography_and_pass_the_checks(generated, bits, tmp_path):
+    made = generated(bits)
+    assert (made.bits, made.impl, made.ok, made.e) == (bits, "hw_seq", True, 65537)
+    assert made.cycles > 0 and made.candidates >= 2 and made.mr_rounds >= 2
+    n, d, p, q = made.n, made.d, made.p, made.q
+    assert n == p * q and (n.bit_length(), p.bit_length(), q.bit_length()) == (bits, bits // 2, bits // 2)
+    rng = random.Random(n)
+    assert is_probable_prime(p, rng) and is_probable_prime(q, rng)
+    lcm = math.lcm(p - 1, q - 1)
+    assert made.e * d % lcm == 1 and (1 << bits // 2) < d < lcm
+    assert abs(p - q) > 1 << (bits // 2 - 100)
+    key = keygen.private_key(made)                      # cryptography's own validation
+    assert key.private_numbers().public_numbers.n == n and key.key_size == bits
+    signature = key.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
+    key.public_key().verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256())
+    pem = tmp_path / "key.pem"
+    pem.write_bytes(keygen.pem_bytes(key))
+    assert _openssl_check(pem)
+    # sim/keygen.py's checks agree
+    assert keygen.check_key(made, bits, tmp_path / "checked.pem") == {name: True for name in keygen.CHECKS}
+
+
+def test_a_signature_made_on_the_device_with_its_new_key_verifies(console, tmp_path):
+    made = console.keygen(512, b"signing key")
+    key = keygen.private_key(made)
+    signed = console.sign("pkcs1", MESSAGE)                         # with the key keygen left
+    signature = signed.signature
+    assert f"sign pkcs1 {MESSAGE.hex()} hw_seq\n" in console.output and signed.cycles > 0
+    key.public_key().verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256())
+    assert signature == key.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())      # PKCS#1 v1.5: deterministic
+    public = tmp_path / "public.pem"
+    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    (tmp_path / "message").write_bytes(MESSAGE)
+    for name, data in (("good", signature), ("flipped", signature[:-1] + bytes([signature[-1] ^ 1]))):
+        (tmp_path / name).write_bytes(data)
+        result = subprocess.run(["openssl", "dgst", "-sha256", "-verify", str(public), "-signature",
+                                 str(tmp_path / name), str(tmp_path / "message")], capture_output=True, text=True)
+        assert (result.returncode == 0) == (name == "good"), (name, result.stdout, result.stderr)
+        assert ("Verified OK" in result.stdout) == (name == "good")
+
+
+def test_one_seed_gives_the_same_key_on_every_implementation(sim_soc, generated):
+    """sw takes about 60 M cycles at 512 bits: once, on the SoC without the peripheral (the same firmware
+    image, simulated about three times as fast)."""
+    from sim import build as sim_build
+    from sim.console import SimConsole
+    bare = sim_build.build_bare(sim_soc, log=lambda msg: None)
+    con = SimConsole(bare.model, bare.gateware_dir, timeout=900)
+    try:
+        con.wait_prompt()
+        made = {"sw": con.keygen(512, SEED, "sw")}
+    finally:
+        con.close()
+    made.update({impl: generated(512, SEED, impl) for impl in ("hw_seq", "hw_cpu")})
+    assert all(m.ok and m.impl == impl for impl, m in made.items())
+    assert made["sw"].key == made["hw_cpu"].key == made["hw_seq"].key
+    assert made["sw"].cycles > 10 * made["hw_seq"].cycles
+
+
+def test_different_seeds_give_different_keys_and_one_seed_the_same_key(console, generated):
+    first, other = generated(512, SEED), generated(512, OTHER_SEED)
+    assert other.ok and {first.p, first.q}.isdisjoint({other.p, other.q}) and first.d != other.d
+    again = console.keygen(512, SEED)
+    assert again.key == first.key
+    assert (again.candidates, again.mr_rounds) == (first.candidates, first.mr_rounds)
+
+
+def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, generated):
+    made = generated(512, SEED)
+    console.set_key(made.key)                               # the key the console has
+    refused = {
+        "keygen 500 01": Error.UNKNOWN_SIZE,
+        "keygen 8192 01": Error.UNKNOWN_SIZE,
+        "keygen 448 01": Error.UNKNOWN_SIZE,
+        "keygen abc 01": Error.UNKNOWN_SIZE,
+        "keygen 512 xyz": Error.BAD_HEX,
+        "keygen 512 abc": Error.BAD_HEX,                     # an odd number of digits
+        "keygen 512 0x01": Error.BAD_HEX,
+        "keygen 512 " + "00" * 65: Error.TOO_LARGE,
+        "keygen 512 01 nope": Error.UNKNOWN_IMPL,
+        "keygen 512 01 mbedtls": Error.UNKNOWN_IMPL,         # a peer: not ours
+        "keygen 512 ": Error.USAGE,                          # an empty seed: the console sees no argument
+        "keygen": Error.USAGE,
+        "keygen 512": Error.USAGE,
+        "keygen 512 01 hw_seq extra": Error.USAGE,
+    }
+    for line, expected in refused.items():
+        assert _error(console.command(line)) == expected, line
+    with pytest.raises(CommandRefused) as raised:
+        console.keygen(512, bytes(65))
+    assert raised.value.code is Error.TOO_LARGE
+    with pytest.raises(ValueError):
+        console.keygen(512, b"")
+    message = 0x1234567
+    assert console.time("public", "hw_seq", message).result == pow(message, made.e, made.n)
+    timed = console.time("private_crt", "hw_seq", message)
+    assert timed.ok and timed.result == pow(message, made.d, made.n)
+
+
+# ---- the host side (sim/keygen.py, python -m sim --keygen) ----
+
+FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
+SOC = {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000}
+
+
+def _fake_build(tmp_path, mode="ok"):
+    """A stand-in for a SimBuild whose model is the fake console in `mode`."""
+    model = tmp_path / f"fake-{mode}"
+    model.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n")
+    model.chmod(model.stat().st_mode | stat.S_IXUSR)
+    return SimpleNamespace(model=model, gateware_dir=tmp_path, soc_info=SOC)
+
+
+def _key(impl, bits, index, cycles, mr_rounds=10, candidates=100, passed=True):
+    checks = {name: True for name in keygen.CHECKS}
+    if not passed:
+        checks["openssl_check"] = False
+    return {"impl": impl, "bits": bits, "index": index, "seed": f"{index:02x}", "cycles": cycles,
+            "candidates": candidates, "mr_rounds": mr_rounds, "ok": True, "n": f"{index + 7:x}", "e": "10001",
+            "d": "5", "p": "3", "q": "5", "pem": None, "checks": checks, "passed": passed}
+
+
+def test_seeds_repeat_and_differ_per_key():
+    assert keygen.seeds("x", 3) == keygen.seeds("x", 3)
+    assert len(set(keygen.seeds("x", 16))) == 16 and keygen.seeds("x", 1) != keygen.seeds("y", 1)
+    assert all(len(seed) == keygen.SEED_BYTES for seed in keygen.seeds("x", 4))
+
+
+def test_the_report_summarizes_each_implementation_and_size(tmp_path):
+    cycles = [3_000_000, 5_000_000, 4_000_000, 9_000_000]          # median 4.5 M: over the 1024-bit target
+    keys = ([_key("hw_seq", 1024, i, c, mr_rounds=10 * (i + 1), candidates=100 + i) for i, c in enumerate(cycles)]
+            + [_key("sw", 512, i, 60_000_000 + i, mr_rounds=30) for i in range(3)])
+    report = keygen.make_report(keys, command="python -m sim --keygen test", seed="t", soc=SOC)
+    sw, hw = report["rows"]                                  # our implementations' order: sw first
+    assert (sw["impl"], sw["bits"], sw["keys"], hw["impl"], hw["bits"], hw["keys"]) == ("sw", 512, 3, "hw_seq", 1024, 4)
+    assert hw["cycles"] == {"median": 4_500_000, "min": 3_000_000, "max": 9_000_000}
+    assert hw["seconds"] == {"median": 0.045, "min": 0.03, "max": 0.09}
+    assert hw["candidates"] == {"median": 101.5, "min": 100, "max": 103}
+    assert hw["mr_rounds"] == {"median": 25, "min": 10, "max": 40}
+    # per key: 3 M / 10, 5 M / 20, 4 M / 30, 9 M / 40 = 300,000, 250,000, 133,333.3, 225,000
+    assert hw["cycles_per_mr_round"] == {"median": 237_500, "min": 4_000_000 / 30, "max": 300_000}
+    assert sw["cycles"] == {"median": 60_000_001, "min": 60_000_000, "max": 60_000_002}
+    assert report["passed"] and hw["keys_passed"] == 4
+    assert report["targets"] == [
+        {"bits": 1024, "impl": "hw_seq", "limit_cycles": 4_000_000, "seeds_asked": 16, "median_cycles": 4_500_000,
+         "seeds": 4, "met": False},
+        {"bits": 2048, "impl": "hw_seq", "limit_cycles": 20_000_000, "seeds_asked": 16, "median_cycles": None,
+         "seeds": 0, "met": None}]
+    keygen.check(report)
+    text = keygen.markdown(report)
+    assert "| hw_seq | 1024 | 4 | 4,500,000 | 3,000,000 | 9,000,000 | 45.0 | 30.0 | 90.0 |" in text
+    assert "median 4,500,000 cycles, **not met** (over 4 seeds here, not 16" in text
+    assert "RSA-2048 key generation on hw_seq, median over 16 seeds: <= 20,000,000 cycles: not measured" in text
+    assert "upper bound" in text and "python -m sim --keygen test" in text and "4/4 (100 %)" in text
+    keygen.write(report, tmp_path)
+    assert json.loads((tmp_path / "report.json").read_text())["rows"] == report["rows"]
+    assert (tmp_path / "report.md").read_text() == text and (tmp_path / "report.png").stat().st_size > 0
+    met = keygen.make_report([_key("hw_seq", 1024, i, 3_000_000) for i in range(16)], command="c", seed="t", soc=SOC)
+    assert met["targets"][0]["met"] is True and "median 3,000,000 cycles, **met**." in keygen.markdown(met)
+
+
+def test_a_failed_check_or_a_disagreement_fails_the_report():
+    keys = [_key("hw_seq", 512, 0, 1000), _key("hw_seq", 512, 1, 1000, passed=False)]
+    report = keygen.make_report(keys, command="c", seed="t", soc=SOC)
+    assert not report["passed"] and report["failed_keys"] == ["hw_seq-512-1: openssl_check"]
+    assert report["rows"][0]["keys_passed"] == 1 and "1/2 (50 %)" in keygen.markdown(report)
+    with pytest.raises(ProjectError, match="1 of 2 keys failed their checks: hw_seq-512-1: openssl_check"):
+        keygen.check(report)
+    other = {**_key("sw", 512, 0, 9000), "d": "7"}               # seed 0 made another key on sw
+    report = keygen.make_report([keys[0], other], command="c", seed="t", soc=SOC)
+    assert not report["passed"] and report["implementations_disagree"] == [{"bits": 512, "index": 0}]
+    with pytest.raises(ProjectError, match="different keys from one seed: 512 bits, seed 0"):
+        keygen.check(report)
+    with pytest.raises(ProjectError, match="no key"):
+        keygen.check(keygen.make_report([], command="c", seed="t", soc=SOC))
+
+
+def test_a_key_that_is_not_one_fails_its_checks(tmp_path):
+    good = SimpleNamespace(n=3233, e=17, d=413, p=61, q=53, ok=True)     # a toy key: only some checks hold
+    checks = keygen.check_key(good, 12, tmp_path / "toy.pem")
+    assert checks["n_is_pq"] and checks["d_inverse"] and checks["p_prime"] and not checks["e"]
+    bad = SimpleNamespace(n=3233, e=17, d=415, p=61, q=53, ok=False)
+    checks = keygen.check_key(bad, 12, tmp_path / "bad.pem")
+    assert not (checks["device"] or checks["d_inverse"] or checks["cryptography_loads"] or checks["openssl_check"])
+
+
+@pytest.mark.parametrize("mode, status", [("ok", 0), ("wrong", 1)])
+def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp_path, monkeypatch, capsys, mode,
+                                                                               status):
+    """The whole command on the stand-in console: in mode `wrong`, its keys made on hw_cpu have a wrong d."""
+    from sim import __main__ as sim_main
+    from sim import build as sim_build
+    fake = _fake_build(tmp_path, mode)
+    monkeypatch.setattr(sim_build, "build", lambda **kwargs: fake)
+    out_dir = tmp_path / "out"
+    assert sim_main.main(["--keygen", "512", "--seeds", "2", "--impls", "hw_seq,hw_cpu", "--seed", "s",
+                          "--out-dir", str(out_dir), "--quiet"]) == status
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["command"] == "python -m sim --keygen 512 --seeds 2 --impls hw_seq,hw_cpu --seed s"
+    assert [(k["impl"], k["index"]) for k in report["keys"]] == [("hw_cpu", 0), ("hw_cpu", 1), ("hw_seq", 0),
+                                                                 ("hw_seq", 1)]
+    assert [k["seed"] for k in report["keys"]] == [s.hex() for s in keygen.seeds("s", 2)] * 2
+    assert all((out_dir / "keys" / f"{k['impl']}-512-{k['index']}.pem").exists() for k in report["keys"])
+    assert report["passed"] == (mode == "ok") and report["keys_passed"] == (4 if mode == "ok" else 2)
+    if mode == "wrong":
+        assert [f.split(":")[0] for f in report["failed_keys"]] == ["hw_cpu-512-0", "hw_cpu-512-1"]
+        assert "error: 2 of 4 keys failed their checks" in capsys.readouterr().err
+    assert sim_main.main(["--keygen", "500", "--out-dir", str(out_dir)]) == 2
+    assert config.KEY_SIZES[-1] == keygen.MAX_BITS
+
+
+# ---- issue 24's rows of the benchmark (sim/bench.py) ----
+
+def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
+    from sim import bench
+    plan = [(job.kind, job.impl, job.sizes) for job in bench.extra_jobs((512, 1024, 2048))]
+    assert plan == [("keygen", "hw_seq", (512,)), ("keygen", "hw_seq", (1024,)), ("keygen", "hw_seq", (2048,)),
+                    ("sign", "hw_seq", (512, 1024, 2048))]
+    assert ("keygen", "sw", (512,)) in [(j.kind, j.impl, j.sizes) for j in bench.extra_jobs((512,), full=True)]
+    assert [(j.kind, j.sizes) for j in bench.extra_jobs((1024, 3072))] == [("keygen", (1024,)), ("sign", (1024, 3072))]
+    assert all(job.peripheral for job in bench.extra_jobs((512,)))
+    assert not bench.ExtraJob("keygen", "sw", (512,)).peripheral
+
+
+def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
+    from sim import bench
+    raw = [{"bits": 512, "op": op, "impl": impl, "cycles": 100_000, "ok": True} for op, impl in
+           (("public", "hw_seq"), ("private_crt", "hw_seq"))]
+    extra = [{"bits": 512, "op": "keygen", "impl": "hw_seq", "seeds": 3, "cycles": [2_000_000, 3_000_000, 2_500_000],
+              "median_cycles": 2_500_000, "min_cycles": 2_000_000, "max_cycles": 3_000_000, "candidates": [1, 2, 3],
+              "mr_rounds": [4, 5, 6], "ok": True},
+             {"bits": 512, "op": "sign_pkcs1", "impl": "hw_seq", "cycles": 110_000, "ok": True},
+             {"bits": 512, "op": "sign_pss", "impl": "hw_seq", "cycles": 150_000, "ok": False}]
+    soc = {**SOC}
+    data = bench.write(raw, [], tmp_path, soc, {"transport": "simulation"}, "python -m sim --bench", extra=extra)
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert written["results"] == raw and written["padding_and_keygen"]["rows"] == extra
+    assert set(written["padding_and_keygen"]["not_timed"]) == {"verify", "oaep_decrypt"}
+    text = (tmp_path / "results.md").read_text()
+    assert text == bench.markdown(data)
+    assert "| 512 | key generation (3 seeds) | hw_seq | 2,500,000 | 2,000,000 | 3,000,000 | 25.00 |  | yes |" in text
+    assert "| 512 | sign pkcs1 | hw_seq | 110,000 |  |  | 1.10 | 1.10 | yes |" in text
+    assert "| 512 | sign pss | hw_seq | 150,000 |  |  | 1.50 | 1.50 | **no** |" in text
+    assert "Not timed: verify (" in text
+    without = bench.write(raw, [], tmp_path / "plain", soc, {"transport": "simulation"}, "c")
+    assert "padding_and_keygen" not in without and "Key generation and signatures" not in bench.markdown(without)
