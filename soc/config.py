@@ -30,10 +30,12 @@ ROM_SIZE = 0x10000          # the BIOS; LiteX trims the ROM to the BIOS image
 SRAM_SIZE = 0x2000          # the BIOS's data and stack
 MAIN_RAM_BASE = 0x40000000  # LiteX's usual `main_ram` origin
 # The firmware image with both peer libraries (mbedTLS, BearSSL; README "Peer libraries"): text,
-# data, bss and a stack in main RAM. The simulation runs this one. Grown by whole multiples of 64 KiB
-# only: the stack sits at the top, and a shift of 64 KiB leaves every stack address's place in the
-# (direct-mapped, at most 64 KiB) caches as it was, so no count moves (320 KiB since key generation).
-MAIN_RAM_SIZE = 0x50000
+# data, bss and a stack in main RAM. The simulation runs this one. A power of two: the bus decodes a
+# power-of-two window onto it, and Verilator's model of a smaller RAM reads past its array on an
+# access above the RAM's end (320 KiB crashed it). Grown by multiples of 64 KiB only: the stack sits at
+# the top, and such a shift leaves every stack address's place in the (direct-mapped, at most 64 KiB)
+# caches as it was, so no count moves (512 KiB since key generation; 256 KiB before).
+MAIN_RAM_SIZE = 0x80000
 # The PYNQ-Z2 image leaves the peer libraries out to stay within the board's BRAM budget (README,
 # "On the board"); its main RAM is sized for that smaller firmware.
 BOARD_MAIN_RAM_SIZE = 0x28000
