@@ -82,10 +82,14 @@ def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc, every_hw_row
     assert len(alone) == 3
 
 
-def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(sim_soc, bare_soc):
+@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
+def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(sim_soc, bare_soc, serial_boot_bench_512):
     """The whole 512-bit benchmark dealt to two simulations (the SoC without the peripheral for the
-    software rows) against one `bench 512` on the SoC with it: the same rows, order and counts."""
-    serial = _bench(sim_soc, "bench 512")
+    software rows) against one `bench 512` on the SoC with it (the serial-boot test's, the same firmware
+    image: tests/sim/conftest.py): the same rows, order and counts."""
+    out = serial_boot_bench_512["bench"]
+    assert not error_lines(out), out
+    serial = [(r["bits"], r["op"], r["impl"], r["cycles"], r["ok"]) for r in RESULT.parse_all(out)]
     results, missing, records = bench.run_simulations({True: sim_soc, False: bare_soc}, [512], simulations=2,
                                                       timeout=900, progress=io.StringIO())
     assert not missing

@@ -39,8 +39,9 @@ def test_cpu_boots_and_benches_512_bits(name):
     console = SimConsole(build.model, build.gateware_dir, timeout=1200)
     try:
         console.wait_prompt()
-        [soc] = protocol.INFO_SOC.parse_all(console.command("info"))
-        [counter] = protocol.INFO_COUNTER.parse_all(console.command("info"))
+        info = console.command("info")
+        [soc] = protocol.INFO_SOC.parse_all(info)
+        [counter] = protocol.INFO_COUNTER.parse_all(info)
         bench = console.command("bench hw 512")
         modexp = console.command(f"modexp {base:x} {exponent:x} {n:x}")
     finally:

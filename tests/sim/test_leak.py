@@ -274,15 +274,22 @@ def test_bad_leak_options_are_refused(args, named):
 
 # ---- in the simulated SoC ----
 
+#: The small run's plan: one_key's messages (half of them edge cases: 0, 1, n - 1), keys, fixed/random
+#: pairs, and the messages of each case the slowest row runs on. Every case keeps at least two counts
+#: in each t-test group; a constant-time row fails on any spread, whatever the number of counts.
+SMALL_MESSAGES, SMALL_KEYS, SMALL_PAIRS, SMALL_SLOW_MESSAGES = 6, 3, 3, 2
+SMALL_MESSAGE_COUNT = SMALL_MESSAGES + SMALL_KEYS + 2 * SMALL_PAIRS
+
+
 @pytest.fixture(scope="module")
 def small_run(sim_soc, tmp_path_factory):
-    """A 512-bit run: 8 messages with one key, 3 keys, 4 fixed and 4 random messages; software
-    private without CRT (the slowest row) on 2 messages of each case; the software rows on the SoC
-    without the peripheral, as `python -m sim --leak` runs them."""
+    """A 512-bit run (the SMALL_* plan above): software private without CRT (the slowest row) on 2
+    messages of each case; the software rows on the SoC without the peripheral, as `python -m sim --leak`
+    runs them."""
     out_dir = tmp_path_factory.mktemp("leak")
     bare = sim_build.build_bare(sim_soc, log=lambda message: None)
-    report = leak.run(sim_soc, 512, out_dir, messages=8, keys=3, pairs=4, slow_messages=2, seed="test-leak",
-                      timeout=1200, bare=bare)
+    report = leak.run(sim_soc, 512, out_dir, messages=SMALL_MESSAGES, keys=SMALL_KEYS, pairs=SMALL_PAIRS,
+                      slow_messages=SMALL_SLOW_MESSAGES, seed="test-leak", timeout=1200, bare=bare)
     return report, out_dir
 
 
@@ -317,12 +324,13 @@ def test_report_files(small_run):
     data = json.loads((out_dir / "report.json").read_text())
     assert data == report
     assert set(data) >= REPORT_FIELDS and all(set(row) >= ROW_FIELDS for row in data["rows"])
-    assert (data["bits"], data["key_count"], data["message_count"]) == (512, 4, 8 + 3 + 8)
-    assert data["measurements"] == data["message_count"] * len(protocol.IMPLS) * len(leak.OPS) - (19 - 6)
+    assert (data["bits"], data["key_count"], data["message_count"]) == (512, 1 + SMALL_KEYS, SMALL_MESSAGE_COUNT)
+    assert data["measurements"] == data["message_count"] * len(protocol.IMPLS) * len(leak.OPS) \
+        - (SMALL_MESSAGE_COUNT - 3 * SMALL_SLOW_MESSAGES)
     assert {(r["case"], r["n"]) for r in data["rows"] if (r["impl"], r["op"]) not in leak.SLOW} == {
-        ("one_key", 8), ("keys", 3), ("fixed_vs_random", 8)}
-    assert {r["n"] for r in data["rows"] if (r["impl"], r["op"]) in leak.SLOW} == {2}
-    assert data["slow_rows"] == ["private sw"] and data["slow_messages"] == 2
+        ("one_key", SMALL_MESSAGES), ("keys", SMALL_KEYS), ("fixed_vs_random", 2 * SMALL_PAIRS)}
+    assert {r["n"] for r in data["rows"] if (r["impl"], r["op"]) in leak.SLOW} == {SMALL_SLOW_MESSAGES}
+    assert data["slow_rows"] == ["private sw"] and data["slow_messages"] == SMALL_SLOW_MESSAGES
     assert data["soc"]["cpu"] == "vexriscv" and data["soc"]["peripheral"]["lanes"] > 0
     assert all(len(row["cycles"]) == row["n"] and min(row["cycles"]) == row["min"] for row in data["rows"])
     assert (out_dir / "histogram.png").stat().st_size > 0

@@ -23,7 +23,7 @@ import serial
 from sim import serial_boot
 from sim.console import LINE_MAX, Console, ConsoleError
 from sim.pty_uart import SimulatedSerialPort
-from sim.transport import SerialTransport, SocModelTransport, TransportError, open_serial
+from sim.transport import SocModelTransport, TransportError, open_serial
 from soc import config
 from soc import console_protocol as protocol
 
@@ -112,25 +112,16 @@ def test_bench_over_a_serial_port_records_where_it_ran(sim_soc, tmp_path):
     assert (tmp_path / "results.png").stat().st_size > 0
 
 
-def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc):
-    """Main RAM starts zeroed: the only firmware the BIOS can run is the one litex_term's upload sends."""
-    uploads = []
-
-    def boot(transport):
-        uploads.append(serial_boot.upload_firmware(transport.port, sim_soc.firmware_bin))
-
-    with SimulatedSerialPort(sim_soc, empty_ram=True) as device:
-        con = Console(SerialTransport(device, config.UART_BAUDRATE), timeout=900, boot=boot)
-        try:
-            con.wait_prompt()
-            assert len(uploads) == 1
-            assert "Booting from serial" in con.output and "Timeout" not in con.output
-            assert "Commands:" in con.command("help")
-            lines = [protocol.RESULT.parse(line) for line in con.command("bench 512").splitlines()]
-            results = [r for r in lines if r]
-            [stack] = protocol.INFO_STACK.parse_all(con.command("info"))
-        finally:
-            con.close()
+@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
+def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc, serial_boot_bench_512):
+    """Main RAM starts zeroed: the only firmware the BIOS can run is the one litex_term's upload sends
+    (the boot and the session after it: tests/sim/conftest.py, serial_boot_bench_512)."""
+    run = serial_boot_bench_512
+    assert len(run["uploads"]) == 1
+    assert "Booting from serial" in run["boot_output"] and "Timeout" not in run["boot_output"]
+    assert "Commands:" in run["help"]
+    results = [r for r in (protocol.RESULT.parse(line) for line in run["bench"].splitlines()) if r]
+    [stack] = protocol.INFO_STACK.parse_all(run["info"])
     assert {(r["op"], r["impl"]) for r in results} == set(protocol.bench_rows())
     assert all(r["ok"] == 1 for r in results)
     # Every implementation has run: the deepest stack of the benchmark fits the reserve the linker
@@ -138,7 +129,7 @@ def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc):
     assert 0 < stack["stack_used"] <= config.STACK_SIZE <= stack["stack_bytes"]
     print(f"stack: {stack['stack_used']} of {stack['stack_bytes']} bytes used after bench 512")
     size = Path(sim_soc.firmware_bin).stat().st_size
-    print(f"serial boot: {size} bytes uploaded and started in {uploads[0]:.1f} s")
+    print(f"serial boot: {size} bytes uploaded and started in {run['uploads'][0]:.1f} s")
 
 
 # Clear errors at the port ------------------------------------------------------------------------------
