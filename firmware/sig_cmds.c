@@ -323,10 +323,10 @@ static void cmd_keygen(int argc, char **argv)
 }
 
 const struct console_command sig_commands[] = {
-	{ CMD_KEYGEN, cmd_keygen },
 	{ CMD_SIGN, cmd_sign },
 	{ CMD_VERIFY, cmd_verify },
 	{ CMD_OAEP_ENCRYPT, cmd_oaep_encrypt },
 	{ CMD_OAEP_DECRYPT, cmd_oaep_decrypt },
+	{ CMD_KEYGEN, cmd_keygen },
 	{ NULL, NULL, NULL, NULL },
 };
