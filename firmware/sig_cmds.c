@@ -177,6 +177,8 @@ static void cmd_verify(int argc, char **argv)
 	const rsa_backend *b;
 	enum pad_scheme scheme;
 	size_t msg_len;
+	timed_region t;
+	uint64_t cycles;
 	int valid;
 
 	if (!(k = start(argc, argv, 4, 5, 0, &ctx)) || parse_scheme(argv[1], &scheme)
@@ -184,12 +186,15 @@ static void cmd_verify(int argc, char **argv)
 	    || parse_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len)
 	    || parse_block("signature", argv[3], k))
 		return;
+	rsa_hw_forget();
+	t = timed_start();
 	valid = pad_verify(scheme, b, k, ctx, sig_message, msg_len, sig_block);
+	cycles = timed_stop(t);
 	if (valid < 0) {
 		pad_failed(valid);
 		return;
 	}
-	printf(VALID_LINE, valid ? "yes" : "no");
+	printf(VALID_LINE, valid ? "yes" : "no", (unsigned long long)cycles);
 }
 
 /* oaep_encrypt <message> [impl] */
@@ -219,15 +224,22 @@ static void cmd_oaep_decrypt(int argc, char **argv)
 	const rsa_key *k;
 	const rsa_backend *b;
 	size_t msg_len;
+	timed_region t;
+	uint64_t cycles;
+	int err;
 
 	if (!(k = start(argc, argv, 2, 3, 1, &ctx)) || !(b = parse_impl(argc, argv, 2))
 	    || parse_block("ciphertext", argv[1], k))
 		return;
-	if (pad_oaep_decrypt(b, k, ctx, sig_block, sig_message, &msg_len) != PAD_OK) {
+	rsa_hw_forget();
+	t = timed_start();
+	err = pad_oaep_decrypt(b, k, ctx, sig_block, sig_message, &msg_len);
+	cycles = timed_stop(t);
+	if (err != PAD_OK) {
 		printf(ERR_DECRYPTION_FAILED "\n");
 		return;
 	}
-	printf(MESSAGE_LINE, to_hex(sig_message, msg_len));
+	printf(MESSAGE_LINE, to_hex(sig_message, msg_len), (unsigned long long)cycles);
 	memset(sig_message, 0, msg_len);
 }
 

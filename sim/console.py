@@ -216,6 +216,22 @@ class Signature(_Record):
 
 
 @dataclasses.dataclass(frozen=True)
+class Verified(_Record):
+    """`verify`: "yes" or "no", and the cycles of the whole check (hash, public operation, comparison)."""
+    LINE: ClassVar = protocol.VALID
+    valid: str
+    cycles: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Decrypted(_Record):
+    """`oaep_decrypt`: the message and the cycles of the whole decryption (private CRT, unpadding)."""
+    LINE: ClassVar = protocol.MESSAGE
+    message: bytes
+    cycles: int
+
+
+@dataclasses.dataclass(frozen=True)
 class GeneratedKey:
     """`keygen`: its KEYGEN line's fields and the key of its KEY line, in one record."""
     bits: int
@@ -444,6 +460,18 @@ class Console:
         `impl`, with the key the console holds. Returns the Signature record."""
         command = f"sign {scheme} {bytes(message).hex()} {impl}"
         return self._one(Signature, command, self._answer(command))
+
+    def verify(self, scheme, message, signature, impl="hw_seq"):
+        """`verify`: whether `signature` (bytes) is a valid `scheme` signature of `message` under the
+        console's key. Returns the Verified record."""
+        command = f"verify {scheme} {bytes(message).hex()} {bytes(signature).hex()} {impl}"
+        return self._one(Verified, command, self._answer(command))
+
+    def oaep_decrypt(self, ciphertext, impl="hw_seq"):
+        """`oaep_decrypt`: the OAEP (SHA-256) decryption of `ciphertext` (bytes) with the console's key.
+        Returns the Decrypted record."""
+        command = f"oaep_decrypt {bytes(ciphertext).hex()} {impl}"
+        return self._one(Decrypted, command, self._answer(command))
 
     def info(self):
         """`info`: the SoC, the firmware's limits, the cycle counter's check and the stack's use."""

@@ -214,11 +214,12 @@ INFO_STACK = Line("INFO_STACK", (), (Field("stack_bytes", "lu"), Field("stack_us
 # sign: the signature (the modulus' length in bytes) and the cycles of the whole signing (SHA-256 of
 # the message, padding, private CRT operation).
 SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", bytes.fromhex), Field("cycles", "llu")))
-# verify: yes or no.
-VALID = Line("VALID", (), (Field("valid", "s"),))
+# verify: yes or no, and the cycles of the whole check (SHA-256, the public operation, the comparison).
+VALID = Line("VALID", (), (Field("valid", "s"), Field("cycles", "llu")))
 # oaep_encrypt, oaep_decrypt: the result as bytes.
 CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", bytes.fromhex),))
-MESSAGE = Line("MESSAGE", (), (Field("message", "s", bytes.fromhex),))
+# oaep_decrypt also prints the cycles of the whole decryption (private CRT operation, unpadding).
+MESSAGE = Line("MESSAGE", (), (Field("message", "s", bytes.fromhex), Field("cycles", "llu")))
 # keygen: the cycles of the generation, the numbers looked at (sieve and Miller-Rabin), the Miller-Rabin
 # rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then the key.
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
