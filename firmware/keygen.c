@@ -14,7 +14,7 @@
    (2^-128, 2^-144). Smaller primes (keys under 2048 bits, which FIPS 186-5 no longer covers) get what
    its Appendix C.1 bound (Damgard, Landrock and Pomerance) asks for an error of 2^-100, the table's
    lowest level: the least bits of a prime that each count of rounds is enough for. The same
-   computation gives the table's own entries (tests/firmware/test_keygen.py). */
+   computation gives the table's own entries (tests/firmware/test_rsa_keygen.py). */
 static const struct { uint16_t bits; uint8_t rounds; } rounds_below_1024[] = {
 	{ 896, 4 }, { 704, 5 }, { 608, 6 }, { 512, 7 }, { 480, 8 }, { 416, 9 }, { 384, 10 }, { 352, 11 },
 	{ 320, 12 }, { 288, 14 }, { 256, 16 },

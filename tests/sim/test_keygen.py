@@ -148,7 +148,6 @@ def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, 
         "keygen 512 0x01": Error.BAD_HEX,
         "keygen 512 " + "00" * 65: Error.TOO_LARGE,
         "keygen 512 01 nope": Error.UNKNOWN_IMPL,
-        "keygen 512 01 mbedtls": Error.UNKNOWN_IMPL,         # a peer: not ours
         "keygen 512 ": Error.USAGE,                          # an empty seed: the console sees no argument
         "keygen": Error.USAGE,
         "keygen 512": Error.USAGE,
