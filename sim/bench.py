@@ -132,8 +132,12 @@ def _extra_results(console, job, progress):
                              "ok": ok and verified.valid == "yes"})
                 progress.write(f"[bench] RSA-{bits:<5} {'verify':<12} {job.impl:<13} {verified.cycles:>12,} "
                                f"cycles {'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
-        # oaep_decrypt: a ciphertext cryptography made of the signed message's first bytes
-        plain = SIGN_MESSAGE[:min(len(SIGN_MESSAGE), bits // 8 - 66)]
+        # oaep_decrypt: a ciphertext cryptography made of the signed message's first bytes; OAEP with
+        # SHA-256 carries k - 66 bytes, none at 512 bits (k = 64), which has no such row
+        room = (bits + 7) // 8 - 66
+        if room < 1:
+            continue
+        plain = SIGN_MESSAGE[:min(len(SIGN_MESSAGE), room)]
         ciphertext = public.encrypt(plain, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()),
                                                         algorithm=hashes.SHA256(), label=None))
         decrypted = console.oaep_decrypt(ciphertext, job.impl)
@@ -313,7 +317,7 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
         raise errors[0]
     results, missing = _merge(rows, results, missing)
     if extra is not None:
-        order = [(op, impl) for op in ("keygen", *SIGN_OPS) for impl in protocol.IMPLS]
+        order = [(op, impl) for op in ("keygen", *SIGN_OPS, "verify", "oaep_decrypt") for impl in protocol.IMPLS]
         extra.sort(key=lambda r: (order.index((r["op"], r["impl"])), r["bits"]))
     return results, missing, records
 
