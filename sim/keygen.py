@@ -35,6 +35,7 @@ from pathlib import Path
 from common.errors import ProjectError
 from soc import config
 from soc import console_protocol as protocol
+from soc import keys
 
 DEFAULT_SEED = "keygen"
 #: The sizes the firmware's keygen takes: multiples of 64 from 512 to the largest operand it is built for
@@ -97,26 +98,8 @@ def plan(sizes, impls, seed_list):
 
 
 def is_probable_prime(x, rounds=HOST_MR_ROUNDS):
-    """Miller-Rabin with random bases, the generator seeded by x (a check repeats)."""
-    if x < 4:
-        return x in (2, 3)
-    if x % 2 == 0:
-        return False
-    rng = random.Random(x)
-    s, r = 0, x - 1
-    while r % 2 == 0:
-        s, r = s + 1, r // 2
-    for _ in range(rounds):
-        y = pow(rng.randrange(2, x - 1), r, x)
-        if y in (1, x - 1):
-            continue
-        for _ in range(s - 1):
-            y = y * y % x
-            if y == x - 1:
-                break
-        else:
-            return False
-    return True
+    """Miller-Rabin with random bases (soc.keys'), the generator seeded by x (a check repeats)."""
+    return x > 1 and keys.is_probable_prime(x, random.Random(x), rounds)
 
 
 def private_key(made, validate=True):

@@ -14,7 +14,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bnlib import BN_MAX_BITS, BUILD, FIRMWARE, RsaKey, compile_host, limbs, value
-from soc import peer_libs
+from soc import keys, peer_libs
 
 HARNESS = Path(__file__).resolve().parent / "keygen_harness.c"
 #: BearSSL's modules keygen.c uses: HMAC-DRBG over SHA-256 (and the codecs SHA-256 needs).
@@ -94,27 +94,9 @@ def numbers(key):
     return {f: value(getattr(key, f)) for f in ("n", "e", "d", "p", "q", "dp", "dq", "qinv")}
 
 
-def is_probable_prime(n, rounds=24, rng=random.Random(1)):
-    """Miller-Rabin with random bases (our own, independent of the firmware's)."""
-    if n < 2:
-        return False
-    for p in SMALL_PRIMES[:50]:
-        if n % p == 0:
-            return n == p
-    s, m = 0, n - 1
-    while m % 2 == 0:
-        s, m = s + 1, m // 2
-    for _ in range(rounds):
-        x = pow(rng.randrange(2, n - 1), m, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
+def is_probable_prime(n, rounds=24):
+    """Miller-Rabin with random bases (soc.keys', independent of the firmware's)."""
+    return n > 1 and keys.is_probable_prime(n, random.Random(1), rounds)
 
 
 def check_key(lib, bits, key, stats):
