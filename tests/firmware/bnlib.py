@@ -7,6 +7,8 @@ import ctypes
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from soc.keys import generate_key, is_probable_prime, random_prime  # noqa: F401 (re-exported to the tests)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,6 +259,32 @@ def compile_host(out, extra=()):
            f"-DBN_MAX_BITS={BN_MAX_BITS}", f"-I{FIRMWARE}", *extra, "-o", str(out),
            *(str(FIRMWARE / s) for s in SOURCES), str(LAYOUT_SOURCE)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+def compile_with_bearssl(name, bearssl_sources, sources):
+    """build/test-firmware/<name>-<pid>/lib<name>.so: the firmware's C `sources` (with compile_host's
+    files) over BearSSL's modules `bearssl_sources` (paths below its src/), built as BearSSL's makefile
+    would not: with -fPIC, for ctypes. BearSSL comes from build/peers (soc.peer_libs); the build-time
+    header says BearSSL is there and mbedTLS is not."""
+    import os
+
+    from soc import peer_libs
+    bearssl = peer_libs.cached(peer_libs.PEERS["bearssl"])
+    if bearssl is None:
+        pytest.fail("BearSSL is not in build/peers: run tools/setup.sh (soc.peer_libs fetches it)")
+    work = BUILD / f"{name}-{os.getpid()}"
+    (work / "gen").mkdir(parents=True, exist_ok=True)
+    (work / "gen" / "peer_build.h").write_text("#define PEER_HAVE_MBEDTLS 0\n#define PEER_HAVE_BEARSSL 1\n")
+    includes = [f"-I{bearssl / 'inc'}", f"-I{bearssl / 'src'}"]
+    objects = []
+    for source in bearssl_sources:            # BearSSL's own code with its own warnings
+        obj = work / (source.replace("/", "_") + ".o")
+        subprocess.run(["gcc", "-c", "-fPIC", "-O2", "-w", *includes, str(bearssl / "src" / source), "-o", str(obj)],
+                       check=True, capture_output=True, text=True)
+        objects.append(str(obj))
+    path = work / f"lib{name}.so"
+    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *map(str, sources), *objects])
+    return path
 
 
 # ---- keys ----

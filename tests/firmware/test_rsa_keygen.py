@@ -5,16 +5,14 @@ import ctypes
 import hashlib
 import hmac
 import math
-import os
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bnlib import BN_MAX_BITS, BUILD, FIRMWARE, RsaKey, compile_host, limbs, value
-from soc import keys, peer_libs
+from bnlib import BN_MAX_BITS, RsaKey, compile_with_bearssl, limbs, value
+from soc import keys
 
 HARNESS = Path(__file__).resolve().parent / "keygen_harness.c"
 #: BearSSL's modules keygen.c uses: HMAC-DRBG over SHA-256 (and the codecs SHA-256 needs).
@@ -36,21 +34,7 @@ class Stats(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib():
-    bearssl = peer_libs.cached(peer_libs.PEERS["bearssl"])
-    if bearssl is None:
-        pytest.fail("BearSSL is not in build/peers: run tools/setup.sh (soc.peer_libs fetches it)")
-    work = BUILD / f"keygen-{os.getpid()}"
-    (work / "gen").mkdir(parents=True, exist_ok=True)
-    (work / "gen" / "peer_build.h").write_text("#define PEER_HAVE_MBEDTLS 0\n#define PEER_HAVE_BEARSSL 1\n")
-    includes = [f"-I{bearssl / 'inc'}", f"-I{bearssl / 'src'}"]
-    objects = []
-    for source in BEARSSL_SOURCES:            # BearSSL's own code with its own warnings
-        obj = work / (source.replace("/", "_") + ".o")
-        subprocess.run(["gcc", "-c", "-fPIC", "-O2", "-w", *includes, str(bearssl / "src" / source), "-o", str(obj)],
-                       check=True, capture_output=True, text=True)
-        objects.append(str(obj))
-    path = work / "libkeygen.so"
-    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, str(HARNESS), *objects])
+    path = compile_with_bearssl("keygen", BEARSSL_SOURCES, [HARNESS])
     handle = ctypes.CDLL(str(path))
     sig = {
         "keygen": (ctypes.c_int, [ctypes.c_void_p, u, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(RsaKey),

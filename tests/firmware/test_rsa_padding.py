@@ -2,15 +2,12 @@
 PSS signatures and OAEP against `cryptography`, at sizes the simulated SoC's tests do not reach (odd bit
 lengths, where PSS's encoded message is a byte shorter than the modulus, and 2048 bits)."""
 import ctypes
-import os
-import subprocess
 
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from bnlib import BUILD, FIRMWARE, BigNumLib, compile_host, key_numbers
-from soc import peer_libs
+from bnlib import FIRMWARE, BigNumLib, compile_with_bearssl, key_numbers
 
 PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT = 0, -2, -3, -5
 PAD_PKCS1, PAD_PSS = 0, 1
@@ -25,21 +22,7 @@ OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256()
 
 @pytest.fixture(scope="module")
 def lib():
-    bearssl = peer_libs.cached(peer_libs.PEERS["bearssl"])
-    if bearssl is None:
-        pytest.fail("BearSSL is not in build/peers: run tools/setup.sh (soc.peer_libs fetches it)")
-    work = BUILD / f"padding-{os.getpid()}"
-    (work / "gen").mkdir(parents=True, exist_ok=True)
-    (work / "gen" / "peer_build.h").write_text("#define PEER_HAVE_MBEDTLS 0\n#define PEER_HAVE_BEARSSL 1\n")
-    includes = [f"-I{bearssl / 'inc'}", f"-I{bearssl / 'src'}"]
-    objects = []
-    for source in BEARSSL_SOURCES:            # BearSSL's own code with its own warnings
-        obj = work / (source.replace("/", "_") + ".o")
-        subprocess.run(["gcc", "-c", "-fPIC", "-O2", "-w", *includes, str(bearssl / "src" / source), "-o", str(obj)],
-                       check=True, capture_output=True, text=True)
-        objects.append(str(obj))
-    path = work / "libpadding.so"
-    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, str(FIRMWARE / "rsa_padding.c"), *objects])
+    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "rsa_padding.c"])
     yield BigNumLib(path)
     path.unlink(missing_ok=True)
 
