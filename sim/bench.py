@@ -16,13 +16,13 @@ line per implementation).
 """
 
 import json
-import queue
 import statistics
 import sys
 import threading
 import time
 from dataclasses import dataclass
 
+from sim import pool
 from sim.console import ConsoleError, Missing
 from soc import console_protocol as protocol
 
@@ -250,71 +250,27 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
     """The benchmark over `simulations` parallel simulations. `builds`: {True: the SoC with the
     peripheral, False: without} (sim.build.SimBuild). Returns (results, missing, simulation records);
     `extra`, a list, receives issue 24's rows (extra_jobs) when given."""
-    from sim.console import SimConsole
     rows = planned_rows(sizes, full)
     jobs = jobs_for(rows)
     report = Progress(jobs, progress)
     if extra is not None:
         jobs = sorted(jobs + extra_jobs(sizes, full), key=lambda job: -job.estimated_seconds)
-    todo = queue.Queue()
-    for job in jobs:
-        todo.put(job)
-    results, missing, records, errors = [], [], [], []
+    results, missing = [], []
     lock = threading.Lock()
-    deadline = time.monotonic() + timeout
 
-    def worker():
-        console, record = None, None
+    def run_job(console, job):
+        if isinstance(job, ExtraJob):
+            got = _extra_results(console, job, progress)
+            with lock:
+                extra.extend(got)
+            return [f"{r['bits']}:{r['op']}:{r['impl']}" for r in got]
+        got, gone = _read_results(console, sizes, job.rows, report)
+        with lock:
+            results.extend(got)
+            missing.extend(gone)
+        return [r.name for r in job.rows]
 
-        def close():
-            if console is not None:
-                console.close()
-                transport = console.transport
-                record["seconds"] = round(time.monotonic() - record.pop("_started"), 2)
-                record["cycles"] = transport.cycles
-                record["cycles_per_second"] = round(transport.cycles / transport.seconds) \
-                    if transport.cycles and transport.seconds else None
-                with lock:
-                    records.append(record)
-        try:
-            while not errors:
-                try:
-                    job = todo.get_nowait()
-                except queue.Empty:
-                    break
-                if console is None or record["peripheral"] != job.peripheral:
-                    close()
-                    build = builds[job.peripheral]
-                    console = SimConsole(build.model, build.gateware_dir, timeout=max(60, deadline - time.monotonic()))
-                    record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
-                              "peripheral": job.peripheral, "rows": [], "_started": time.monotonic()}
-                    console.wait_prompt()
-                if isinstance(job, ExtraJob):
-                    got = _extra_results(console, job, progress)
-                    record["rows"] += [f"{r['bits']}:{r['op']}:{r['impl']}" for r in got]
-                    with lock:
-                        extra.extend(got)
-                    continue
-                got, gone = _read_results(console, sizes, job.rows, report)
-                record["rows"] += [r.name for r in job.rows]
-                with lock:
-                    results.extend(got)
-                    missing.extend(gone)
-        except BaseException as error:      # reported by the caller, once every worker has stopped
-            errors.append(error)
-        finally:
-            try:
-                close()
-            except BaseException as error:
-                errors.append(error)
-
-    threads = [threading.Thread(target=worker) for _ in range(max(1, simulations))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+    records = pool.run_jobs(builds, jobs, run_job, "rows", simulations, timeout)
     results, missing = _merge(rows, results, missing)
     if extra is not None:
         order = [(op, impl) for op in ("keygen", *SIGN_OPS, "verify", "oaep_decrypt") for impl in protocol.IMPLS]

@@ -23,7 +23,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import queue
 import random
 import statistics
 import subprocess
@@ -33,6 +32,7 @@ import time
 from pathlib import Path
 
 from common.errors import ProjectError
+from sim import pool
 from soc import config
 from soc import console_protocol as protocol
 from soc import keys
@@ -188,67 +188,26 @@ def run_simulations(builds, jobs, out_dir, simulations=2, timeout=7200, progress
     """Runs `jobs` on `simulations` parallel simulations (`builds`: {True: the SoC with the peripheral,
     False: the one for software}, sim.build.SimBuild or anything with `model` and `gateware_dir`), checks
     each key as it comes. Returns (key records in the jobs' order, simulation records)."""
-    from sim.console import SimConsole
-    todo = queue.Queue()
-    for job in jobs:
-        todo.put(job)
-    done, records, errors = {}, [], []
+    done = {}
     lock = threading.Lock()
     started = time.monotonic()
-    deadline = started + timeout
 
-    def worker():
-        console, record = None, None
+    def run_job(console, job):
+        made = console.keygen(job.bits, job.seed, job.impl)
+        pem_path = out_dir / "keys" / f"{job.name}.pem"
+        checks = check_key(made, job.bits, pem_path)
+        entry = key_record(job, made, checks, pem_path if pem_path.exists() else None)
+        with lock:
+            done[job] = entry
+            failed = [name for name, passed in checks.items() if not passed]
+            progress.write(f"[keygen {time.monotonic() - started:6.0f} s] {len(done):>3}/{len(jobs)} "
+                           f"{job.impl:<13} {job.bits:>5} bits seed {job.index:<3} {made.cycles:>13,} "
+                           f"cycles {made.candidates:>5} candidates {made.mr_rounds:>4} rounds "
+                           f"{'checks passed' if not failed else 'FAILED: ' + ', '.join(failed)}\n")
+            progress.flush()
+        return [job.name]
 
-        def close():
-            if console is not None:
-                console.close()
-                record["seconds"] = round(time.monotonic() - record.pop("_started"), 2)
-                record["cycles"] = console.transport.cycles
-                with lock:
-                    records.append(record)
-        try:
-            while not errors:
-                try:
-                    job = todo.get_nowait()
-                except queue.Empty:
-                    break
-                if console is None or record["peripheral"] != job.peripheral:
-                    close()
-                    build = builds[job.peripheral]
-                    console = SimConsole(build.model, build.gateware_dir,
-                                         timeout=max(60, deadline - time.monotonic()))
-                    record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
-                              "peripheral": job.peripheral, "keys": [], "_started": time.monotonic()}
-                    console.wait_prompt()
-                made = console.keygen(job.bits, job.seed, job.impl)
-                pem_path = out_dir / "keys" / f"{job.name}.pem"
-                checks = check_key(made, job.bits, pem_path)
-                entry = key_record(job, made, checks, pem_path if pem_path.exists() else None)
-                record["keys"].append(job.name)
-                with lock:
-                    done[job] = entry
-                    failed = [name for name, passed in checks.items() if not passed]
-                    progress.write(f"[keygen {time.monotonic() - started:6.0f} s] {len(done):>3}/{len(jobs)} "
-                                   f"{job.impl:<13} {job.bits:>5} bits seed {job.index:<3} {made.cycles:>13,} "
-                                   f"cycles {made.candidates:>5} candidates {made.mr_rounds:>4} rounds "
-                                   f"{'checks passed' if not failed else 'FAILED: ' + ', '.join(failed)}\n")
-                    progress.flush()
-        except BaseException as error:      # raised by the caller once every worker has stopped
-            errors.append(error)
-        finally:
-            try:
-                close()
-            except BaseException as error:
-                errors.append(error)
-
-    threads = [threading.Thread(target=worker) for _ in range(max(1, simulations))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+    records = pool.run_jobs(builds, jobs, run_job, "keys", simulations, timeout)
     return [done[job] for job in jobs], records
 
 

@@ -1,0 +1,71 @@
+"""Jobs spread over parallel simulations of the same firmware: the runner behind `python -m sim --bench`
+and `--keygen`. Each of `simulations` threads boots a console on the SoC its next job asks for (with
+or without the peripheral), keeps it while its jobs ask for the same SoC, and records what each
+simulation ran, for how long, and how many cycles it simulated."""
+
+import queue
+import threading
+import time
+
+
+def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
+    """Runs every job of `jobs` (each with a `peripheral` flag, taken in their order) as
+    `run_job(console, job)`, which returns the names the simulation's record lists (under `listed`)
+    for it.
+    `builds`: {True: the SoC with the peripheral, False: without} (sim.build.SimBuild, or anything
+    with `model` and `gateware_dir`). `run_job` is called from several threads: it guards what it
+    shares. The first error stops every simulation at its next job and is raised once all have
+    stopped. Returns the simulations' records: soc, peripheral, `listed`, seconds, cycles and
+    cycles_per_second."""
+    from sim.console import SimConsole
+    todo = queue.Queue()
+    for job in jobs:
+        todo.put(job)
+    records, errors = [], []
+    lock = threading.Lock()
+    deadline = time.monotonic() + timeout
+
+    def worker():
+        console, record, started = None, None, None
+
+        def close():
+            if console is not None:
+                console.close()
+                transport = console.transport
+                record["seconds"] = round(time.monotonic() - started, 2)
+                record["cycles"] = transport.cycles
+                record["cycles_per_second"] = round(transport.cycles / transport.seconds) \
+                    if transport.cycles and transport.seconds else None
+                with lock:
+                    records.append(record)
+        try:
+            while not errors:
+                try:
+                    job = todo.get_nowait()
+                except queue.Empty:
+                    break
+                if console is None or record["peripheral"] != job.peripheral:
+                    close()
+                    build = builds[job.peripheral]
+                    console = SimConsole(build.model, build.gateware_dir, timeout=max(60, deadline - time.monotonic()))
+                    record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
+                              "peripheral": job.peripheral, listed: []}
+                    started = time.monotonic()
+                    console.wait_prompt()
+                record[listed] += run_job(console, job)
+        except BaseException as error:      # raised below, once every worker has stopped
+            errors.append(error)
+        finally:
+            try:
+                close()
+            except BaseException as error:
+                errors.append(error)
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, simulations))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return records
