@@ -25,6 +25,11 @@ def run_main(argv):
     return rc, out.getvalue(), err.getvalue()
 
 
+#: The tests of the command's run share it on one worker (pytest-xdist would otherwise deal them to
+#: both, and each worker would run Yosys for its own copy of the module-scoped fixture).
+SHARES_THE_RUN = pytest.mark.xdist_group("eda_small_report")
+
+
 @pytest.fixture(scope="module")
 def small_report(tmp_path_factory):
     """One run of the command on PeripheralConfig(max_bits=256, lanes=4): exit status, printed
@@ -36,6 +41,7 @@ def small_report(tmp_path_factory):
     return text, json.loads((out / "report.json").read_text()), out / "work"
 
 
+@SHARES_THE_RUN
 def test_configuration_and_cycle_counts(small_report):
     _, data, _ = small_report
     assert data["config"] == {"max_bits": 256, "lanes": 4}
@@ -46,6 +52,7 @@ def test_configuration_and_cycle_counts(small_report):
     assert {t["status"] for t in data["targets"]["mul_cycles"].values()} == {"N/A"}
 
 
+@SHARES_THE_RUN
 def test_resources_match_the_netlist(small_report):
     _, data, workdir = small_report
     netlist = json.loads((workdir / "synth" / "netlist.json").read_text())
@@ -60,6 +67,7 @@ def test_resources_match_the_netlist(small_report):
     assert data["details"]["resources"]["lut"] == r["lut"]
 
 
+@SHARES_THE_RUN
 def test_timing_matches_the_netlist(small_report):
     _, data, workdir = small_report
     estimate = timing.analyze(workdir / "synth" / "netlist.json")
@@ -77,6 +85,7 @@ def test_timing_matches_the_netlist(small_report):
     assert data["details"]["combinational_loops"] == 0 and data["details"]["unmodelled_cells"] == {}
 
 
+@SHARES_THE_RUN
 def test_targets_are_judged_from_the_figures(small_report):
     _, data, _ = small_report
     figures = {group: data[group] for group in ("mul_cycles", "resources", "timing")}
@@ -91,6 +100,7 @@ def test_targets_are_judged_from_the_figures(small_report):
     assert short["timing"]["critical_path_ns"]["status"] == "SHORT"
 
 
+@SHARES_THE_RUN
 def test_printed_table_shows_the_json_figures(small_report):
     text, data, _ = small_report
     lines = text.splitlines()

@@ -234,6 +234,7 @@ def _base(pin):
     return (pin if isinstance(pin, str) else pin[0]).partition("[")[0]
 
 
+@pytest.mark.xdist_group("cell_models")     # one worker elaborates the models (the fixture), not both
 @pytest.mark.parametrize("name", MODELLED_CELLS)
 def test_cell_arcs_agree_with_the_yosys_cell_models(cell_models, name):
     model, cell = cell_models[name]

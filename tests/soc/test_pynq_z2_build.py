@@ -8,7 +8,7 @@ import pytest
 from soc import config
 from soc.firmware import image_words
 
-from board_runs import ROOT, Run, soc_command, toolchain_free_env
+from board_runs import LANES, ROOT, Run, soc_command, toolchain_free_env
 
 #: One worker runs every test of the session's board runs (pynq_z2_runs): they are built once.
 pytestmark = pytest.mark.xdist_group("pynq_z2")
@@ -25,12 +25,14 @@ def xdc_pins(run):
 @pytest.fixture(scope="module")
 def arduino_gateware(tmp_path_factory):
     """`--uart arduino` with the yosys+nextpnr toolchain: the gateware pass alone, in this process
-    (the two command-line runs already cover the firmware and the missing-toolchain exit)."""
+    (the two command-line runs already cover the firmware and the missing-toolchain exit), with the
+    runs' narrow peripheral (the pins do not depend on it)."""
     from litex.soc.integration.builder import Builder
     from boards import pynq_z2
+    from gateware.interface import PeripheralConfig
 
     build_dir = tmp_path_factory.mktemp("pynq_z2_arduino")
-    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino")
+    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino", montmul_config=PeripheralConfig(lanes=LANES))
     Builder(soc, output_dir=str(build_dir), compile_software=False, compile_gateware=False).build(run=False)
     return Run([], build_dir, 0, "", "")
 
