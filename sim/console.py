@@ -346,7 +346,16 @@ class Console:
                            f"no echo of the typed text {printable[:20]!r}")
 
     def wait_prompt(self, limit=None):
-        return self.expect(PROMPT, limit, "no prompt")
+        before = self.expect(PROMPT, limit, "no prompt")
+        self._idle()
+        return before
+
+    def _idle(self):
+        """At the prompt with nothing more printed: a transport that can pause its simulation until
+        the next typed byte (SocModelTransport.idle) does."""
+        idle = getattr(self.transport, "idle", None)
+        if idle is not None and self._pos == len(self.output):
+            idle()
 
     def _type_line(self, line):
         if len(line) > LINE_MAX:
@@ -371,6 +380,7 @@ class Console:
             nl = self.output.find("\n", self._pos)
             if nl < 0:                           # only the prompt is left
                 self.expect(PROMPT)
+                self._idle()
                 return
             text = self.output[self._pos:nl]
             self._pos = nl + 1

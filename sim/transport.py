@@ -9,6 +9,7 @@ import errno
 import os
 import re
 import selectors
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -62,6 +63,13 @@ class SocModelTransport:
         except (subprocess.TimeoutExpired, OSError, ValueError):
             return ""
         return f": {text.splitlines()[-1][:200]}" if text else ""
+
+    def idle(self):
+        """The console waits at its prompt and nothing is typed yet: the model stops clocking until the
+        next byte comes (sim/harness/main.cpp, SIGUSR1), so that a test's or a runner's own work does
+        not share its core with a simulation spinning in the firmware's wait for a key."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1)
 
     def write(self, data):
         try:

@@ -10,6 +10,13 @@
 // The model runs until $finish, SIGTERM/SIGINT or the end of its stdin; it then prints one line
 // `sim cycles=<n> seconds=<wall> ` on stderr (sim/transport.py reads it). Built with SIM_TRACE (the
 // `--trace` model), it also writes every signal to sim.vcd.
+//
+// SIGUSR1 asks it to wait for input: the host sends it when the console has printed its prompt and
+// nothing is typed yet (sim/transport.py). The model then stops clocking until stdin has a byte (or
+// ends), instead of simulating the firmware's wait for a key at full speed on a core another
+// simulation could use. No simulated cycle changes but the idle ones it does not run; `seconds` is
+// the wall time spent simulating, without those waits.
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,8 +37,11 @@
 namespace {
 
 volatile sig_atomic_t stop_requested = 0;
+volatile sig_atomic_t idle_requested = 0;
 
 void on_signal(int) { stop_requested = 1; }
+
+void on_idle_request(int) { idle_requested = 1; }
 
 // Typed bytes waiting for the SoC's UART, and bytes the SoC sent, waiting for stdout.
 struct Uart {
@@ -78,6 +88,14 @@ struct Uart {
         for (ssize_t i = 0; i < n; i++)
             rx[(rx_start + rx_len++) % RX_SIZE] = buf[i];
     }
+
+    // Blocks until stdin has a byte, ends, or a stop is requested: the host's idle request.
+    void wait_stdin() {
+        struct pollfd fd = {STDIN_FILENO, POLLIN, 0};
+        while (stdin_open && !rx_len && !stop_requested && poll(&fd, 1, -1) < 0 && errno == EINTR) {
+        }
+        poll_stdin();
+    }
 };
 
 }  // namespace
@@ -101,9 +119,11 @@ int main(int argc, char **argv) {
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGUSR1, on_idle_request);
 
     static Uart uart;
     auto started = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::duration waited{};
     uint64_t cycles = 0;
     top->sys_clk = 0;
     top->sim_trace = 0;
@@ -137,6 +157,12 @@ int main(int argc, char **argv) {
         if (++cycles % IO_INTERVAL == 0) {
             uart.flush_tx();
             uart.poll_stdin();
+            if (idle_requested) {
+                idle_requested = 0;
+                auto waiting = std::chrono::steady_clock::now();
+                uart.wait_stdin();
+                waited += std::chrono::steady_clock::now() - waiting;
+            }
             if (!uart.stdin_open && !uart.rx_len)
                 break;                      // nothing more will be typed: the session is over
         }
@@ -146,7 +172,7 @@ int main(int argc, char **argv) {
 #ifdef SIM_TRACE
     vcd->close();
 #endif
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started - waited).count();
     fprintf(stderr, "\nsim cycles=%llu seconds=%.3f\n", (unsigned long long)cycles, seconds);
     return 0;
 }
