@@ -15,7 +15,6 @@ pinned in pyproject.toml).
 """
 
 from amaranth.hdl import Fragment
-from amaranth.hdl._ast import Assign, Switch
 
 __all__ = ["split_comb", "simulation_fragment"]
 
@@ -33,19 +32,6 @@ def _drivers(fragment, table):
     return table
 
 
-def _read_signals(statement):
-    """The signals a comb statement reads (its right-hand sides, conditions and dynamic indices)."""
-    if isinstance(statement, Assign):
-        return list(statement.rhs._rhs_signals()) + list(statement.lhs._rhs_signals())
-    if isinstance(statement, Switch):
-        signals = list(statement.test._rhs_signals())
-        for _patterns, statements, _src_loc in statement.cases:
-            for inner in statements:
-                signals += _read_signals(inner)
-        return signals
-    return list(statement._rhs_signals())
-
-
 def _groups(statements, drivers):
     """The statements in groups: those that assign a common signal together (in their order), and those
     whose inputs come from the same driving fragments together (they would wake together anyway)."""
@@ -53,7 +39,8 @@ def _groups(statements, drivers):
     groups = []             # lists of (position, statement); None once merged into another
     for position, statement in enumerate(statements):
         keys = [id(signal) for signal in statement._lhs_signals()]
-        keys.append(frozenset(drivers.get(id(signal), "input") for signal in _read_signals(statement)))
+        # what a statement reads: right-hand sides, conditions, dynamic indices
+        keys.append(frozenset(drivers.get(id(signal), "input") for signal in statement._rhs_signals()))
         found = sorted({group_of[key] for key in keys if key in group_of})
         if found:
             number = found[0]
