@@ -6,8 +6,8 @@ import random
 import pytest
 
 from gateware import driver, model
-from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
-                                PeripheralConfig, bus_words)
+from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, SHORT_EXPONENT_BITS, Opcode,
+                                ErrorCode, PeripheralConfig, bus_words)
 from montmul_harness import twin, mont_ref, mont_exp_ref
 
 SMALL = PeripheralConfig(max_bits=256, lanes=4)
@@ -86,10 +86,19 @@ EXP_OPS = [Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED]
 def test_exp(op):
     """Results and cycles of each EXP with short and long exponents (EXP_WINDOW: 1-bit and 5-bit windows;
     EXP_FIXED: lengths that are and are not multiples of its window), at sizes that fill whole rows or
-    not."""
+    not.  EXP_LADDER takes two products per bit whatever its value, so its long exponents (41 and 48
+    bits) repeat the bit loop of the short ones: they run three patterns (all ones, top and bottom bit,
+    random), the short ones all."""
     cases = [(64, 9), (100, 24), (128, 25), (64, 41), (48, 48)]
     if op is Opcode.EXP_FIXED:
         cases = cases[1::2]             # its 2^k - 1 products of table make it slow to simulate
+
+    def patterns(rng, ebits):
+        every = exponents(rng, ebits)
+        if op is not Opcode.EXP_LADDER or ebits <= SHORT_EXPONENT_BITS + 1:
+            return every
+        top = 1 << (ebits - 1)
+        return [(1 << ebits) - 1, top | 1, rng.getrandbits(ebits) | top]
 
     async def scenario(d):
         rng = random.Random(int(op.value))
@@ -101,7 +110,7 @@ def test_exp(op):
             await d.load_modulus(n, size)
             a = rng.randrange(n)
             await d.write_slot(1, a, nw)
-            for e in exponents(rng, ebits):
+            for e in patterns(rng, ebits):
                 # junk above the exponent's bits must be ignored
                 await d.write_slot(2, e | rng.getrandbits(size * WORD_BITS) >> ebits << ebits, nw)
                 await d.write_slot(3, (1 << (WORD_BITS * size)) % n, nw)
@@ -288,10 +297,13 @@ def test_refusals():
 
 @pytest.mark.slow
 def test_default_config_cycles():
-    """The PYNQ-Z2 configuration: measured product cycles equal the model's; the 2048/4096-bit targets."""
+    """The PYNQ-Z2 configuration: a product's cycles measured by ``driver.mul_cycles`` equal the model's;
+    the 2048/4096-bit targets.  The Amaranth simulator measures 1024 bits (a whole row); the model's
+    counts at 2048 and 4096 bits are the RTL's as measured in Verilator (test_verilator.py's
+    test_default_config_rsa_2048), where a 4096-bit product costs milliseconds rather than seconds."""
     config = PeripheralConfig()
-    cycles = {bits: driver.mul_cycles(config, bits) for bits in (1024, 2048, 4096)}
-    assert cycles == {bits: model.mul_cycles(config, bits) for bits in cycles}
+    assert driver.mul_cycles(config, 1024) == model.mul_cycles(config, 1024)
+    cycles = {bits: model.mul_cycles(config, bits) for bits in (2048, 4096)}
     assert cycles[2048] <= 300 and cycles[4096] <= 1100, cycles
 
 
