@@ -214,16 +214,19 @@ def cpu_build_dir(cpu_type, cpu_variant):
 
 
 def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
-          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False):
+          montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False,
+          firmware_peers=None):
     """The SoC (with the peripheral unless `with_montmul` is false), its model and the firmware;
-    `trace`: the model that writes sim.vcd."""
+    `trace`: the model that writes sim.vcd; `firmware_peers`: soc.firmware.build's `peers` (None: the
+    peer libraries, fetched when missing)."""
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
     build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant)).resolve()
     # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
     with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
-        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace)
+        return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
+                      firmware_peers)
 
 
 def _timed(seconds, step, run):
@@ -261,7 +264,8 @@ def _compiled_model(gateware_dir, trace, log, what):
     return True
 
 
-def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace):
+def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
+           firmware_peers=None):
     gateware_dir = build_dir / "gateware"
     seconds = {}
     what = f"{cpu_type} {cpu_variant}"
@@ -273,7 +277,8 @@ def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, 
     log("[sim] building the firmware")
     started = time.monotonic()
     firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits,
-                                  extra_headers=firmware.soc_headers(montmul_config), cflags=firmware_cflags)
+                                  extra_headers=firmware.soc_headers(montmul_config), cflags=firmware_cflags,
+                                  peers=firmware_peers)
     firmware.write_init(firmware_bin, main_ram_init(gateware_dir), config.MAIN_RAM_SIZE)
     seconds["firmware"] = time.monotonic() - started
 
