@@ -19,6 +19,17 @@ def console(sim_soc):
     con.close()
 
 
+@pytest.fixture(scope="module")
+def shared_console(sim_soc):
+    """One booted SoC for a module's tests that leave nothing behind on it (no key set, only refused
+    commands or ones that take their operands on the line), in whatever order they run: a boot costs
+    more than most of those tests' commands."""
+    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=900)
+    con.wait_prompt()
+    yield con
+    con.close()
+
+
 @pytest.fixture(scope="session")
 def serial_boot_bench_512(sim_soc):
     """The firmware loaded by the BIOS's serial boot (litex_term's code, main RAM starting zeroed),

@@ -137,9 +137,9 @@ def test_a_row_that_never_came_back_is_an_error():
     ("", Error.USAGE),
     ("512:public:sw,,512:mul:sw", Error.USAGE),
 ])
-def test_bad_rows_entries_get_one_error_line(console, rows, code):
-    out = console.command(f"bench 512 rows={rows}")
+def test_bad_rows_entries_get_one_error_line(shared_console, rows, code):
+    out = shared_console.command(f"bench 512 rows={rows}")
     [line] = error_lines(out)
     assert error_code(line) == code
     assert not RESULT.parse_all(out)
-    assert protocol.RESULT.parse_all(console.command("bench hw 512 rows=512:mul:hw_seq"))   # carries on
+    assert protocol.RESULT.parse_all(shared_console.command("bench hw 512 rows=512:mul:hw_seq"))   # carries on

@@ -1,5 +1,6 @@
 """RSA in the simulated SoC: the benchmark's results, user keys and messages against Python, the
-`modexp` and `vectors` commands, and every kind of bad input the RSA commands refuse."""
+`modexp` and `vectors` commands, and every kind of bad input the RSA commands refuse. The tests that
+set no key share one booted SoC (shared_console); those that set one boot their own."""
 
 import random
 
@@ -127,26 +128,26 @@ def test_public_only_key_refuses_decrypt(console):
 
 
 @pytest.mark.parametrize("mod_bits", [33, 100, 512, 1025, 1030])
-def test_modexp_random_operands(console, mod_bits):
+def test_modexp_random_operands(shared_console, mod_bits):
     rng = random.Random(mod_bits)
     mod = rng.getrandbits(mod_bits) | (1 << (mod_bits - 1)) | 1
     base, exp = rng.randrange(mod), rng.getrandbits(mod_bits)
-    r = _comparison(console.command(f"modexp {base:x} {exp:x} {mod:x}"))
+    r = _comparison(shared_console.command(f"modexp {base:x} {exp:x} {mod:x}"))
     assert r["sw"] == r["hw"] == pow(base, exp, mod)
     assert r["match"] == "yes" and r["hw_cycles"] > 0 and r["sw_cycles"] > 0
 
 
-def test_modexp_edge_exponents(console):
+def test_modexp_edge_exponents(shared_console):
     mod = (1 << 127) - 1
     for base, exp in ((5, 0), (5, 1), (0, 7), (mod - 1, 2), (3, (1 << 127) - 1)):
-        r = _comparison(console.command(f"modexp {base:x} {exp:x} {mod:x}"))
+        r = _comparison(shared_console.command(f"modexp {base:x} {exp:x} {mod:x}"))
         assert r["hw"] == r["sw"] == pow(base, exp, mod), (base, exp)
 
 
-def test_modexp_on_pkcs1_vectors(console):
+def test_modexp_on_pkcs1_vectors(shared_console):
     key, cases = soc_keys.oaep_vectors()[1]          # the 1025-bit key
     c, em = cases[0]
-    r = _comparison(console.command(f"modexp {c:x} {key['d']:x} {key['n']:x}"))
+    r = _comparison(shared_console.command(f"modexp {c:x} {key['d']:x} {key['n']:x}"))
     assert r["hw"] == r["sw"] == em
 
 
@@ -180,18 +181,18 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("line,error", BAD_INPUTS, ids=[b[1].value + ":" + b[0][:20] for b in BAD_INPUTS])
-def test_bad_input_is_refused_and_console_stays_usable(console, line, error):
-    out = console.command(line)
+def test_bad_input_is_refused_and_console_stays_usable(shared_console, line, error):
+    out = shared_console.command(line)
     assert _error(out) is error
     if error is Error.USAGE:        # the usage shown is the one `help` lists
         command = line.split()[0]
         assert f'usage="{command} {protocol.COMMANDS[command][0]}"' in out
-    r = _comparison(console.command("modexp 3 5 7"))
+    r = _comparison(shared_console.command("modexp 3 5 7"))
     assert r["hw"] == r["sw"] == pow(3, 5, 7)
 
 
-def test_encrypt_without_key_is_refused(console):
-    assert _error(console.command("encrypt 12")) is Error.NO_KEY
+def test_encrypt_without_key_is_refused(shared_console):
+    assert _error(shared_console.command("encrypt 12")) is Error.NO_KEY
 
 
 def test_message_not_below_modulus_is_refused(console):
@@ -201,5 +202,5 @@ def test_message_not_below_modulus_is_refused(console):
         assert _error(console.command(f"encrypt {m:x}")) is Error.MESSAGE_NOT_BELOW_MODULUS
 
 
-def test_too_small_modulus_is_refused(console):
-    assert _error(console.command("key 8f 3")) is Error.BAD_KEY     # 143 = 11 * 13
+def test_too_small_modulus_is_refused(shared_console):
+    assert _error(shared_console.command("key 8f 3")) is Error.BAD_KEY     # 143 = 11 * 13
