@@ -41,13 +41,13 @@ class _Host(litex_term.LiteXTerm):
     """`LiteXTerm` without its terminal: its constructor takes over stdin (a tty) and SIGINT, which a
     script or a test does not have. Everything else, the serial-boot protocol included, is litex_term's."""
 
-    def __init__(self, port, images, address, in_flight, length):
+    def __init__(self, port, images, address, in_flight):
         self.port = _WaitingPort(port)
         self.mem_regions = {str(path): f"0x{start:08x}" for path, start in images}
         self.boot_address = f"0x{address:08x}"
-        self.safe = True            # no calibration (timing a board's UART)
+        self.safe = True            # no calibration (timing a board's UART); frames of 64 bytes
         self.delay = 0
-        self.length = length
+        self.length = 64
         self.outstanding = in_flight
 
 
@@ -92,7 +92,7 @@ def loaded_parts(firmware_bin, address=config.MAIN_RAM_BASE):
     table, entry_size, count = header[5], header[9], header[10]
     parts = []
     for i in range(count):
-        kind, _, vaddr, paddr, file_size, *_ = _PROGRAM_HEADER.unpack_from(elf, table + i * entry_size)
+        kind, _, _, paddr, file_size, *_ = _PROGRAM_HEADER.unpack_from(elf, table + i * entry_size)
         if kind == _PT_LOAD and file_size:
             offset = paddr - address
             if not 0 <= offset <= len(image) - file_size:
@@ -106,15 +106,15 @@ def loaded_parts(firmware_bin, address=config.MAIN_RAM_BASE):
     return parts
 
 
-def upload_firmware(port, firmware_bin, address=config.MAIN_RAM_BASE, in_flight=0, timeout=120.0, log=None,
-                    length=64):
+def upload_firmware(port, firmware_bin, address=config.MAIN_RAM_BASE, in_flight=0, timeout=120.0, log=None):
     """Answers the BIOS's serial-boot request on the pyserial `port`: uploads the loaded parts of
-    `firmware_bin` (`loaded_parts`) to `address` and jumps to it. `in_flight`: frames sent ahead of their acknowledgements (litex_term:
-    0 with `--safe`, else 128 after a calibration that times a board's UART). The simulated UART
-    has no such timing to calibrate, and the BIOS loses bytes when a second frame arrives while it
-    handles one (measured: CRC errors with 1 and with 16 frames ahead), so the default is `--safe`'s.
-    `length`: a frame's payload, its 4 address bytes included (litex_term's with `--safe`). Returns the seconds the upload and jump
-    took. `log` receives litex_term's messages (default: dropped)."""
+    `firmware_bin` (`loaded_parts`) to `address` and jumps to it. `in_flight`: frames sent ahead of
+    their acknowledgements (litex_term: 0 with `--safe`, else 128 after a calibration that times a
+    board's UART). The simulated UART has no such timing to calibrate, and the BIOS loses bytes when
+    a second frame arrives while it handles one (measured: CRC errors with 1 and with 16 frames
+    ahead), so the default is `--safe`'s, as are the frames' 64 bytes (with 255, one try got the
+    BIOS's frame-timeout error). Returns the seconds the upload and jump took. `log` receives
+    litex_term's messages (default: dropped)."""
     from sim.transport import ConsoleError
     with tempfile.TemporaryDirectory(prefix="serial-boot-") as parts_dir:
         images = []
@@ -122,7 +122,7 @@ def upload_firmware(port, firmware_bin, address=config.MAIN_RAM_BASE, in_flight=
             path = Path(parts_dir) / f"part-{start:08x}.bin"
             path.write_bytes(data)
             images.append((path, start))
-        host = _Host(port, images, address, in_flight, length)
+        host = _Host(port, images, address, in_flight)
         saved = port.timeout
         port.timeout = timeout                  # litex_term reads its acknowledgements blocking
         started = time.monotonic()
