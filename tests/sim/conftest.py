@@ -47,7 +47,7 @@ def serial_boot_bench_512(sim_soc, tmp_path_factory):
     loaded by the BIOS's serial boot (litex_term's code), then on that firmware, through the port,
     `python -m sim --bench --sizes 512 --port` (one whole 512-bit benchmark, every row in one `bench`
     command) and `python -m sim --run "help; info" --port`. Shared by the serial-boot and serial-port
-    tests (tests/sim/test_serial.py) and the parallel runner's (tests/sim/test_bench_split.py), which
+    bench tests (tests/sim/test_serial.py) and the parallel runner's (tests/sim/test_bench_split.py), which
     compares its split run with this run's counts, in the order the firmware printed them (the bench's
     progress lines). All are in xdist_group "bench_512" (one worker)."""
     from sim import serial_boot

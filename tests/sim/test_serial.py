@@ -22,6 +22,7 @@ import serial
 
 from sim import serial_boot
 from sim.console import LINE_MAX, Console, ConsoleError
+from sim.pty_uart import SimulatedSerialPort
 from sim.transport import SocModelTransport, TransportError, open_serial
 from soc import config
 from soc import console_protocol as protocol
@@ -89,17 +90,18 @@ def _fake(mode):
 
 # The simulated SoC as a serial device ----------------------------------------------------------------
 
-@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
-def test_run_over_a_serial_port(serial_boot_bench_512):
-    """`--run` at the port of the SoC the serial boot started (tests/sim/conftest.py, serial_boot_bench_512)."""
-    result = serial_boot_bench_512["run"]
+def test_run_over_a_serial_port(sim_soc):
+    """A simulation started by the port's opening: the runner answers the BIOS's serial-boot request
+    (a jump to the preloaded firmware) before it finds the prompt."""
+    with SimulatedSerialPort(sim_soc) as device:
+        result = _sim("--quiet", "--run", "help; info", "--port", device)
     assert result.returncode == 0, result.stderr
     assert "Commands:" in result.stdout
     [soc] = protocol.INFO_SOC.parse_all(result.stdout)
     assert soc["main_ram_bytes"] == config.MAIN_RAM_SIZE
 
 
-@pytest.mark.xdist_group("bench_512")
+@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
 def test_bench_over_a_serial_port_records_where_it_ran(serial_boot_bench_512):
     """`--bench --sizes 512` at the port of the SoC the serial boot started (serial_boot_bench_512)."""
     result, device, out_dir = (serial_boot_bench_512[k] for k in ("bench", "device", "out_dir"))
