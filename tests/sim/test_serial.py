@@ -115,6 +115,18 @@ def test_bench_over_a_serial_port_records_where_it_ran(serial_boot_bench_512):
     assert (out_dir / "results.png").stat().st_size > 0
 
 
+def test_the_serial_boot_sends_the_image_but_the_zeros_of_its_bss(sim_soc):
+    """What upload_firmware sends: the image's bytes at their places, the .bss between its parts left
+    out (zeros in the image, cleared by crt0)."""
+    image = Path(sim_soc.firmware_bin).read_bytes()
+    parts = serial_boot.loaded_parts(sim_soc.firmware_bin)
+    rebuilt = bytearray(len(image))
+    for start, data in parts:
+        rebuilt[start - config.MAIN_RAM_BASE:start - config.MAIN_RAM_BASE + len(data)] = data
+    assert rebuilt == image
+    assert len(parts) >= 2 and sum(len(data) for _, data in parts) < len(image)
+
+
 @pytest.mark.xdist_group("bench_512")
 def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc, serial_boot_bench_512):
     """Main RAM starts zeroed: the only firmware the BIOS can run is the one litex_term's upload sends
