@@ -150,12 +150,12 @@ def edge_messages(n):
 
 
 def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
-         impls=tuple(protocol.IMPLS), ops=OPS):
+         impls=tuple(protocol.IMPLS), ops=OPS, slow=SLOW):
     """(keys, jobs): the keys to set and the measurements, grouped into jobs of one key and one
     message each (the (impl, op) pairs measured on that message). keys[0] serves one_key and
-    fixed_vs_random. With `slow_messages`, the SLOW rows run on that many messages of each case
-    only, shared evenly between the case's t-test groups; the jobs holding them come first, so
-    that the simulations finish together."""
+    fixed_vs_random. With `slow_messages`, the `slow` rows ((impl, op) pairs, SLOW unless told)
+    run on that many messages of each case only, shared evenly between the case's t-test groups;
+    the jobs holding them come first, so that the simulations finish together."""
     rng = random.Random(f"{seed}-{bits}-messages")
     key_list = [make_key(bits, f"{seed}-one-key")] + [make_key(bits, f"{seed}-key-{i}") for i in range(keys)]
     n = key_list[0]["n"]
@@ -168,7 +168,7 @@ def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=N
         messages_of += [("fixed_vs_random", 0, fixed, "fixed"), ("fixed_vs_random", 0, rng.randrange(n), "random")]
     messages_of += [("keys", i, rng.randrange(key_list[i]["n"]), "") for i in range(1, keys + 1)]
 
-    slow = [True] * len(messages_of)
+    with_slow_rows = [True] * len(messages_of)
     if slow_messages is not None:
         for case, groups in T_GROUPS.items():
             groups = groups or ("",)
@@ -176,12 +176,12 @@ def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=N
                 quota = slow_messages // len(groups) + (rank < slow_messages % len(groups))
                 indices = [i for i, (c, _, _, g) in enumerate(messages_of) if (c, g) == (case, group)]
                 for i in indices[quota:]:
-                    slow[i] = False
+                    with_slow_rows[i] = False
     jobs = []
-    for (case, key, message, group), with_slow in zip(messages_of, slow):
+    for (case, key, message, group), with_slow in zip(messages_of, with_slow_rows):
         jobs.append([Measurement(case, key, message, group, impl, op) for impl in impls for op in ops
-                     if with_slow or (impl, op) not in SLOW])
-    jobs.sort(key=lambda job: not any((m.impl, m.op) in SLOW for m in job))        # stable
+                     if with_slow or (impl, op) not in slow])
+    jobs.sort(key=lambda job: not any((m.impl, m.op) in slow for m in job))        # stable
     return key_list, jobs
 
 
@@ -302,7 +302,7 @@ def soc_info(build):
 
 
 def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc, command, simulations,
-                seconds, slow_messages=None):
+                seconds, slow_messages=None, slow=SLOW):
     """The report (a JSON-ready dict) of measured `samples` and `wrong` results (see `measure`)."""
     rows = [summarize(case, impl, op, samples[(case, impl, op)])
             for case in CASES for op in OPS for impl in protocol.IMPLS if (case, impl, op) in samples]
@@ -322,7 +322,7 @@ def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc
             "fixed_vs_random": {"what": CASES["fixed_vs_random"], "keys": 1, "messages": 2 * pairs,
                                 "t": "fixed vs random message"},
         },
-        "slow_rows": [f"{op} {impl}" for impl, op in SLOW] if slow_messages is not None else [],
+        "slow_rows": [f"{op} {impl}" for impl, op in slow] if slow_messages is not None else [],
         "slow_messages": slow_messages,
         "key_count": 1 + keys,
         "message_count": messages + 2 * pairs + keys,
@@ -413,15 +413,17 @@ def histogram(report, path):
 
 
 def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
-        simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None, bare=None):
+        simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None, bare=None, slow=SLOW):
     """Plans, measures and writes report.{json,md} and histogram.png to `out_dir`; returns the
-    report. `bare`: the SoC without the peripheral (sim.build.build_bare) for the software rows. A
-    wrong result or a leak is in the report, not raised: `check(report)` raises for them."""
+    report. `bare`: the SoC without the peripheral (sim.build.build_bare) for the software rows;
+    `slow`: the rows `slow_messages` limits (see `plan`). A wrong result or a leak is in the report,
+    not raised: `check(report)` raises for them."""
     started = time.monotonic()
-    key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages)
+    key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages, slow=slow)
     samples, wrong = measure(build, key_list, job_list, simulations, timeout, progress, bare)
     report = make_report(
         samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs, slow_messages=slow_messages,
+        slow=slow,
         edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
         command=command or (f"python -m sim --leak --bits {bits} --messages {messages} --keys {keys} "
                             f"--pairs {pairs}"),

@@ -1,7 +1,14 @@
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from sim import build as sim_build
 from sim.console import SimConsole
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
@@ -19,12 +26,30 @@ def console(sim_soc):
     con.close()
 
 
+@pytest.fixture(scope="module")
+def shared_console(sim_soc):
+    """One booted SoC for a module's tests that leave nothing behind on it (no key set, only refused
+    commands or ones that take their operands on the line), in whatever order they run: a boot costs
+    more than most of those tests' commands."""
+    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=900)
+    con.wait_prompt()
+    yield con
+    con.close()
+
+
+#: A line of `python -m sim --bench`'s progress (stderr) for a row that came back, in the order it did.
+BENCH_PROGRESS_ROW = re.compile(r"\] RSA-(\d+) +(\S+) +(\S+) +([\d,]+) cycles (ok|MISMATCH)$", re.M)
+
+
 @pytest.fixture(scope="session")
-def serial_boot_bench_512(sim_soc):
-    """The firmware loaded by the BIOS's serial boot (litex_term's code, main RAM starting zeroed),
-    then `help`, `bench 512` and `info` on it: one whole 512-bit benchmark, shared by the serial-boot
-    test (tests/sim/test_serial.py) and the parallel runner's (tests/sim/test_bench_split.py), which
-    compares its split run with these counts. Both tests are in xdist_group "bench_512" (one worker)."""
+def serial_boot_bench_512(sim_soc, tmp_path_factory):
+    """One simulated SoC behind a serial port (sim/pty_uart.py), main RAM starting zeroed: the firmware
+    loaded by the BIOS's serial boot (litex_term's code), then on that firmware, through the port,
+    `python -m sim --bench --sizes 512 --port` (one whole 512-bit benchmark, every row in one `bench`
+    command) and `python -m sim --run "help; info" --port`. Shared by the serial-boot and serial-port
+    bench tests (tests/sim/test_serial.py) and the parallel runner's (tests/sim/test_bench_split.py), which
+    compares its split run with this run's counts, in the order the firmware printed them (the bench's
+    progress lines). All are in xdist_group "bench_512" (one worker)."""
     from sim import serial_boot
     from sim.console import Console
     from sim.pty_uart import SimulatedSerialPort
@@ -36,14 +61,21 @@ def serial_boot_bench_512(sim_soc):
     def boot(transport):
         uploads.append(serial_boot.upload_firmware(transport.port, sim_soc.firmware_bin))
 
+    def sim(*args):
+        return subprocess.run([sys.executable, "-m", "sim", *args, "--port", device, "--answer-timeout", "60"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900)
+
+    out_dir = tmp_path_factory.mktemp("bench-serial")
     with SimulatedSerialPort(sim_soc, empty_ram=True) as device:
         con = Console(SerialTransport(device, config.UART_BAUDRATE), timeout=900, boot=boot)
         try:
             con.wait_prompt()
             boot_output = con.output
-            help_text = con.command("help")
-            bench = con.command("bench 512")
-            info = con.command("info")
         finally:
-            con.close()
-    return {"uploads": uploads, "boot_output": boot_output, "help": help_text, "bench": bench, "info": info}
+            con.close()             # the model runs on; the next client finds the firmware's prompt
+        bench = sim("--bench", "--sizes", "512", "--out-dir", str(out_dir))
+        run = sim("--quiet", "--run", "help; info")
+    arrived = [(int(bits), op, impl, int(cycles.replace(",", "")), int(ok == "ok"))
+               for bits, op, impl, cycles, ok in BENCH_PROGRESS_ROW.findall(bench.stderr)]
+    return {"device": device, "uploads": uploads, "boot_output": boot_output, "bench": bench, "arrived": arrived,
+            "out_dir": out_dir, "run": run}

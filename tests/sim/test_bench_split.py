@@ -5,6 +5,7 @@ gate (simulation only) changes no count either. Plus the plan itself and the fir
 bad `rows=` entries."""
 
 import io
+import json
 
 import pytest
 
@@ -85,11 +86,14 @@ def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc, every_hw_row
 @pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
 def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(sim_soc, bare_soc, serial_boot_bench_512):
     """The whole 512-bit benchmark dealt to two simulations (the SoC without the peripheral for the
-    software rows) against one `bench 512` on the SoC with it (the serial-boot test's, the same firmware
-    image: tests/sim/conftest.py): the same rows, order and counts."""
-    out = serial_boot_bench_512["bench"]
-    assert not error_lines(out), out
-    serial = [(r["bits"], r["op"], r["impl"], r["cycles"], r["ok"]) for r in RESULT.parse_all(out)]
+    software rows) against one `bench 512` of every row on the SoC with it (the serial-port test's, the
+    same firmware image: tests/sim/conftest.py): the same rows, in the order the firmware printed them,
+    and counts."""
+    bench_run = serial_boot_bench_512["bench"]
+    assert bench_run.returncode == 0, bench_run.stderr
+    serial = serial_boot_bench_512["arrived"]
+    recorded = json.loads((serial_boot_bench_512["out_dir"] / "results.json").read_text())["results"]
+    assert [(r["bits"], r["op"], r["impl"], r["cycles"], int(r["ok"])) for r in recorded] == serial
     results, missing, records = bench.run_simulations({True: sim_soc, False: bare_soc}, [512], simulations=2,
                                                       timeout=900, progress=io.StringIO())
     assert not missing
@@ -137,9 +141,9 @@ def test_a_row_that_never_came_back_is_an_error():
     ("", Error.USAGE),
     ("512:public:sw,,512:mul:sw", Error.USAGE),
 ])
-def test_bad_rows_entries_get_one_error_line(console, rows, code):
-    out = console.command(f"bench 512 rows={rows}")
+def test_bad_rows_entries_get_one_error_line(shared_console, rows, code):
+    out = shared_console.command(f"bench 512 rows={rows}")
     [line] = error_lines(out)
     assert error_code(line) == code
     assert not RESULT.parse_all(out)
-    assert protocol.RESULT.parse_all(console.command("bench hw 512 rows=512:mul:hw_seq"))   # carries on
+    assert protocol.RESULT.parse_all(shared_console.command("bench hw 512 rows=512:mul:hw_seq"))   # carries on

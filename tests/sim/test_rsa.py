@@ -1,5 +1,7 @@
 """RSA in the simulated SoC: the benchmark's results, user keys and messages against Python, the
-`modexp` and `vectors` commands, and every kind of bad input the RSA commands refuse."""
+`modexp` and `vectors` commands, and every kind of bad input the RSA commands refuse. The tests that
+set no key share one booted SoC (shared_console); those that set one boot their own, but for the two
+that share one run of `vectors` (vectors_under_a_user_key)."""
 
 import random
 
@@ -107,15 +109,35 @@ def test_time_refuses_bad_input(console):
     assert r["result"] == pow(0x12, key["e"], key["n"])
 
 
-def test_user_key_outlives_the_built_in_commands(console):
-    """`vectors` and `bench` set up keys of their own; the user's key stays usable."""
+@pytest.fixture(scope="module")
+def vectors_under_a_user_key(sim_soc):
+    """`vectors 0 1` on a console where the user has set a key of their own, then that key used:
+    (the user's key, the vectors' output, encrypt 1234's and decrypt's output), for the two tests
+    below (one worker runs them: xdist_group), one run of the vectors (20 s of simulation) instead
+    of one each."""
+    from sim.console import SimConsole
     key = soc_keys.generate_key(512, seed="test-user-key-kept")
     n, e, d, p, q = (key[k] for k in ("n", "e", "d", "p", "q"))
-    console.command(f"key {n:x} {e:x} {d:x} {p:x} {q:x}")
-    assert protocol.VECTORS_DONE.parse_all(console.command("vectors 0")) == [{"vectors": 1, "passed": 1}]
-    enc = _comparison(console.command("encrypt 1234"))
-    assert enc["sw"] == enc["hw"] == pow(0x1234, e, n)
-    assert _comparison(console.command(f"decrypt {enc['sw']:x}"))["hw"] == 0x1234
+    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=1800)
+    try:
+        con.wait_prompt()
+        con.command(f"key {n:x} {e:x} {d:x} {p:x} {q:x}")
+        vectors = con.command("vectors 0 1")
+        encrypted = con.command("encrypt 1234")
+        decrypted = con.command(f"decrypt {_comparison(encrypted)['sw']:x}")
+    finally:
+        con.close()
+    return key, vectors, encrypted, decrypted
+
+
+@pytest.mark.xdist_group("rsa_vectors")
+def test_user_key_outlives_the_built_in_commands(vectors_under_a_user_key):
+    """`vectors` and `bench` set up keys of their own; the user's key stays usable."""
+    key, vectors, encrypted, decrypted = vectors_under_a_user_key
+    assert protocol.VECTORS_DONE.parse_all(vectors) == [{"vectors": 2, "passed": 2}]
+    enc = _comparison(encrypted)
+    assert enc["sw"] == enc["hw"] == pow(0x1234, key["e"], key["n"])
+    assert _comparison(decrypted)["hw"] == 0x1234
 
 
 def test_public_only_key_refuses_decrypt(console):
@@ -127,32 +149,34 @@ def test_public_only_key_refuses_decrypt(console):
 
 
 @pytest.mark.parametrize("mod_bits", [33, 100, 512, 1025, 1030])
-def test_modexp_random_operands(console, mod_bits):
+def test_modexp_random_operands(shared_console, mod_bits):
     rng = random.Random(mod_bits)
     mod = rng.getrandbits(mod_bits) | (1 << (mod_bits - 1)) | 1
     base, exp = rng.randrange(mod), rng.getrandbits(mod_bits)
-    r = _comparison(console.command(f"modexp {base:x} {exp:x} {mod:x}"))
+    r = _comparison(shared_console.command(f"modexp {base:x} {exp:x} {mod:x}"))
     assert r["sw"] == r["hw"] == pow(base, exp, mod)
     assert r["match"] == "yes" and r["hw_cycles"] > 0 and r["sw_cycles"] > 0
 
 
-def test_modexp_edge_exponents(console):
+def test_modexp_edge_exponents(shared_console):
     mod = (1 << 127) - 1
     for base, exp in ((5, 0), (5, 1), (0, 7), (mod - 1, 2), (3, (1 << 127) - 1)):
-        r = _comparison(console.command(f"modexp {base:x} {exp:x} {mod:x}"))
+        r = _comparison(shared_console.command(f"modexp {base:x} {exp:x} {mod:x}"))
         assert r["hw"] == r["sw"] == pow(base, exp, mod), (base, exp)
 
 
-def test_modexp_on_pkcs1_vectors(console):
+def test_modexp_on_pkcs1_vectors(shared_console):
     key, cases = soc_keys.oaep_vectors()[1]          # the 1025-bit key
     c, em = cases[0]
-    r = _comparison(console.command(f"modexp {c:x} {key['d']:x} {key['n']:x}"))
+    r = _comparison(shared_console.command(f"modexp {c:x} {key['d']:x} {key['n']:x}"))
     assert r["hw"] == r["sw"] == em
 
 
-def test_vectors_command_passes(console):
-    # Two of the ten keys (1024 and 1025 bits) keep the test short; `vectors` alone runs them all.
-    out = console.command("vectors 0 1")
+@pytest.mark.xdist_group("rsa_vectors")
+def test_vectors_command_passes(vectors_under_a_user_key):
+    # Two of the ten keys (1024 and 1025 bits) keep the test short; `vectors` alone runs them all. The
+    # user's key set before them changes nothing of theirs (they set up their own).
+    out = vectors_under_a_user_key[1]
     lines = protocol.VECTOR.parse_all(out)
     assert [(v["vector"], v["bits"]) for v in lines] == [(0, 1024), (1, 1025)]
     assert all(v["ok"] == 1 for v in lines)
@@ -180,18 +204,18 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("line,error", BAD_INPUTS, ids=[b[1].value + ":" + b[0][:20] for b in BAD_INPUTS])
-def test_bad_input_is_refused_and_console_stays_usable(console, line, error):
-    out = console.command(line)
+def test_bad_input_is_refused_and_console_stays_usable(shared_console, line, error):
+    out = shared_console.command(line)
     assert _error(out) is error
     if error is Error.USAGE:        # the usage shown is the one `help` lists
         command = line.split()[0]
         assert f'usage="{command} {protocol.COMMANDS[command][0]}"' in out
-    r = _comparison(console.command("modexp 3 5 7"))
+    r = _comparison(shared_console.command("modexp 3 5 7"))
     assert r["hw"] == r["sw"] == pow(3, 5, 7)
 
 
-def test_encrypt_without_key_is_refused(console):
-    assert _error(console.command("encrypt 12")) is Error.NO_KEY
+def test_encrypt_without_key_is_refused(shared_console):
+    assert _error(shared_console.command("encrypt 12")) is Error.NO_KEY
 
 
 def test_message_not_below_modulus_is_refused(console):
@@ -201,5 +225,5 @@ def test_message_not_below_modulus_is_refused(console):
         assert _error(console.command(f"encrypt {m:x}")) is Error.MESSAGE_NOT_BELOW_MODULUS
 
 
-def test_too_small_modulus_is_refused(console):
-    assert _error(console.command("key 8f 3")) is Error.BAD_KEY     # 143 = 11 * 13
+def test_too_small_modulus_is_refused(shared_console):
+    assert _error(shared_console.command("key 8f 3")) is Error.BAD_KEY     # 143 = 11 * 13

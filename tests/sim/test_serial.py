@@ -91,6 +91,8 @@ def _fake(mode):
 # The simulated SoC as a serial device ----------------------------------------------------------------
 
 def test_run_over_a_serial_port(sim_soc):
+    """A simulation started by the port's opening: the runner answers the BIOS's serial-boot request
+    (a jump to the preloaded firmware) before it finds the prompt."""
     with SimulatedSerialPort(sim_soc) as device:
         result = _sim("--quiet", "--run", "help; info", "--port", device)
     assert result.returncode == 0, result.stderr
@@ -99,37 +101,51 @@ def test_run_over_a_serial_port(sim_soc):
     assert soc["main_ram_bytes"] == config.MAIN_RAM_SIZE
 
 
-def test_bench_over_a_serial_port_records_where_it_ran(sim_soc, tmp_path):
-    with SimulatedSerialPort(sim_soc) as device:
-        result = _sim("--quiet", "--bench", "--sizes", "512", "--port", device, "--out-dir", str(tmp_path))
+@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
+def test_bench_over_a_serial_port_records_where_it_ran(serial_boot_bench_512):
+    """`--bench --sizes 512` at the port of the SoC the serial boot started (serial_boot_bench_512)."""
+    result, device, out_dir = (serial_boot_bench_512[k] for k in ("bench", "device", "out_dir"))
     assert result.returncode == 0, result.stderr
-    data = json.loads((tmp_path / "results.json").read_text())
+    data = json.loads((out_dir / "results.json").read_text())
     assert data["source"] == {"transport": "serial", "port": device, "baud": config.UART_BAUDRATE}
     assert data["soc"]["sys_clk_hz"] == config.SYS_CLK_FREQ
     assert {(r["op"], r["impl"]) for r in data["results"]} == set(protocol.bench_rows())
     assert all(r["ok"] for r in data["results"])
-    assert f"board on {device}" in (tmp_path / "results.md").read_text()
-    assert (tmp_path / "results.png").stat().st_size > 0
+    assert f"board on {device}" in (out_dir / "results.md").read_text()
+    assert (out_dir / "results.png").stat().st_size > 0
 
 
-@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
+def test_the_serial_boot_sends_the_image_but_the_zeros_of_its_bss(sim_soc):
+    """What upload_firmware sends: the image's bytes at their places, the .bss between its parts left
+    out (zeros in the image, cleared by crt0)."""
+    image = Path(sim_soc.firmware_bin).read_bytes()
+    parts = serial_boot.loaded_parts(sim_soc.firmware_bin)
+    rebuilt = bytearray(len(image))
+    for start, data in parts:
+        rebuilt[start - config.MAIN_RAM_BASE:start - config.MAIN_RAM_BASE + len(data)] = data
+    assert rebuilt == image
+    assert len(parts) >= 2 and sum(len(data) for _, data in parts) < len(image)
+
+
+@pytest.mark.xdist_group("bench_512")
 def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc, serial_boot_bench_512):
     """Main RAM starts zeroed: the only firmware the BIOS can run is the one litex_term's upload sends
     (the boot and the session after it: tests/sim/conftest.py, serial_boot_bench_512)."""
     run = serial_boot_bench_512
     assert len(run["uploads"]) == 1
     assert "Booting from serial" in run["boot_output"] and "Timeout" not in run["boot_output"]
-    assert "Commands:" in run["help"]
-    results = [r for r in (protocol.RESULT.parse(line) for line in run["bench"].splitlines()) if r]
-    [stack] = protocol.INFO_STACK.parse_all(run["info"])
-    assert {(r["op"], r["impl"]) for r in results} == set(protocol.bench_rows())
-    assert all(r["ok"] == 1 for r in results)
+    assert "Commands:" in run["run"].stdout
+    results = run["arrived"]
+    [stack] = protocol.INFO_STACK.parse_all(run["run"].stdout)
+    assert {(op, impl) for _, op, impl, *_ in results} == set(protocol.bench_rows())
+    assert all(ok == 1 for *_, ok in results)
     # Every implementation has run: the deepest stack of the benchmark fits the reserve the linker
     # checks (the board's image has no more than that above its bss).
     assert 0 < stack["stack_used"] <= config.STACK_SIZE <= stack["stack_bytes"]
     print(f"stack: {stack['stack_used']} of {stack['stack_bytes']} bytes used after bench 512")
-    size = Path(sim_soc.firmware_bin).stat().st_size
-    print(f"serial boot: {size} bytes uploaded and started in {run['uploads'][0]:.1f} s")
+    sent = sum(len(data) for _, data in serial_boot.loaded_parts(sim_soc.firmware_bin))
+    print(f"serial boot: {sent} of {Path(sim_soc.firmware_bin).stat().st_size} bytes (the loaded parts) "
+          f"uploaded and started in {run['uploads'][0]:.1f} s")
 
 
 # Clear errors at the port ------------------------------------------------------------------------------
