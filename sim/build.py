@@ -323,6 +323,7 @@ def build_bare(main, log=print, trace=False):
             raise ProjectError(f"the SoC without the peripheral has another CSR map than {display_path(main.build_dir)}'s: "
                                "the same firmware image cannot run on both")
         rebuilt = _timed(seconds, "verilator", lambda: _compiled_model(gateware_dir, trace, log, what))
-        shutil.copyfile(main_ram_init(main.gateware_dir), main_ram_init(gateware_dir))
+        # Rewritten only when it changed, and whole: another simulation of this SoC may be starting.
+        firmware.write_init(main.firmware_bin, main_ram_init(gateware_dir), config.MAIN_RAM_SIZE)
         return SimBuild(bare_dir, gateware_dir, main.firmware_bin, model_path(gateware_dir, trace), rebuilt,
                         {**main.soc_info, "peripheral": False}, seconds, peripheral=False)

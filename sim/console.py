@@ -306,20 +306,27 @@ class Console:
         while not until():
             now = time.monotonic()
             if now >= self.deadline:
-                raise ConsoleError(f"time limit of {self.timeout:.0f} s passed")
+                raise ConsoleError(f"time limit of {self.timeout:.0f} s passed{self._last_output()}")
             if limit_at is not None and now >= limit_at:
-                raise ConsoleError(f"the firmware stopped answering: {waiting_for} in {limit:.0f} s")
+                raise ConsoleError(f"the firmware stopped answering: {waiting_for} in {limit:.0f} s{self._last_output()}")
             wait = min(self.deadline, limit_at or self.deadline) - now
             data = self.transport.read(min(wait, 1.0))
             if not data:
                 continue
             self.output += data.decode("ascii", errors="replace").replace("\r", "")
+            if self._boot is not None and BIOS_PROMPT in self.output[-len(data) - len(BIOS_PROMPT):]:
+                raise ConsoleError(f"the BIOS did not start the firmware: it gave its own prompt{self._last_output()}")
             if self._boot is not None:
                 found = self.output.find(serial_boot.REQUEST, self._boot_scan)
                 self._boot_scan = max(self._boot_scan, len(self.output) - len(serial_boot.REQUEST))
                 if found >= 0:
                     self._boot(self.transport)
                     self._boot_scan = found + len(serial_boot.REQUEST)
+
+    def _last_output(self):
+        """The end of what the console printed last, for an error message."""
+        tail = self.output[-300:].strip()
+        return f"; it printed last: {tail!r}" if tail else "; it printed nothing"
 
     def expect(self, text, limit=None, waiting_for=None):
         """Waits for `text` after what was consumed so far; returns the output before it."""

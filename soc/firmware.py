@@ -6,6 +6,7 @@ build-time headers (the peripheral's command encoding, the benchmark keys, share
 written first, and a firmware-only change then rebuilds only the firmware.
 """
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -18,9 +19,13 @@ FIRMWARE_DIR = ROOT / "firmware"
 
 
 def _write_if_changed(path, text):
+    """Writes `text` to `path` unless it holds it already; whole or not at all (a new file renamed
+    over the old), since a simulation starting meanwhile may be reading it (a `.init` file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        partial.write_text(text)
+        os.replace(partial, path)
 
 
 def generated_headers(max_bits):
