@@ -21,6 +21,7 @@ AnswerErrors, so a caller can tell a firmware that answered wrongly from one tha
 sim/keygen.py) type and parse nothing themselves.
 """
 
+import contextlib
 import dataclasses
 import time
 from typing import ClassVar
@@ -497,6 +498,18 @@ class Console:
 
     def close(self):
         self.transport.close()
+
+
+@contextlib.contextmanager
+def booted(build, timeout=600.0, model_args=()):
+    """`with booted(build) as console:` a SimConsole on `build` (a sim.build.SimBuild), at its first
+    prompt; closed on leaving."""
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout, model_args=model_args)
+    try:
+        console.wait_prompt()
+        yield console
+    finally:
+        console.close()
 
 
 class SimConsole(Console):

@@ -44,13 +44,9 @@ MESSAGE = bytes(range(64))
 
 @pytest.fixture(scope="module")
 def console(sim_soc):
-    from sim.console import SimConsole
-    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=900)
-    try:
-        con.wait_prompt()
+    from sim.console import booted
+    with booted(sim_soc, timeout=900) as con:
         yield con
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")
@@ -229,22 +225,16 @@ def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
 
 
 # ---- on the simulated SoC (after the host side: the module's console, booted by the first of these, is
-# closed at the module's end, and a booted model simulates at full speed while it waits) ----
+# closed at the module's end) ----
 
 def test_one_seed_gives_the_same_key_on_every_implementation(sim_soc, request):
     """sw takes 42.4 M cycles at 512 bits from SEED (0102: 94.0 M; hw_seq 2.4 M, hw_cpu 2.8 M): once, on the
     SoC without the peripheral (the same firmware image, simulated faster). The first of the tests on the
-    device, and it boots the whole SoC (`generated`) only after: a booted model simulates at full speed
-    while it waits at the prompt, so no model waits while another one works."""
+    device; it boots the whole SoC (`generated`) after."""
     from sim import build as sim_build
-    from sim.console import SimConsole
-    bare = sim_build.build_bare(sim_soc, log=lambda msg: None)
-    con = SimConsole(bare.model, bare.gateware_dir, timeout=900)
-    try:
-        con.wait_prompt()
+    from sim.console import booted
+    with booted(sim_build.build_bare(sim_soc, log=lambda msg: None), timeout=900) as con:
         made = {"sw": con.keygen(512, SEED, "sw")}
-    finally:
-        con.close()
     generated = request.getfixturevalue("generated")
     made.update({impl: generated(512, SEED, impl) for impl in ("hw_seq", "hw_cpu")})
     assert all(m.ok and m.impl == impl for impl, m in made.items())

@@ -28,15 +28,10 @@ SESSION_SECONDS = 1800
 
 @contextlib.contextmanager
 def _booted(build):
-    """A console on `build` (a SimBuild), freshly booted, closed on leaving. One at a time: a booted model
-    simulates at full speed while it waits at the prompt."""
-    from sim.console import SimConsole
-    con = SimConsole(build.model, build.gateware_dir, timeout=SESSION_SECONDS)
-    try:
-        con.wait_prompt()
+    """A console on `build` (a SimBuild), freshly booted, closed on leaving."""
+    from sim.console import booted
+    with booted(build, timeout=SESSION_SECONDS) as con:
         yield con
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")
