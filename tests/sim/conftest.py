@@ -37,6 +37,20 @@ def shared_console(sim_soc):
     con.close()
 
 
+@pytest.fixture(scope="session")
+def bench_ours_512_1024(sim_soc):
+    """`bench ours 512 1024` on a freshly booted SoC (our implementations, software and hardware, every
+    row at both sizes): its output, for tests/sim/test_rsa.py's bench tests and
+    tests/sim/test_bench_split.py's hardware rows; all of them are in xdist_group "bench_ours" (one
+    worker, one run)."""
+    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=1800)
+    try:
+        con.wait_prompt()
+        return con.command("bench ours 512 1024")
+    finally:
+        con.close()
+
+
 #: A line of `python -m sim --bench`'s progress (stderr) for a row that came back, in the order it did.
 BENCH_PROGRESS_ROW = re.compile(r"\] RSA-(\d+) +(\S+) +(\S+) +([\d,]+) cycles (ok|MISMATCH)$", re.M)
 

@@ -33,17 +33,34 @@ def _bench(build, command, timeout=900, model_args=()):
     return [(r["bits"], r["op"], r["impl"], r["cycles"], r["ok"]) for r in RESULT.parse_all(out)]
 
 
-#: Software and peer rows at 512 bits, a few million cycles each.
-SOFTWARE_ROWS = ("512:public:sw", "512:private_crt:sw", "512:mul:sw", "512:public:mbedtls",
-                 "512:private_crt:mbedtls", "512:public:bearssl", "512:private_crt:bearssl", "512:mul:bearssl")
+@pytest.fixture(scope="module")
+def split_512(sim_soc, bare_soc):
+    """The whole 512-bit benchmark dealt by the parallel runner to two simulations, the rows that never
+    touch the peripheral on the SoC without it: (results, missing, simulation records)."""
+    return bench.run_simulations({True: sim_soc, False: bare_soc}, [512], simulations=2, timeout=900,
+                                 progress=io.StringIO())
 
 
-def test_the_soc_without_the_peripheral_counts_the_same_cycles(sim_soc, bare_soc):
-    command = "bench 512 rows=" + ",".join(SOFTWARE_ROWS)
-    with_it, without = _bench(sim_soc, command), _bench(bare_soc, command)
-    assert sorted(f"{b}:{o}:{i}" for b, o, i, *_ in with_it) == sorted(SOFTWARE_ROWS)
-    assert without == with_it
-    assert all(ok == 1 for *_, ok in with_it)
+def _rows_ran_on(records, peripheral):
+    return {name for record in records if record["peripheral"] is peripheral for name in record["rows"]}
+
+
+@pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
+def test_the_soc_without_the_peripheral_counts_the_same_cycles(split_512, serial_boot_bench_512):
+    """Every row that never touches the peripheral (software, the peer libraries), timed on the SoC
+    without it by the parallel runner, against the same row in one `bench 512` of every row on the SoC
+    with it (the serial-port test's run, the same firmware image: tests/sim/conftest.py): the same
+    count, cycle for cycle."""
+    results, missing, records = split_512
+    assert not missing
+    bare_rows = _rows_ran_on(records, False)
+    software = {r.name for r in bench.planned_rows([512]) if not r.peripheral}
+    assert bare_rows == software and len(software) >= 8
+    assert not bare_rows & _rows_ran_on(records, True)
+    with_it = {f"{b}:{o}:{i}": (cycles, ok) for b, o, i, cycles, ok in serial_boot_bench_512["arrived"]}
+    without = {f"{r['bits']}:{r['op']}:{r['impl']}": (r["cycles"], int(r["ok"])) for r in results}
+    assert {name: without[name] for name in bare_rows} == {name: with_it[name] for name in bare_rows}
+    assert all(with_it[name][1] == 1 for name in bare_rows)
 
 
 def test_the_soc_without_the_peripheral_keeps_the_csr_map(sim_soc, bare_soc):
@@ -54,16 +71,20 @@ def test_the_soc_without_the_peripheral_keeps_the_csr_map(sim_soc, bare_soc):
 
 
 @pytest.fixture(scope="module")
-def every_hw_row(sim_soc):
-    """`bench hw 512 1024` on the SoC as built (the peripheral's clock gated while idle): every
-    hardware row, for the two tests below (one worker runs them: xdist_group)."""
-    return _bench(sim_soc, "bench hw 512 1024")
+def every_hw_row(bench_ours_512_1024):
+    """Every hardware row at 512 and 1024 bits on the SoC as built (the peripheral's clock gated while
+    idle): those of tests/sim/test_rsa.py's `bench ours 512 1024` (its conftest.py fixture: one run for
+    both modules, on the worker of xdist_group "bench_ours"), as records. `bench hw` times the same
+    rows on the same messages (the software rows draw none)."""
+    assert not error_lines(bench_ours_512_1024), bench_ours_512_1024
+    return [(r["bits"], r["op"], r["impl"], r["cycles"], r["ok"]) for r in RESULT.parse_all(bench_ours_512_1024)
+            if r["impl"] != "sw"]
 
 
-@pytest.mark.xdist_group("every_hw_row")
+@pytest.mark.xdist_group("bench_ours")
 def test_the_idle_clock_gate_changes_no_count(sim_soc, every_hw_row):
     """Every hardware row (the CPU loop's commands come with idle gaps between them, where the gated
-    clock stops and starts again) with the gate, and with the same model's plain clock."""
+    clock stops and starts again) with the gate, and with the same model's plain clock (`bench hw`)."""
     assert montmul.CLOCK_GATE_MODULE in (sim_soc.gateware_dir / "sim.v").read_text()
     gated = every_hw_row
     assert len(gated) == 2 * len([row for row in protocol.bench_rows(peers=False) if row[1] != "sw"])
@@ -71,11 +92,11 @@ def test_the_idle_clock_gate_changes_no_count(sim_soc, every_hw_row):
     assert _bench(sim_soc, "bench hw 512 1024", model_args=[montmul.PLAIN_CLOCK_ARG]) == gated
 
 
-@pytest.mark.xdist_group("every_hw_row")
+@pytest.mark.xdist_group("bench_ours")
 def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc, every_hw_row):
-    """`bench hw 512 1024` times every hardware row; the 1024-bit rows alone must see the same messages
-    (the 512-bit ones are still drawn) and so give the same counts; the public row without its
-    reference row (the CPU loop's, computed untimed) too."""
+    """`bench ours 512 1024` times every hardware row; timed alone (`bench hw ... rows=`), the 1024-bit
+    rows must see the same messages (the 512-bit ones are still drawn) and so give the same counts; the
+    public row without its reference row (the CPU loop's, computed untimed) too."""
     every = every_hw_row
     alone = _bench(sim_soc, "bench hw 512 1024 rows=1024:private_crt:hw_seq,1024:public:hw_seq,512:mul:hw_cpu")
     assert alone == [row for row in every if f"{row[0]}:{row[1]}:{row[2]}" in
@@ -84,7 +105,7 @@ def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc, every_hw_row
 
 
 @pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
-def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(sim_soc, bare_soc, serial_boot_bench_512):
+def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(split_512, serial_boot_bench_512):
     """The whole 512-bit benchmark dealt to two simulations (the SoC without the peripheral for the
     software rows) against one `bench 512` of every row on the SoC with it (the serial-port test's, the
     same firmware image: tests/sim/conftest.py): the same rows, in the order the firmware printed them,
@@ -94,8 +115,7 @@ def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(sim_soc, bare_
     serial = serial_boot_bench_512["arrived"]
     recorded = json.loads((serial_boot_bench_512["out_dir"] / "results.json").read_text())["results"]
     assert [(r["bits"], r["op"], r["impl"], r["cycles"], int(r["ok"])) for r in recorded] == serial
-    results, missing, records = bench.run_simulations({True: sim_soc, False: bare_soc}, [512], simulations=2,
-                                                      timeout=900, progress=io.StringIO())
+    results, missing, records = split_512
     assert not missing
     assert [(r["bits"], r["op"], r["impl"], r["cycles"], int(r["ok"])) for r in results] == serial
     assert sorted(name for record in records for name in record["rows"]) == \

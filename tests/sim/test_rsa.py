@@ -25,18 +25,11 @@ def _comparison(out):
 
 
 @pytest.fixture(scope="module")
-def bench_results(sim_soc):
-    from sim.console import SimConsole
-    con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=1800)
-    try:
-        con.wait_prompt()
-        out = con.command("bench ours 512 1024")     # the peer libraries: tests/sim/test_peers.py
-    finally:
-        con.close()
-    return out
+def bench_results(bench_ours_512_1024):
+    return bench_ours_512_1024      # the peer libraries: tests/sim/test_peers.py
 
 
-@pytest.mark.xdist_group("rsa_bench")      # one worker, one run of bench_results
+@pytest.mark.xdist_group("bench_ours")      # the worker with the run of bench_ours_512_1024 (conftest.py)
 def test_bench_results_all_ok(bench_results):
     results = RESULT.parse_all(bench_results)
     assert not error_lines(bench_results)
@@ -49,7 +42,7 @@ def test_bench_results_all_ok(bench_results):
     assert protocol.BENCH_DONE.parse_all(bench_results) == [{}]
 
 
-@pytest.mark.xdist_group("rsa_bench")
+@pytest.mark.xdist_group("bench_ours")
 def test_bench_hardware_is_faster_than_software(bench_results):
     results = {(r["bits"], r["op"], r["impl"]): r["cycles"] for r in RESULT.parse_all(bench_results)}
     for bits in (512, 1024):
