@@ -183,10 +183,11 @@ def _top_of(netlist: dict) -> str:
 _READMEM = re.compile(r'\$readmem[hb]\s*\(\s*"([^"]+)"')
 
 
-def _stage_init_files(verilog_files: list[Path], workdir: Path) -> None:
+def _stage_init_files(verilog_files: list[Path], workdir: Path, blank=()) -> None:
     """LiteX writes ``$readmemh("soc_rom.init", ...)`` relative to the Verilog file; Yosys resolves
     it relative to its working directory. Copy every referenced, relatively named init file next
-    to our working directory so both conventions work."""
+    to our working directory so both conventions work; those named in ``blank`` are staged empty
+    (the memory keeps its shape and loses its contents)."""
     for source in verilog_files:
         try:
             text = source.read_text(errors="replace")
@@ -199,19 +200,23 @@ def _stage_init_files(verilog_files: list[Path], workdir: Path) -> None:
             target = workdir / name
             if origin.is_file() and not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(origin, target)
+                if name in blank:
+                    target.write_text("")
+                else:
+                    shutil.copyfile(origin, target)
 
 
 def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra_args: str,
                defines: dict | None = None, sv: bool = False, iopad: bool = False,
-               timeout: float | None = 1800) -> SynthResult:
+               blank_inits: tuple = (), timeout: float | None = 1800) -> SynthResult:
     """Synthesise ``verilog_files`` for xc7, flattened, with DSP48E1 and block RAM inference on.
 
     ``top`` names the top module (``None``: the one no other module instantiates).
     ``extra_args`` are appended to the ``synth_xilinx`` command (e.g. ``"-nodsp"``, ``"-abc9"``).
     ``iopad=False`` (the default) is an out-of-context run without I/O buffers, as for a block
     that sits inside a larger design; pass ``iopad=True`` when the top-level ports are package
-    pins. Outputs go to ``workdir``: ``netlist.json``, ``yosys.log``, ``synth.ys``."""
+    pins. ``blank_inits``: names of ``$readmemh`` files read as empty (a RAM whose contents are
+    not to be synthesised). Outputs go to ``workdir``: ``netlist.json``, ``yosys.log``, ``synth.ys``."""
     _require_yosys()
     workdir = Path(workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -219,7 +224,7 @@ def synthesize(verilog_files: list[Path], top: str | None, workdir: Path, *extra
     for f in verilog_files:
         if not f.is_file():
             raise SynthError(f"no such Verilog file: {f}")
-    _stage_init_files(verilog_files, workdir)
+    _stage_init_files(verilog_files, workdir, blank=blank_inits)
 
     # yowasp's WASI sandbox maps the host /tmp elsewhere, so hand Yosys paths relative to its
     # working directory (those are always reachable) instead of absolute ones.
