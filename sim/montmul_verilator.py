@@ -99,7 +99,9 @@ def build(config, harness=BENCH_CPP):
         if result.returncode:
             raise ProjectError(f"verilator failed in {work}:\n{result.stderr[-2000:]}")
 
-    work, _ = cache.cached_dir(BUILD_ROOT, "montmul", (tools.verilator_version(), verilog, harness), make)
+    # keep: every configuration the test suite runs (4), so that no worker's build is dropped while
+    # another worker is about to start it
+    work, _ = cache.cached_dir(BUILD_ROOT, "montmul", (tools.verilator_version(), verilog, harness), make, keep=8)
     return work / "obj_dir" / "Vmontmul"
 
 

@@ -5,7 +5,7 @@ from gateware import driver
 from gateware.interface import WORD_BITS
 from gateware.model import PeripheralModel, mont_mul as mont_ref, to_mont, from_mont
 
-__all__ = ["Driver", "simulate", "model_driver", "twin", "mont_ref", "mont_textbook", "mont_exp_ref",
+__all__ = ["Driver", "simulate", "simulate_verilated", "model_driver", "twin", "twin_verilated", "mont_ref", "mont_textbook", "mont_exp_ref",
            "to_mont", "from_mont"]
 
 
@@ -52,6 +52,16 @@ def simulate(config, testbench, vcd=None):
     return driver.simulate(config, testbench, vcd, driver_class=Driver)
 
 
+def simulate_verilated(config, testbench):
+    """``testbench`` as ``simulate`` runs it, on the same RTL's Verilog in Verilator
+    (sim.montmul_verilator: the same driver, the same cycle counts, its model built once per
+    configuration under build/verilator). For the tests whose exponentiations are hundreds of
+    thousands of cycles: the Amaranth simulator runs about 3,000 a second."""
+    from sim.montmul_verilator import VerilatorTransport
+    with VerilatorTransport(config) as transport:
+        return driver.complete(testbench(driver.Driver(transport)))
+
+
 def model_driver(config):
     """A driver of a fresh ``PeripheralModel``; its coroutines never suspend (``driver.complete``)."""
     return driver.Driver(driver.PeripheralModelTransport(PeripheralModel(config)))
@@ -61,3 +71,8 @@ def twin(config, scenario):
     """``scenario(driver)`` (async, returning what it observed) on the RTL and on the model; returns
     (rtl, model) observations."""
     return simulate(config, scenario), driver.complete(scenario(model_driver(config)))
+
+
+def twin_verilated(config, scenario):
+    """``twin`` with the RTL in Verilator (``simulate_verilated``)."""
+    return simulate_verilated(config, scenario), driver.complete(scenario(model_driver(config)))
