@@ -5,8 +5,8 @@ from gateware import driver
 from gateware.interface import WORD_BITS
 from gateware.model import PeripheralModel, mont_mul as mont_ref, to_mont, from_mont
 
-__all__ = ["Driver", "simulate", "simulate_verilated", "model_driver", "twin", "twin_verilated", "mont_ref", "mont_textbook", "mont_exp_ref",
-           "to_mont", "from_mont"]
+__all__ = ["Driver", "simulate", "simulate_verilated", "model_driver", "twin", "twin_verilated", "mont_ref",
+           "mont_textbook", "mont_exp_ref", "to_mont", "from_mont"]
 
 
 # ---- references ------------------------------------------------------------------------------
