@@ -1,5 +1,6 @@
-"""What the gateware tests share: the RTL in the Amaranth simulator behind ``gateware.driver``, the model
-run the same way, and the plain-Python references the model is itself checked against."""
+"""What the gateware tests share: the RTL in the Amaranth simulator (or its Verilog in Verilator) behind
+``gateware.driver``, the model run the same way, and the plain-Python references the model is itself
+checked against."""
 
 from gateware import driver
 from gateware.interface import WORD_BITS
