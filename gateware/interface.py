@@ -42,14 +42,15 @@ from amaranth.lib import data, enum
 
 __all__ = [
     "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "SLOT_BITS",
-    "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
+    "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
     "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "fixed_table_slot",
     "NUM_BANKS", "PAIR_ROW", "Opcode", "ErrorCode", "Command", "Status",
     "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
 ]
 
-#: Internal word width W (bits).  One W x W unsigned product fits a single DSP48E1 (17x17 unsigned inside
-#: its 25x18 signed multiplier), so a lane is two DSPs and no product needs tiling or a wide adder tree.
+#: Internal word width W (bits) of the default build (``PeripheralConfig.word_bits``).  One W x W
+#: unsigned product fits a single DSP48E1 (17x17 unsigned inside its 25x18 signed multiplier), so a lane
+#: is two DSPs and no product needs tiling or a wide adder tree.
 WORD_BITS = 16
 #: Width of a bus data word.
 BUS_BITS = 32
@@ -69,6 +70,9 @@ NUM_HIDDEN_SLOTS = 2 ** FIXED_WINDOW_BITS
 TOTAL_SLOTS = NUM_SLOTS + NUM_HIDDEN_SLOTS
 #: Width of a slot number inside the gateware (any slot, hidden ones too).
 SLOT_BITS = (TOTAL_SLOTS - 1).bit_length()
+#: Word widths a build may choose: powers of two that pack evenly into bus words (or a bus word into
+#: them), at least as wide as an EXP_FIXED window (the sequencer reads a window from two adjacent words).
+WORD_BITS_CHOICES = (8, 16, 32)
 #: Width of the command's ``arg`` field: an operand size in W-bit words (SETMOD) or an exponent length in
 #: bits (EXP_*).
 ARG_BITS = 13
@@ -124,7 +128,7 @@ assert fixed_table_slot(2 ** FIXED_WINDOW_BITS - 1) < TOTAL_SLOTS
 assert NUM_SLOTS <= 1 << (SLOT_FIELD_BITS - 1), "a slot field cannot name a slot past the user slots"
 # The sequencer reads a fixed window from two adjacent words, and finds the top window while it builds the
 # table, which k >= 3 makes long enough (see ``gateware.montmul.sequencer``).
-assert 3 <= FIXED_WINDOW_BITS <= WORD_BITS
+assert 3 <= FIXED_WINDOW_BITS <= min(WORD_BITS_CHOICES) and WORD_BITS in WORD_BITS_CHOICES
 
 
 class Opcode(enum.Enum, shape=4):
@@ -195,8 +199,13 @@ class PeripheralConfig:
     #: Parallel multiplier lanes; each lane does a_i*b_j and m_i*n_j every cycle (2 DSP48E1).
     #: A power of two (a register-file row is ``lanes`` words), at least 4.
     lanes: int = 64
+    #: Word width W: the lanes multiply W x W, a quotient digit is W bits, sizes are counted in W-bit words
+    #: and R = 2^(W*size).  Smaller widths make small, fast test and proof configurations of the same RTL.
+    word_bits: int = WORD_BITS
 
     def __post_init__(self):
+        if self.word_bits not in WORD_BITS_CHOICES:
+            raise ValueError(f"word_bits must be one of {', '.join(map(str, WORD_BITS_CHOICES))}")
         if self.max_bits % BUS_BITS or self.max_bits <= 0:
             raise ValueError("max_bits must be a positive multiple of 32")
         if self.lanes < 4 or self.lanes & (self.lanes - 1):
@@ -209,7 +218,7 @@ class PeripheralConfig:
     @property
     def max_words(self):
         """Largest size in W-bit words."""
-        return self.max_bits // WORD_BITS
+        return self.max_bits // self.word_bits
 
     @property
     def rows_per_slot(self):
@@ -219,7 +228,7 @@ class PeripheralConfig:
     @property
     def row_bits(self):
         """Width of a register-file row: ``lanes`` words."""
-        return self.lanes * WORD_BITS
+        return self.lanes * self.word_bits
 
     @property
     def operand_rows(self):
@@ -259,6 +268,10 @@ class PeripheralConfig:
     def total_slots(self):
         return TOTAL_SLOTS
 
+    def bus_words(self, size_words):
+        """32-bit bus words per operand at a size of ``size_words`` W-bit words."""
+        return bus_words(size_words, self.word_bits)
+
 
 def pack_cmd(op, dst=0, a=0, b=0, arg=0):
     """Pack a command word (Python side; the C side gets ``montmul_cmd()`` from ``c_header``)."""
@@ -272,9 +285,9 @@ def pack_cmd(op, dst=0, a=0, b=0, arg=0):
     return value
 
 
-def bus_words(size_words):
-    """32-bit bus words per operand at a size of ``size_words`` W-bit words."""
-    return -(-size_words * WORD_BITS // BUS_BITS)
+def bus_words(size_words, word_bits=WORD_BITS):
+    """32-bit bus words per operand at a size of ``size_words`` words of ``word_bits`` bits."""
+    return -(-size_words * word_bits // BUS_BITS)
 
 
 def c_header(config=PeripheralConfig()):
@@ -286,7 +299,7 @@ def c_header(config=PeripheralConfig()):
         "",
         "#include <stdint.h>",
         "",
-        f"#define MONTMUL_WORD_BITS {WORD_BITS}",
+        f"#define MONTMUL_WORD_BITS {config.word_bits}",
         f"#define MONTMUL_BUS_BITS {BUS_BITS}",
         f"#define MONTMUL_NUM_SLOTS {NUM_SLOTS}",
         f"#define MONTMUL_MAX_BITS {config.max_bits}",

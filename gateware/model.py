@@ -38,38 +38,38 @@ __all__ = [
 ]
 
 
-def size_words(bits):
+def size_words(bits, word_bits=WORD_BITS):
     """W-bit words of a ``bits``-bit modulus (the SETMOD size)."""
-    return -(-bits // WORD_BITS)
+    return -(-bits // word_bits)
 
 
 # ---- arithmetic --------------------------------------------------------------------------------
 
 @lru_cache(maxsize=64)
-def _neg_inverse(n, size):
-    """n' = -n^-1 mod R, the constant of the quotient digits (the core computes its low word at
-    SETMOD)."""
-    r = 1 << (WORD_BITS * size)
+def _neg_inverse(n, r_bits):
+    """n' = -n^-1 mod R = 2^r_bits, the constant of the quotient digits (the core computes its low
+    word at SETMOD)."""
+    r = 1 << r_bits
     return -pow(n, -1, r) % r
 
 
-def mont_mul(a, b, n, size):
+def mont_mul(a, b, n, size, word_bits=WORD_BITS):
     """The core's product a*b*R^-1 mod n, R = 2^(W*size): t = (ab + mn)/R with the quotient
     m = ab*n' mod R (the digits the CIOS loop picks), then one conditional subtraction.  For b < n
     and a < R, t < 2n and the result is fully reduced."""
-    r_bits = WORD_BITS * size
+    r_bits = word_bits * size
     ab = a * b
-    m = ab * _neg_inverse(n, size) & ((1 << r_bits) - 1)
+    m = ab * _neg_inverse(n, r_bits) & ((1 << r_bits) - 1)
     t = (ab + m * n) >> r_bits
     return t - n if t >= n else t
 
 
-def to_mont(x, n, size):
-    return (x << (WORD_BITS * size)) % n
+def to_mont(x, n, size, word_bits=WORD_BITS):
+    return (x << (word_bits * size)) % n
 
 
-def from_mont(x, n, size):
-    return x * pow(1 << (WORD_BITS * size), -1, n) % n
+def from_mont(x, n, size, word_bits=WORD_BITS):
+    return x * pow(1 << (word_bits * size), -1, n) % n
 
 
 # ---- schedule ----------------------------------------------------------------------------------
@@ -79,9 +79,9 @@ def _rows(config, size):
 
 
 def _check_bits(config, bits):
-    if not MIN_WORDS <= size_words(bits) <= config.max_words:
+    if not MIN_WORDS <= size_words(bits, config.word_bits) <= config.max_words:
         raise ValueError(f"a {bits}-bit modulus does not fit this configuration (max_bits={config.max_bits})")
-    return size_words(bits)
+    return size_words(bits, config.word_bits)
 
 
 def mul_cycles(config, bits):
@@ -114,7 +114,7 @@ def setmod_cycles(config, bits, odd=True):
     size = _check_bits(config, bits)
     if not odd:
         return 3
-    return 3 + WORD_BITS + 2 + _rows(config, size) + 1
+    return 3 + config.word_bits + 2 + _rows(config, size) + 1
 
 
 def exponent_windows(exponent, exponent_bits, width):
@@ -242,7 +242,7 @@ def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None, fixed_wind
     """
     if exponent_bits is None:
         exponent_bits = bits
-    if not 1 <= exponent_bits <= WORD_BITS * size_words(bits):
+    if not 1 <= exponent_bits <= config.word_bits * size_words(bits, config.word_bits):
         raise ValueError(f"EXP refuses a {exponent_bits}-bit exponent at the size of a {bits}-bit modulus")
     if exponent is None:
         exponent = (1 << exponent_bits) - 1
@@ -320,7 +320,7 @@ class PeripheralModel:
 
     def operand(self, slot):
         """A slot's value as the current size sees it (the words above the size are ignored)."""
-        return self.slots[slot] & ((1 << (WORD_BITS * self.modulus.size)) - 1)
+        return self.slots[slot] & ((1 << (self.config.word_bits * self.modulus.size)) - 1)
 
     # -- clock --
 
@@ -429,14 +429,14 @@ class PeripheralModel:
             if self.modulus.size > self.config.lanes or (op is Opcode.MUL_PAIR and arg > self.config.max_words):
                 return self._refuse(ErrorCode.BAD_SIZE)
             sizes = (self.modulus.size, self.modulus1.size)
-            bits = [WORD_BITS * size for size in sizes]
+            bits = [self.config.word_bits * size for size in sizes]
             if op is Opcode.MUL_PAIR:
                 return self._run_pair_products(pair_mul_cycles(self.config, *bits, a_words=arg),
                                                [Step(0, ((dst, a, b, b),))], a_words=arg)
             mul = pair_mul_cycles(self.config, *bits)
             if dst in (a, b):
                 return self._refuse(ErrorCode.ALIAS)
-            if not 1 <= arg <= WORD_BITS * max(sizes):
+            if not 1 <= arg <= self.config.word_bits * max(sizes):
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
             # each exponent is its row's low ``arg`` bits (not cut at its own modulus' size)
             exponents = (self._row(b, 0), self._row(b, 1))
@@ -447,21 +447,21 @@ class PeripheralModel:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None:
                 return self._refuse(ErrorCode.NO_MODULUS)
-            mul = mul_cycles(self.config, WORD_BITS * self.modulus.size)
+            mul = mul_cycles(self.config, self.config.word_bits * self.modulus.size)
             if op is Opcode.MUL:
                 return self._run_products(mul, [Step(0, ((dst, a, b),))])
             if dst in (a, b):
                 return self._refuse(ErrorCode.ALIAS)
-            if not 1 <= arg <= WORD_BITS * self.modulus.size:
+            if not 1 <= arg <= self.config.word_bits * self.modulus.size:
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
             steps = exp_program(self.config, op, self.operand(b), arg, dst, a)
             return self._run_products(_program_cycles(steps, mul), steps)
         return self._refuse(ErrorCode.BAD_OPCODE)
 
     def _setmod(self, slot, size, bank=0):
-        n = self.slots[slot] & ((1 << (WORD_BITS * size)) - 1)
+        n = self.slots[slot] & ((1 << (self.config.word_bits * size)) - 1)
         odd = n & 1
-        bits = size * WORD_BITS
+        bits = size * self.config.word_bits
 
         def finish():
             if not odd:
@@ -480,7 +480,7 @@ class PeripheralModel:
             for step in steps:
                 for dst, a, b in step.products:
                     self._write_result(dst, mont_mul(self.operand(a), self.operand(b),
-                                                     self.modulus.n, self.modulus.size))
+                                                     self.modulus.n, self.modulus.size, self.config.word_bits))
             return self._finished()
 
         return self._accept(cycles, finish)
@@ -493,7 +493,7 @@ class PeripheralModel:
     def _context(self, slot, ctx):
         """Context ``ctx``'s operand of a pair command in ``slot`` (its row, below its modulus' size)."""
         size = (self.modulus, self.modulus1)[ctx].size
-        return self._row(slot, ctx) & ((1 << (WORD_BITS * size)) - 1)
+        return self._row(slot, ctx) & ((1 << (self.config.word_bits * size)) - 1)
 
     def _run_pair_products(self, cycles, steps, a_words=0):
         def finish():
@@ -503,10 +503,11 @@ class PeripheralModel:
                     for ctx, (bank, slot_b) in enumerate(((self.modulus, b), (self.modulus1, b1))):
                         b_value = self._context(slot_b, ctx)
                         if a_words:     # the shared a, and R = 2^(W*a_words)
-                            shared = self.slots[a] & ((1 << (WORD_BITS * a_words)) - 1)
-                            value = mont_mul(shared, b_value, bank.n, a_words)
+                            shared = self.slots[a] & ((1 << (self.config.word_bits * a_words)) - 1)
+                            value = mont_mul(shared, b_value, bank.n, a_words, self.config.word_bits)
                         else:
-                            value = mont_mul(self._context(a, ctx), b_value, bank.n, bank.size)
+                            value = mont_mul(self._context(a, ctx), b_value, bank.n, bank.size,
+                                             self.config.word_bits)
                         shift = ctx * PAIR_ROW * row_bits
                         row_mask = ((1 << row_bits) - 1) << shift
                         self.slots[dst] = self.slots[dst] & ~row_mask | value << shift
@@ -518,4 +519,4 @@ class PeripheralModel:
         # the result covers whole register-file rows: the words above the size up to the end of the
         # last row become 0, the rows above it keep their words
         words = _rows(self.config, self.modulus.size) * self.config.lanes
-        self.slots[dst] = self.slots[dst] >> (WORD_BITS * words) << (WORD_BITS * words) | value
+        self.slots[dst] = self.slots[dst] >> (self.config.word_bits * words) << (self.config.word_bits * words) | value

@@ -11,8 +11,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
 
-from ..interface import WORD_BITS
-from .lanes import CARRY_BITS
+from .lanes import carry_bits
 
 __all__ = ["Accumulator"]
 
@@ -28,7 +27,8 @@ class Accumulator(wiring.Component):
 
     def __init__(self, config):
         self.config = config
-        rows, L, W = config.rows_per_slot, config.lanes, WORD_BITS
+        rows, L, W = config.rows_per_slot, config.lanes, config.word_bits
+        CARRY_BITS = carry_bits(config)
         super().__init__({
             "lane_read_row":   In(range(rows)),
             "lane_write":      In(1),
@@ -50,7 +50,8 @@ class Accumulator(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L, W, rows = cfg.lanes, WORD_BITS, cfg.rows_per_slot
+        L, W, rows = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
+        CARRY_BITS = carry_bits(cfg)
         entry_bits = W + CARRY_BITS
 
         columns = []

@@ -2,10 +2,12 @@
 
 Architecture
 ------------
-* Word-level Montgomery (CIOS ordering) on W = 16-bit words.  W = 16 makes every word product a single
-  DSP48E1 multiply (16x16 unsigned fits its 25x18 signed multiplier) with registered inputs and output, so no
-  product is tiled and no adder in the datapath is wider than 34 bits.  W = 32/64 would need 4/16 DSPs and
-  an adder tree per product, and a longer quotient loop per word.
+* Word-level Montgomery (CIOS ordering) on W-bit words (``PeripheralConfig.word_bits``, 16 by default).
+  W = 16 makes every word product a single DSP48E1 multiply (16x16 unsigned fits its 25x18 signed
+  multiplier) with registered inputs and output, so no product is tiled and no adder in the datapath is
+  wider than 34 bits.  W = 32 halves the iterations of a product; its lanes form each 32x32 product from
+  three DSP48E1 (``lanes.word_product``), but its quotient heads grow with W (32x32 products where the
+  default has 16x16 ones).  W = 8 makes small, fast test configurations of the same RTL.
 * ``lanes`` parallel lanes (default 64, 2 DSP48E1 each).  Lane j owns column j of a row of ``lanes`` words
   and computes ``u_j = a_i*b_j + m_i*n_j + c_j + t_j``; rows are issued one per cycle.  The accumulator
   is redundant: every column keeps the low word of u_j (which becomes t_{j-1}: the division by 2^W is a

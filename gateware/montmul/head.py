@@ -18,7 +18,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import WORD_BITS, SIZE_BITS, SLOT_BITS
+from ..interface import SIZE_BITS, SLOT_BITS
 from .regfile import ReadPortSignature, row_address
 
 __all__ = ["HeadScheduleSignature", "QuotientHead"]
@@ -61,7 +61,7 @@ class QuotientHead(wiring.Component):
     def __init__(self, config, context):
         self.config = config
         self.context = context
-        W = WORD_BITS
+        W = config.word_bits
         super().__init__({
             "schedule":      In(HeadScheduleSignature(config)),
             "n_inv":         In(W),
@@ -81,7 +81,7 @@ class QuotientHead(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L, W = cfg.lanes, WORD_BITS
+        L, W = cfg.lanes, cfg.word_bits
         log_lanes = L.bit_length() - 1
         s = self.schedule
         rd = self.operand_read

@@ -15,16 +15,47 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
 
-from ..interface import WORD_BITS
 from .regfile import WritePortSignature
 from .resolve import lane_signals
 
-__all__ = ["COLUMN_SUM_BITS", "CARRY_BITS", "LanePipeline"]
+__all__ = ["column_sum_bits", "carry_bits", "DSP_WORD_BITS", "word_product", "LanePipeline"]
 
-#: Width of a column sum u_j = a_i*b_j + m_i*n_j + c_j + t_j < 2^(2W+1).
-COLUMN_SUM_BITS = 2 * WORD_BITS + 1
-#: Width of a column's carry c_j (the high part of u_j).
-CARRY_BITS = WORD_BITS + 1
+def column_sum_bits(config):
+    """Width of a column sum u_j = a_i*b_j + m_i*n_j + c_j + t_j < 2^(2W+1)."""
+    return 2 * config.word_bits + 1
+
+
+def carry_bits(config):
+    """Width of a column's carry c_j (the high part of u_j)."""
+    return config.word_bits + 1
+
+
+#: The widest word whose product is one DSP48E1 multiply (17x17 unsigned inside its 25x18 signed one).
+DSP_WORD_BITS = 17
+
+
+def word_product(m, name, x, y):
+    """The product x*y of two W-bit registers, registered: the lanes' multiply stage.  Up to
+    ``DSP_WORD_BITS`` one multiply (one DSP48E1 with its input and product registers).  Wider words
+    (W = 32) use one level of Karatsuba on the halves, three DSP48E1 instead of four: the half products
+    L = x0*y0, H = x1*y1 and M = (x0 + x1)*(y0 + y1) (17-bit factors) are the registers, and the product
+    L + (M - L - H)*2^(W/2) + H*2^W is formed after them, in the stage that adds the product (as
+    ``gateware.montmul.karatsuba`` does in its own pipeline).  Returns a signal holding x*y in the cycle
+    after x and y."""
+    W = len(x)
+    product = Signal(2 * W, name=name, reset_less=True)
+    if W <= DSP_WORD_BITS:
+        m.d.sync += product.eq(x * y)
+        return product
+    h = W // 2
+    low = Signal(2 * h, name=f"{name}_low", reset_less=True)
+    high = Signal(2 * h, name=f"{name}_high", reset_less=True)
+    mixed = Signal(2 * h + 2, name=f"{name}_mixed", reset_less=True)
+    m.d.sync += [low.eq(x[:h] * y[:h]), high.eq(x[h:] * y[h:]),
+                 mixed.eq((x[:h] + x[h:]) * (y[:h] + y[h:]))]
+    middle = Signal(2 * h + 1, name=f"{name}_middle")       # x0*y1 + x1*y0 < 2^(2h+1)
+    m.d.comb += [middle.eq(mixed - (low + high)), product.eq(Cat(low, high) + (middle << h))]
+    return product
 
 
 class LanePipeline(wiring.Component):
@@ -40,7 +71,7 @@ class LanePipeline(wiring.Component):
 
     def __init__(self, config):
         self.config = config
-        rows, L, W = config.rows_per_slot, config.lanes, WORD_BITS
+        rows, L, W = config.rows_per_slot, config.lanes, config.word_bits
         heads = 2 if config.has_pairs else 1
         super().__init__({
             "issue":           In(1),
@@ -53,20 +84,20 @@ class LanePipeline(wiring.Component):
             "quotient_update": In(1).array(heads),
             "quotient":        In(W).array(heads),
             "acc_low":         In(W).array(L),
-            "acc_carry":       In(CARRY_BITS).array(L),
+            "acc_carry":       In(carry_bits(config)).array(L),
             "acc_next_low0":   In(W),
             "pair":            In(1),
             "rows":            In(range(rows + 1)),
             "s3_row":          Out(range(rows)),
             "s4_valid":        Out(1),
             "s4_row":          Out(range(rows)),
-            "column_sum":      Out(COLUMN_SUM_BITS).array(L),
+            "column_sum":      Out(column_sum_bits(config)).array(L),
         })
 
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L, W, rows = cfg.lanes, WORD_BITS, cfg.rows_per_slot
+        L, W, rows = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
 
         m.submodules.b_rows = b_rows = Memory(shape=unsigned(L * W), depth=rows, init=[])
         b_read = b_rows.read_port()
@@ -102,17 +133,15 @@ class LanePipeline(wiring.Component):
         b = lanes("b", W)                   # s1: b_j
         n_s1 = lanes("n_s1_", W)            # s1: n_j
         n_s2 = lanes("n_s2_", W)            # s2: n_j
-        ab = lanes("ab", 2 * W)             # s3: a_i*b_j
-        mn = lanes("mn", 2 * W)             # s4: m_i*n_j
         z = lanes("z", 2 * W + 1)           # s4: a_i*b_j + c_j + t_j
         for j in range(L):
             m.d.sync += [
                 b[j].eq(b_read.data.word_select(j, W)),
                 n_s1[j].eq(self.modulus_row.word_select(j, W)),
                 n_s2[j].eq(n_s1[j]),
-                ab[j].eq(a_lane * b[j]),
-                mn[j].eq(lane_m * n_s2[j]),
             ]
+        ab = [word_product(m, f"ab{j}", a_lane, b[j]) for j in range(L)]       # s3: a_i*b_j
+        mn = [word_product(m, f"mn{j}", lane_m, n_s2[j]) for j in range(L)]    # s4: m_i*n_j
         for j in range(L):
             t_next = self.acc_low[j + 1] if j < L - 1 else 0
             m.d.sync += z[j].eq(ab[j] + Mux(s3_first, 0, self.acc_carry[j] + t_next))

@@ -21,7 +21,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import WORD_BITS, SIZE_BITS, SLOT_FIELD_BITS
+from ..interface import SIZE_BITS, SLOT_FIELD_BITS
 from .regfile import ReadPortSignature, WritePortSignature, row_address
 
 __all__ = ["ModulusStateSignature", "ModulusUnit", "last_row_mask"]
@@ -36,8 +36,8 @@ class ModulusStateSignature(wiring.Signature):
             "size":          Out(SIZE_BITS),                        # s, in W-bit words
             "rows":          Out(range(config.rows_per_slot + 1)),  # ceil(s / lanes)
             "row":           Out(range(config.modulus_rows)),       # its first row in the modulus memory
-            "n_inv":         Out(WORD_BITS),                        # n' = -N^-1 mod 2^W
-            "q":             Out(WORD_BITS),                        # 1 + bits[W:2W) of n'*(n_0 + 2^W n_1)
+            "n_inv":         Out(config.word_bits),                        # n' = -N^-1 mod 2^W
+            "q":             Out(config.word_bits),                        # 1 + bits[W:2W) of n'*(n_0 + 2^W n_1)
             "last_row_mask": Out(config.row_bits),                  # the last row's words below s, all ones
         })
 
@@ -49,7 +49,7 @@ def last_row_mask(config, size):
     lanes, row_bits = config.lanes, config.row_bits
     rem = size[:lanes.bit_length() - 1]
     ones = C((1 << row_bits) - 1, row_bits)
-    return Mux(rem == 0, ones, ~(ones << Cat(C(0, WORD_BITS.bit_length() - 1), rem))[:row_bits])
+    return Mux(rem == 0, ones, ~(ones << Cat(C(0, config.word_bits.bit_length() - 1), rem))[:row_bits])
 
 
 class ModulusUnit(wiring.Component):
@@ -78,7 +78,7 @@ class ModulusUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L, W, KM = cfg.lanes, WORD_BITS, cfg.rows_per_slot
+        L, W, KM = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
         log_lanes = L.bit_length() - 1
         rd = self.read
 

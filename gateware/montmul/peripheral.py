@@ -19,7 +19,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, SLOT_FIELD_BITS, Opcode,
+from ..interface import (BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, SLOT_FIELD_BITS, Opcode,
                          ErrorCode, Command, Status, PeripheralConfig)
 from .core import MontMulCore
 from .modulus import ModulusStateSignature, ModulusUnit
@@ -108,7 +108,7 @@ class CommandDecoder(wiring.Component):
                     refuse(ErrorCode.NO_MODULUS)
                 with m.Elif(aliased):
                     refuse(ErrorCode.ALIAS)
-                with m.Elif((arg == 0) | (arg > state.size * WORD_BITS)):
+                with m.Elif((arg == 0) | (arg > state.size * cfg.word_bits)):
                     refuse(ErrorCode.BAD_EXP_BITS)
                 with m.Else():
                     accept(self.exp)
@@ -133,7 +133,7 @@ class CommandDecoder(wiring.Component):
                         refuse(ErrorCode.BAD_SIZE)
                     with m.Elif(aliased):
                         refuse(ErrorCode.ALIAS)
-                    with m.Elif((arg == 0) | (arg > pair_size * WORD_BITS)):
+                    with m.Elif((arg == 0) | (arg > pair_size * cfg.word_bits)):
                         refuse(ErrorCode.BAD_EXP_BITS)
                     with m.Else():
                         accept(self.exp)
@@ -171,6 +171,7 @@ class DataPort(wiring.Component):
         cfg = self.config
         bus_per_row = cfg.row_bits // BUS_BITS
         pair_bits = bus_per_row.bit_length() - 1       # bus words per row = 2^pair_bits
+        words_per_bus = BUS_BITS // cfg.word_bits       # W-bit words a bus word writes
         bus_words = cfg.bus_words_per_slot
         write_slot = Signal(SLOT_FIELD_BITS)
         write_pos = Signal(range(bus_words + 1))
@@ -191,7 +192,7 @@ class DataPort(wiring.Component):
                     m.d.comb += [
                         self.bus_write.addr.eq(row_address(cfg, write_slot, write_pos >> pair_bits)),
                         self.bus_write.data.eq(self.wdata),
-                        self.bus_write.en.eq(C(3, cfg.lanes) << (in_row(write_pos) * 2)),
+                        self.bus_write.en.eq(C((1 << words_per_bus) - 1, cfg.lanes) << (in_row(write_pos) * words_per_bus)),
                     ]
                     m.d.sync += write_pos.eq(write_pos + 1)
             with m.If(self.rdata_stb):

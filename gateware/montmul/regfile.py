@@ -14,7 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
 
-from ..interface import WORD_BITS, BUS_BITS
+from ..interface import BUS_BITS
 
 __all__ = ["ReadPortSignature", "WritePortSignature", "WordWriteSignature", "RegisterFile", "row_address"]
 
@@ -57,7 +57,7 @@ class RegisterFile(wiring.Component):
     (``core_read.en`` is its busy flag); otherwise SETMOD (``setmod_read``) or the exponent sequencer
     (``exp_read``) may claim the read port for a cycle (the three never run together), and it follows
     the bus read pointer (``bus_read``) in every other cycle, so ``rdata`` needs no extra latency.  Bus
-    writes (``bus_write``: a 32-bit word and the enables of the two W-bit words it goes to) happen only
+    writes (``bus_write``: a 32-bit word and the enables of the W-bit words it goes to) happen only
     while the core is idle.  The modulus memory has one reader (the core) and one writer (SETMOD)."""
 
     def __init__(self, config):
@@ -80,7 +80,7 @@ class RegisterFile(wiring.Component):
         m.submodules.operands = operands = Memory(shape=unsigned(cfg.row_bits), depth=cfg.operand_rows, init=[])
         m.submodules.modulus = modulus = Memory(shape=unsigned(cfg.row_bits), depth=cfg.modulus_rows, init=[])
         rd = operands.read_port()
-        wr = operands.write_port(granularity=WORD_BITS)
+        wr = operands.write_port(granularity=cfg.word_bits)
         n_rd = modulus.read_port()
         n_wr = modulus.write_port()
 
@@ -99,7 +99,7 @@ class RegisterFile(wiring.Component):
             m.d.comb += [wr.addr.eq(self.core_write.addr), wr.data.eq(self.core_write.data),
                          wr.en.eq(self.core_write.en.replicate(cfg.lanes))]
         with m.Else():
-            # the bus word goes to every word pair of the row; its enables pick one pair
+            # the bus word goes to every bus-word-wide part of the row; its enables pick one
             m.d.comb += [wr.addr.eq(self.bus_write.addr),
                          wr.data.eq(self.bus_write.data.replicate(cfg.row_bits // BUS_BITS)),
                          wr.en.eq(self.bus_write.en)]

@@ -19,7 +19,7 @@ from amaranth import C, Signal, Mux, Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import WORD_BITS, SLOT_BITS
+from ..interface import SLOT_BITS
 from .regfile import WritePortSignature, row_address
 
 __all__ = ["carry_chain", "lane_signals", "ResolvePass", "SelectPass"]
@@ -84,7 +84,7 @@ class ResolvePass(wiring.Component):
 
     def __init__(self, config):
         self.config = config
-        rows, L, W = config.rows_per_slot, config.lanes, WORD_BITS
+        rows, L, W = config.rows_per_slot, config.lanes, config.word_bits
         super().__init__({
             "issue":         In(1),
             "issue_row":     In(range(rows)),
@@ -106,7 +106,7 @@ class ResolvePass(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         config = self.config
-        L, W, KM = config.lanes, WORD_BITS, config.rows_per_slot
+        L, W, KM = config.lanes, config.word_bits, config.rows_per_slot
         pair = self.pair if config.has_pairs else None
         acc_lo, acc_c = self.acc_low, self.acc_carry
         f1_v, f1_k = Signal(), Signal(range(KM))
@@ -196,7 +196,7 @@ class SelectPass(wiring.Component):
 
     def __init__(self, config):
         self.config = config
-        rows, L, W = config.rows_per_slot, config.lanes, WORD_BITS
+        rows, L, W = config.rows_per_slot, config.lanes, config.word_bits
         super().__init__({
             "issue":    In(1),
             "row":      In(range(rows)),
@@ -212,7 +212,7 @@ class SelectPass(wiring.Component):
         cfg = self.config
         m.d.comb += [
             self.write.addr.eq(row_address(cfg, self.dst_slot, self.row)),
-            self.write.data.eq(Cat(Mux(self.select, self.acc_low[j], self.acc_carry[j][:WORD_BITS])
+            self.write.data.eq(Cat(Mux(self.select, self.acc_low[j], self.acc_carry[j][:cfg.word_bits])
                                    for j in range(cfg.lanes))),
             self.write.en.eq(self.issue),
         ]

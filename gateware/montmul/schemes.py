@@ -14,7 +14,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import (WORD_BITS, ARG_BITS, EXP_INDEX_BITS, SLOT_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS,
+from ..interface import (ARG_BITS, EXP_INDEX_BITS, SLOT_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS,
                          FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot)
 from .control import ProductSignature
 
@@ -53,8 +53,8 @@ class SchemeMachine(wiring.Component):
             "done":       Out(1),
             "mul":        Out(ProductSignature()),
             "exponent":   Out(ExponentReadSignature()),
-            "word":       In(WORD_BITS),
-            "high_word":  In(WORD_BITS),
+            "word":       In(config.word_bits),
+            "high_word":  In(config.word_bits),
             **(ports or {}),
         })
 
@@ -87,7 +87,7 @@ class SchemeMachine(wiring.Component):
 
     def exponent_bit(self, index):
         """Bit ``index`` of the exponent from the latched word; 0 at or above ``exponent_bits``."""
-        return self.word.bit_select(index[:WORD_BITS.bit_length() - 1], 1) & (index < self.exponent_bits)
+        return self.word.bit_select(index[:self.config.word_bits.bit_length() - 1], 1) & (index < self.exponent_bits)
 
 
 class WindowExponent(SchemeMachine):
@@ -260,7 +260,7 @@ class FixedExponent(SchemeMachine):
 
     def elaborate(self, platform):
         m = Module()
-        L, W, KF = self.config.lanes, WORD_BITS, FIXED_WINDOW_BITS
+        L, W, KF = self.config.lanes, self.config.word_bits, FIXED_WINDOW_BITS
         log_word = W.bit_length() - 1
         base, dst = self.base, self.dst
         low = Signal(EXP_INDEX_BITS, reset_less=True)       # lowest bit index of the current window

@@ -44,7 +44,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import WORD_BITS, ARG_BITS, SLOT_BITS, Opcode
+from ..interface import ARG_BITS, SLOT_BITS, Opcode
 from .control import ProductSignature
 from .regfile import ReadPortSignature, row_address
 from .schemes import ExponentReadSignature, WindowExponent, LadderExponent, FixedExponent
@@ -67,14 +67,14 @@ class ExponentReader(wiring.Component):
             "exponent_slot": In(SLOT_BITS),
             "requests":      In(ExponentReadSignature()).array(requesters),
             "read":          Out(ReadPortSignature(config.operand_rows, config.row_bits)),
-            "word":          Out(WORD_BITS),
-            "high_word":     Out(WORD_BITS),
+            "word":          Out(config.word_bits),
+            "high_word":     Out(config.word_bits),
         })
 
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        L, W = cfg.lanes, WORD_BITS
+        L, W = cfg.lanes, cfg.word_bits
         log_word = W.bit_length() - 1
         log_row = (L * W).bit_length() - 1
         rd = self.read

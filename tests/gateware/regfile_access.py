@@ -4,11 +4,12 @@ from gateware.interface import BUS_BITS
 
 
 async def write_row(ctx, regfile, config, addr, value):
-    """Write the row ``value`` at ``addr``, a bus word (two W-bit words) per cycle."""
-    for pair in range(config.row_bits // BUS_BITS):
+    """Write the row ``value`` at ``addr``, a bus word (BUS_BITS / W words) per cycle."""
+    words = BUS_BITS // config.word_bits
+    for k in range(config.row_bits // BUS_BITS):
         ctx.set(regfile.bus_write.addr, addr)
-        ctx.set(regfile.bus_write.data, (value >> (BUS_BITS * pair)) & ((1 << BUS_BITS) - 1))
-        ctx.set(regfile.bus_write.en, 0b11 << (2 * pair))
+        ctx.set(regfile.bus_write.data, (value >> (BUS_BITS * k)) & ((1 << BUS_BITS) - 1))
+        ctx.set(regfile.bus_write.en, ((1 << words) - 1) << (words * k))
         await ctx.tick()
     ctx.set(regfile.bus_write.en, 0)
 

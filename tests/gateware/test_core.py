@@ -6,17 +6,16 @@ from amaranth import Elaboratable, Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from gateware.interface import WORD_BITS, PeripheralConfig
+import pytest
+
+from gateware.interface import PeripheralConfig
 from gateware.montmul import MontMulCore
 from gateware.montmul.regfile import RegisterFile
 import regfile_access
 
-W = WORD_BITS
-MASK = (1 << W) - 1
-
-
-def mont_textbook(a, b, n, size):
+def mont_textbook(a, b, n, size, W):
     """Word-serial CIOS Montgomery product a*b*2^(-W*size) mod n, one conditional subtraction."""
+    MASK = (1 << W) - 1
     n_inv = -pow(n, -1, 1 << W) & MASK
     t = 0
     for i in range(size):
@@ -28,6 +27,8 @@ def mont_textbook(a, b, n, size):
 
 def modulus_constants(config, n, size):
     """What SETMOD leaves in the modulus state for ``n`` at ``size`` words."""
+    W = config.word_bits
+    MASK = (1 << W) - 1
     n_inv = -pow(n, -1, 1 << W) & MASK
     q = (1 + ((n_inv * (n & ((1 << 2 * W) - 1)) >> W) & MASK)) & MASK
     rows = -(-size // config.lanes)
@@ -57,6 +58,7 @@ def rows_of(config, value, count):
 
 def run_products(config, cases, seed):
     """cases: (n, size) -> list of (a, b); returns [(got, expected, cycles)] per product."""
+    W = config.word_bits
     bench = CoreBench(config)
     rf, core = bench.regfile, bench.core
     rng = random.Random(seed)
@@ -105,7 +107,7 @@ def run_products(config, cases, seed):
                 await ctx.tick()
                 assert not ctx.get(core.ctl.busy)
                 got = await read_slot(3) & ((1 << (W * size)) - 1)
-                results.append((got, mont_textbook(a, b, n, size), cycles, size, rows))
+                results.append((got, mont_textbook(a, b, n, size, W), cycles, size, rows))
 
     sim = Simulator(bench)
     sim.add_clock(1e-8)
@@ -114,18 +116,22 @@ def run_products(config, cases, seed):
     return results
 
 
-def test_core_products_and_cycles():
-    config = PeripheralConfig(max_bits=256, lanes=4)
+@pytest.mark.parametrize("word_bits", [16, 8, 32])
+def test_core_products_and_cycles(word_bits):
+    """The default word width and the others a build may choose (the same RTL)."""
+    config = PeripheralConfig(max_bits=256, lanes=4, word_bits=word_bits)
+    W = config.word_bits
     rng = random.Random(1)
     cases = {}
-    for size in (2, 3, 4, 5, 9, 16):
+    sizes = (2, 3, 4, 5, 9, 16) if W < 32 else (2, 3, 4, 5, 8)
+    for size in sizes:
         bits = W * size - (3 if size % 2 else 0)
         n = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
         r = 1 << (W * size)
         cases[(n, size)] = [(rng.randrange(n), rng.randrange(n)), (n - 1, n - 1), (0, rng.randrange(n)),
                             (r - 1, n - 1)]
     results = run_products(config, cases, seed=2)
-    assert len(results) == 24
+    assert len(results) == 4 * len(sizes)
     for got, expected, cycles, size, rows in results:
         assert got == expected
         # start .. done: the MUL command's P*size + 2*rows + 13 without its accepting cycle
@@ -135,6 +141,7 @@ def test_core_products_and_cycles():
 def test_core_rows_wider_than_a_carry_segment():
     """64 lanes: a row is two 32-word carry-select segments."""
     config = PeripheralConfig(max_bits=2048, lanes=64)
+    W = config.word_bits
     rng = random.Random(3)
     n = (1 << (W * 65)) - 1 - 2 * rng.getrandbits(W * 60)       # 65 words: two rows, the last one 1 word
     results = run_products(config, {(n, 65): [(rng.randrange(n), rng.randrange(n)), (n - 1, n - 1)]}, seed=4)
