@@ -23,6 +23,7 @@ from pathlib import Path
 
 from common.errors import ProjectError, reports_errors
 from common.paths import BUILD_DIR
+from gateware.interface import PeripheralConfig
 from soc import config
 from soc import console_protocol as protocol
 
@@ -134,7 +135,26 @@ def _parse_args(argv):
                         help="extra C flags for the firmware, e.g. -DBN_LIBGCC_MUL (use a build directory of "
                              "its own: objects made with other flags are not rebuilt)")
     parser.add_argument("--quiet", action="store_true", help="print only the console output")
+    peripheral = parser.add_argument_group("the peripheral's build (gateware.interface.PeripheralConfig)")
+    peripheral.add_argument("--montmul-word-bits", type=int, default=None, metavar="W",
+                            help=f"word width W (default {PeripheralConfig().word_bits}); another configuration "
+                                 "than the default builds in build/sim...-w<W>-l<lanes>")
+    peripheral.add_argument("--montmul-lanes", type=int, default=None, metavar="N",
+                            help=f"multiplier lanes (default {PeripheralConfig().lanes})")
     return parser.parse_args(argv)
+
+
+def _montmul_config(args):
+    """The peripheral configuration the options ask for (None: the default), or a ProjectError naming
+    the option."""
+    if args.montmul_word_bits is None and args.montmul_lanes is None:
+        return None
+    default = PeripheralConfig()
+    try:
+        return PeripheralConfig(word_bits=args.montmul_word_bits or default.word_bits,
+                                lanes=args.montmul_lanes or default.lanes)
+    except ValueError as error:
+        raise ProjectError(f"--montmul-word-bits/--montmul-lanes: {error}") from None
 
 
 def _interactive(build):
@@ -367,20 +387,25 @@ def main(argv=None):
     from soc import cpus as soc_cpus
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.cpus is not None:
-        if not args.bench or args.build_dir or args.port:
-            raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir "
-                               "or --port)")
+        if not args.bench or args.build_dir or args.port or _montmul_config(args):
+            raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir, "
+                               "--port or another peripheral configuration)")
         from sim import cpu_bench
         return cpu_bench.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or cpu_bench.DEFAULT_BUDGET_S,
                               synth=not args.no_synth, jobs=max(1, args.jobs),
                               timeout=args.timeout or cpu_bench.DEFAULT_HW_TIMEOUT_S, log=log,
                               reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
                                                                                     else sys.argv[1:]))
+    montmul_config = _montmul_config(args)
+    if montmul_config is not None and args.port:
+        raise ProjectError("--montmul-word-bits and --montmul-lanes build a simulation; --port talks to a board")
     build = None
     if not args.port:
         from sim import build as sim_build
         cpu = soc_cpus.parse(args.cpu_type, variant=args.cpu_variant)
         kwargs = {"cpu_type": cpu.type, "cpu_variant": cpu.variant, "log": log}
+        if montmul_config is not None:
+            kwargs["montmul_config"] = montmul_config
         if args.build_dir:
             kwargs["build_dir"] = args.build_dir
         if args.firmware_cflags:

@@ -299,11 +299,9 @@ def soc_from_info(console):
 
 def write(results, missing, out_dir, soc_info, source, command, timing=None, extra=None):
     """Writes results.{json,md,png}; returns the results dict. `extra`: issue 24's rows (run_simulations)."""
-    from gateware.interface import NUM_SLOTS, PeripheralConfig
-    cfg = PeripheralConfig()
+    from sim.build import peripheral_info
     data = {
-        "soc": {**soc_info, "peripheral": {"max_bits": cfg.max_bits, "lanes": cfg.lanes,
-                                            "word_bits": cfg.word_bits, "slots": NUM_SLOTS}},
+        "soc": {"peripheral": peripheral_info(), **soc_info},
         "source": source,
         "command": command,
         "date": time.strftime("%Y-%m-%d"),

@@ -61,6 +61,13 @@ class SimBuild:
     peripheral: bool = True
 
 
+def peripheral_info(montmul_config=None):
+    """The peripheral's configuration as the reports record it (the build's own, not a default)."""
+    from gateware.interface import NUM_SLOTS
+    cfg = montmul_config or PeripheralConfig()
+    return {"max_bits": cfg.max_bits, "lanes": cfg.lanes, "word_bits": cfg.word_bits, "slots": NUM_SLOTS}
+
+
 def require_tools():
     tools.venv_tools_on_path()
     tools.require({"riscv64-unknown-elf-gcc": "gcc-riscv64-unknown-elf"})
@@ -210,11 +217,20 @@ def _soc_inputs(*options):
     return cache.digest(*options, files=[*cache.python_sources(*SOC_PACKAGES), ROOT / "sim" / "build.py"])
 
 
-def cpu_build_dir(cpu_type, cpu_variant):
-    """build/sim for the default CPU, build/sim-<type>-<variant> for the others (models coexist)."""
+def cpu_build_dir(cpu_type, cpu_variant, montmul_config=None):
+    """build/sim for the default CPU, build/sim-<type>-<variant> for the others (models coexist);
+    a peripheral configuration other than the default adds -w<word bits>-l<lanes>[-b<max bits>]."""
     if (cpu_type, cpu_variant) == (config.CPU_TYPE, config.CPU_VARIANT):
-        return DEFAULT_BUILD_DIR
-    return BUILD_DIR / f"sim-{cpu_type}-{cpu_variant}"
+        path = DEFAULT_BUILD_DIR
+    else:
+        path = BUILD_DIR / f"sim-{cpu_type}-{cpu_variant}"
+    default = PeripheralConfig()
+    if montmul_config is not None and montmul_config != default:
+        suffix = f"-w{montmul_config.word_bits}-l{montmul_config.lanes}"
+        if montmul_config.max_bits != default.max_bits:
+            suffix += f"-b{montmul_config.max_bits}"
+        path = path.parent / (path.name + suffix)
+    return path
 
 
 def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
@@ -226,7 +242,7 @@ def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
-    build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant)).resolve()
+    build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant, montmul_config)).resolve()
     # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
     with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
         return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
@@ -286,7 +302,8 @@ def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, 
     firmware.write_init(firmware_bin, main_ram_init(gateware_dir), config.MAIN_RAM_SIZE)
     seconds["firmware"] = time.monotonic() - started
 
-    info = {"cpu": cpu_type, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ}
+    info = {"cpu": cpu_type, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ,
+            "peripheral": peripheral_info(montmul_config)}
     return SimBuild(build_dir, gateware_dir, firmware_bin, model_path(gateware_dir, trace), rebuilt, info,
                     seconds, peripheral=bool(with_montmul))
 

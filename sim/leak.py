@@ -295,10 +295,8 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
 
 def soc_info(build):
     """The CPU and the peripheral configuration, as the benchmark records them."""
-    from gateware.interface import NUM_SLOTS, PeripheralConfig
-    cfg = PeripheralConfig()
-    return {**build.soc_info, "peripheral": {"max_bits": cfg.max_bits, "lanes": cfg.lanes,
-                                              "word_bits": cfg.word_bits, "slots": NUM_SLOTS}}
+    from sim.build import peripheral_info
+    return {"peripheral": peripheral_info(), **build.soc_info}
 
 
 def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc, command, simulations,
