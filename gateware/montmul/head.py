@@ -96,8 +96,10 @@ class QuotientHead(wiring.Component):
         t1 = Signal(W)                              # t_1 of the last iteration (lane 2's low word)
         mn0 = Signal(2 * W)                         # m_i*n_0
         mn1 = Signal(2 * W)                         # m_i*n_1
-        window_part = Signal(3 * W + 3)             # V'_{i+1} but for the m_i*n terms, < 2^50
-        window = Signal(3 * W + 3)                  # V'_i < 2^50 (X, Y < 2^33)
+        # V' < 2^(3W+1) for any W (2^49 at W = 16): with X, Y < 2^(2W+1), the bound B = 2^(3W+1) is kept
+        # by V' -> V'/2^W + m*(n_0 + 2^W n_1)/2^W + a*b_0 + 2^W (a*b_1 + t_1) < 2^(2W+1) + 2^(2W+1) + 2^(3W)
+        window_part = Signal(3 * W + 3)             # V'_{i+1} but for the m_i*n terms
+        window = Signal(3 * W + 3)                  # V'_i
         nv_low = Signal(2 * W)                      # n' * (V'_i mod 2^W)
         nv_high = Signal(W)                         # n' * bits[W:2W) of V'_i, mod 2^W
         nt = Signal(W)                              # n'*t_1 + n'*a_{i+1}*b_0, mod 2^W
