@@ -1,4 +1,5 @@
-"""The command line of ``python -m gateware``: ``--report`` (eda.report), ``--sweep`` (eda.sweep) and
+"""The command line of ``python -m gateware``: ``--report`` (eda.report), ``--sweep`` (eda.sweep), both
+with ``--no-firmware`` to leave out the firmware's RSA-2048 count on the simulated SoC, and
 ``--prove`` (eda.formal, its own options).  The figures live in those modules; this one only parses,
 calls and prints."""
 
@@ -39,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--prove", action="store_true",
                         help="SymbiYosys proofs of constant time and of refusals' integrity, written to "
                              "build/formal/report.{json,md} (its own options: --prove --help)")
+    parser.add_argument("--no-firmware", dest="firmware", action="store_false",
+                        help="leave out the firmware's count of RSA-2048 with CRT, timed on the simulated SoC "
+                             "(whose first build takes minutes)")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="processes the sweep runs its jobs on (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=DEFAULT_BUILD / "report.json", metavar="PATH",
@@ -84,6 +88,7 @@ def main(argv=None) -> int:
         if args.route_ns < 0:
             raise ProjectError("--route-ns must not be negative")
         report = build_report(config, workdir=args.workdir, route_ps=round(args.route_ns * 1000),
+                              firmware=args.firmware,
                               progress=lambda message: print(message, file=sys.stderr, flush=True))
     except ProjectError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -104,7 +109,7 @@ def _main_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         if args.route_ns < 0:
             raise ProjectError("--route-ns must not be negative")
         data = sweep.sweep(args.sweep, max_bits=_config(args).max_bits, workdir=args.workdir, jobs=args.jobs,
-                           route_ps=round(args.route_ns * 1000),
+                           route_ps=round(args.route_ns * 1000), firmware=args.firmware,
                            progress=lambda message: print(message, file=sys.stderr, flush=True))
         paths = sweep.write_outputs(data, args.workdir)
     except ProjectError as error:

@@ -1,12 +1,17 @@
-"""``python -m gateware --report``: cycle counts, xc7z020 resources and a timing estimate for one
-configuration of the Montgomery peripheral, next to the targets of the issue (the command line is
-``eda.cli``; ``--sweep`` runs ``eda.sweep``: the same figures for several configurations).
+"""``python -m gateware --report``: cycle counts, xc7z020 resources, a timing estimate per clock domain
+and what they make of an RSA-2048 private operation, for one configuration of the Montgomery
+peripheral, next to the targets of the issue (the command line is ``eda.cli``; ``--sweep`` runs
+``eda.sweep``: the same figures for several configurations).
 
 The figures come from:
-  * ``gateware.driver.mul_cycles(config, bits)`` (the RTL, simulated) and
-    ``gateware.model.exp_cycles(config, bits, mode)`` (the model, checked against the RTL),
+  * ``gateware.driver.mul_cycles`` and ``pair_mul_cycles`` (the RTL, simulated), each checked against
+    the model (``gateware.model``), which gives ``exp_cycles`` and the peripheral's share of RSA-2048
+    (``crt_cycles``),
   * ``eda.synth.synthesize`` (Yosys ``synth_xilinx -family xc7``),
-  * ``eda.timing.analyze`` (static estimate, 7-series -1 figures).
+  * ``eda.timing.analyze`` (static estimate, 7-series -1 figures),
+  * the firmware's own cycle count of one RSA-2048 private operation with CRT on the sequencer
+    backend, the bench's row timed on the simulated SoC (``firmware_crt_cycles``, which builds the SoC
+    first when it is stale: minutes the first time, then seconds; ``--no-firmware`` leaves it out).
 """
 
 from __future__ import annotations
@@ -17,63 +22,279 @@ from pathlib import Path
 
 from common import cache
 from common.errors import ProjectError
-from gateware.interface import PeripheralConfig
+from common.paths import BUILD_DIR, ROOT
+from gateware import model
+from gateware.interface import WORD_BITS, PeripheralConfig
+from soc import config as soc_config
 
 from . import synth, timing
 from .synth import generate_verilog
+from .timing.netlist import net_names
 
-__all__ = ["TARGETS", "MUL_BITS", "mul_cycles", "synthesize_peripheral", "resource_figures",
-           "timing_figures", "build_report", "check_targets", "format_report"]
+__all__ = ["TARGETS", "MUL_BITS", "CLOCK_DOMAINS", "CRT_BITS", "CrtCommand", "mul_cycles", "pair_fits",
+           "mul_pair_cycles", "crt_commands", "crt_pairs", "crt_cycles", "firmware_build_dir", "firmware_source",
+           "firmware_crt_cycles", "firmware_crt", "rsa2048_crt", "synthesize_peripheral", "resource_figures",
+           "timing_figures", "clock_mhz", "build_report", "check_targets", "format_report"]
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_BUILD = REPO / "build" / "gateware"
+DEFAULT_BUILD = BUILD_DIR / "gateware"
 
 MUL_BITS = (512, 1024, 1536, 2048, 3072, 4096)
 EXP_BITS = 2048
 EXP_MODES = ("window", "fixed", "ladder")
 
-#: The issue's targets: cycle counts and resources are upper bounds.
+#: The targets: upper bounds, the timing bounds in every clock domain.  The products' and RSA's are the
+#: ones the datapath is being pushed to (peripheral cycles for MUL and MUL_PAIR; CPU cycles, as the
+#: firmware counts them, and the time at the estimated clock for RSA-2048 with CRT); the DSP bound is
+#: the xc7z020's 220 DSP48E1 less the 4 the CPU uses.
 TARGETS = {
-    "mul_cycles": {"1024": 100, "2048": 300, "4096": 1100},
-    "resources": {"dsp": 160, "lut": 30000, "bram36": 40},
+    "mul_cycles": {"2048": 140},
+    "mul_pair_cycles": {"1024": 75},
+    "rsa2048_crt": {"cycles": 110_000, "ms": 0.7},
+    "resources": {"dsp": 216, "lut": 30000, "bram36": 40},
     "timing": {"critical_path_ns": 10.0},
 }
+#: The target groups whose figures are per clock domain ({domain: {key: value}}).
+PER_DOMAIN = ("timing",)
+
+#: The clock inputs of the peripheral's netlist, by the name of the SoC's clock domain that drives them:
+#: its one clock port ``clk`` runs on LiteX's ``sys`` clock (soc/montmul.py).
+CLOCK_DOMAINS = {"clk": "sys"}
+#: Cells that pass a clock on unchanged, input ``I`` to output ``O`` (synth_xilinx puts a BUFG on a
+#: clock input; the estimate then names the domain after the BUFG's output net, whichever name Yosys
+#: gave it).
+CLOCK_BUFFERS = ("BUFG", "BUFGCE", "BUFH", "BUFHCE", "BUFR", "BUFIO", "IBUF", "IBUFG")
+
+SYS_CLK_MHZ = soc_config.SYS_CLK_FREQ / 1e6
 
 
-def mul_cycles(config: PeripheralConfig, sizes=MUL_BITS) -> dict:
-    """Cycles of one Montgomery product per operand size in ``sizes``, measured on the RTL
-    (``gateware.driver.mul_cycles``), as {str(bits): cycles}, None for sizes beyond
-    ``config.max_bits``.  Each count must equal the model's (``gateware.model.mul_cycles``), which
-    the exponentiation figures stand on: a difference is an error, not a figure."""
-    from gateware import driver, model
-
+def _measured(config: PeripheralConfig, sizes, fits, measure, expect, what: str) -> dict:
+    """{str(bits): cycles measured on the RTL} for each size in ``sizes``, None where ``fits(bits)`` is
+    false.  Each count must equal the model's, which the exponentiation and RSA figures stand on: a
+    difference is an error, not a figure."""
     cycles = {}
     for bits in sizes:
-        if bits > config.max_bits:
+        if not fits(bits):
             cycles[str(bits)] = None
             continue
-        measured, expected = driver.mul_cycles(config, bits), model.mul_cycles(config, bits)
+        measured, expected = measure(config, bits), expect(config, bits)
         if measured != expected:
-            raise ProjectError(f"the RTL takes {measured} cycles for a {bits}-bit product at {config}, "
+            raise ProjectError(f"the RTL takes {measured} cycles for {what % bits} at {config}, "
                                f"the model says {expected}: the model is out of date")
         cycles[str(bits)] = measured
     return cycles
 
 
-def _cycle_counts(config: PeripheralConfig, say) -> tuple[dict, dict]:
-    """Simulated cycles of one Montgomery product per size in MUL_BITS, and the model's cycles of one
-    EXP_BITS-bit exponentiation per mode; None for sizes beyond ``config.max_bits``."""
-    from gateware import model
+def mul_cycles(config: PeripheralConfig, sizes=MUL_BITS) -> dict:
+    """Cycles of one Montgomery product (MUL) per operand size in ``sizes``, measured on the RTL
+    (``gateware.driver.mul_cycles``) and equal to ``gateware.model.mul_cycles``, as {str(bits):
+    cycles}; None for sizes beyond ``config.max_bits``."""
+    from gateware import driver
+    return _measured(config, sizes, lambda bits: bits <= config.max_bits, driver.mul_cycles, model.mul_cycles,
+                     "a %d-bit product")
 
+
+def pair_fits(config: PeripheralConfig, bits: int) -> bool:
+    """Whether ``config`` has pair commands for two ``bits``-bit moduli (each within a row)."""
+    return (config.has_pairs and bits <= config.max_bits
+            and model.size_words(bits, config.word_bits) <= config.pair_max_words)
+
+
+def mul_pair_cycles(config: PeripheralConfig, sizes=MUL_BITS) -> dict:
+    """Cycles of one MUL_PAIR of two products of the same size per size in ``sizes``, measured on the
+    RTL (``gateware.driver.pair_mul_cycles``) and equal to ``gateware.model.pair_mul_cycles``, as
+    {str(bits): cycles}; None where the configuration has no pair of that size (``pair_fits``)."""
+    from gateware import driver
+    return _measured(config, sizes, lambda bits: pair_fits(config, bits), driver.pair_mul_cycles,
+                     lambda config, bits: model.pair_mul_cycles(config, bits, bits), "a pair of %d-bit products")
+
+
+def _cycle_counts(config: PeripheralConfig, say) -> tuple[dict, dict, dict]:
+    """Simulated cycles of one Montgomery product and of one pair per size in MUL_BITS, and the
+    model's cycles of one EXP_BITS-bit exponentiation per mode; None where they do not fit."""
     exp_cycles = {f"{EXP_BITS}_{mode}": None for mode in EXP_MODES}
     say("simulating Montgomery products ...")
     mul = mul_cycles(config, MUL_BITS)
+    if any(pair_fits(config, bits) for bits in MUL_BITS):
+        say("simulating pairs of products (MUL_PAIR) ...")
+    pairs = mul_pair_cycles(config, MUL_BITS)
     if EXP_BITS <= config.max_bits:
         say("counting the cycles of exponentiations (model) ...")
         for mode in EXP_MODES:
             exp_cycles[f"{EXP_BITS}_{mode}"] = model.exp_cycles(config, EXP_BITS, mode)
-    return mul, exp_cycles
+    return mul, pairs, exp_cycles
 
+
+# ---- RSA-2048 with CRT -----------------------------------------------------------------------------
+
+#: The RSA key size of the RSA figures.
+CRT_BITS = 2048
+
+
+@dataclasses.dataclass(frozen=True)
+class CrtCommand:
+    """``count`` commands ``op`` at the size of a ``bits``-bit modulus (an exponentiation's exponent
+    is ``exponent_bits`` long, ``exponent`` its value when the count depends on it)."""
+    op: str
+    bits: int
+    count: int
+    what: str
+    exponent_bits: int | None = None
+    exponent: int | None = None
+    a_words: int = 0            # MUL_PAIR's shared a (its arg)
+
+
+def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WORD_BITS) -> tuple[CrtCommand, ...]:
+    """The peripheral commands of one RSA private operation with CRT on the sequencer backend
+    (``rsa_private_crt`` in firmware/rsa.c over ``rsa_hw_seq`` in firmware/rsa_hw.c), every modulus
+    loaded afresh as in a timed operation.  Factors of half the key size.  ``pairs``: the factors fit
+    the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR).
+    A copy kept for its descriptions: tests/firmware/test_rsa_hw_commands.py builds the firmware's
+    backend for the host over a recording stand-in of the peripheral and checks that it issues these
+    commands, command for command, at several key sizes with and without the pair commands.  ``word_bits``:
+    the peripheral's word width (MUL_PAIR's shared a is counted in words)."""
+    half = bits // 2
+    e = soc_config.PUBLIC_EXPONENT
+    check = CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
+                       exponent=e)
+    if pairs:
+        return (
+            CrtCommand("SETMOD", bits, 1, "n"),
+            CrtCommand("SETMOD", half, 2, "p (bank 0), q (bank 1)"),
+            CrtCommand("MUL_PAIR", half, 2, f"with the {bits}-bit input as the shared a: the input reduced mod p "
+                                            "and q and converted; the Montgomery ones", a_words=bits // word_bits),
+            CrtCommand("EXP_FIXED_PAIR", half, 1, f"m1 = c^dp mod p and m2 = c^dq mod q at once ({half}-bit "
+                                                  "exponents)", exponent_bits=half),
+            CrtCommand("MUL_PAIR", half, 1, "both halves out of the Montgomery domain"),
+            CrtCommand("MUL", half, 2, "Garner: m2 mod p, (m1 - m2)*qinv"),
+            CrtCommand("MUL", bits, 3, "q*h (recombination); the check's conversions into and out of the "
+                                       "Montgomery domain"),
+            check,
+        )
+    return (
+        CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
+        CrtCommand("SETMOD", half, 2, "q, p"),
+        CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
+                                   "the check's conversions into and out of the Montgomery domain"),
+        CrtCommand("MUL", half, 6, "each half's conversions into and out of the Montgomery domain (4); "
+                                   "Garner: m2 mod p, (m1 - m2)*qinv (2)"),
+        CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
+                   exponent_bits=half),
+        check,
+    )
+
+
+def crt_pairs(config: PeripheralConfig, bits: int = CRT_BITS) -> bool:
+    """Whether the firmware runs the two halves at once on ``config`` (both factors within a row)."""
+    return config.has_pairs and model.size_words(bits // 2, config.word_bits) <= config.pair_max_words
+
+
+def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
+    if command.op == "SETMOD":
+        return model.setmod_cycles(config, command.bits)
+    if command.op == "MUL":
+        return model.mul_cycles(config, command.bits)
+    if command.op == "MUL_PAIR":
+        return model.pair_mul_cycles(config, command.bits, command.bits, a_words=command.a_words)
+    if command.op == "EXP_FIXED_PAIR":
+        return model.pair_exp_cycles(config, command.bits, command.bits, command.exponent_bits)
+    mode = {"EXP_FIXED": "fixed", "EXP_WINDOW": "window", "EXP_LADDER": "ladder"}[command.op]
+    return model.exp_cycles(config, command.bits, mode, exponent=command.exponent,
+                            exponent_bits=command.exponent_bits)
+
+
+def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
+    """The peripheral's busy cycles for one RSA private operation with CRT (``crt_commands``), from
+    the model; no CPU time, no operand transfers.  None when ``bits`` exceeds ``config.max_bits``."""
+    if bits > config.max_bits:
+        return None
+    return sum(command.count * _command_cycles(config, command)
+               for command in crt_commands(bits, crt_pairs(config, bits), config.word_bits))
+
+
+#: The firmware's row the RSA figure is: ``bench`` (firmware/bench_cmds.c) of the private operation with
+#: CRT on the sequencer backend, the "2048, private, CRT, hw: sequencer" row of ``python -m sim --bench``.
+FIRMWARE_OP, FIRMWARE_IMPL = "private_crt", "hw_seq"
+
+
+def firmware_build_dir(config: PeripheralConfig) -> Path | None:
+    """Where the simulated SoC with ``config``'s peripheral is built: None for the default
+    configuration (``python -m sim``'s own build, build/sim), otherwise the directory ``python -m sim
+    --montmul-word-bits W --montmul-lanes N`` builds it in (``sim.build.cpu_build_dir``)."""
+    if config == PeripheralConfig():
+        return None
+    from sim import build as sim_build
+    return sim_build.cpu_build_dir(soc_config.CPU_TYPE, soc_config.CPU_VARIANT, config)
+
+
+def firmware_command(bits: int = CRT_BITS) -> str:
+    """The console command whose count the RSA figure is."""
+    return f"bench {bits} rows={bits}:{FIRMWARE_OP}:{FIRMWARE_IMPL}"
+
+
+def firmware_source(config: PeripheralConfig, bits: int = CRT_BITS) -> str:
+    """Where ``firmware_crt_cycles`` takes its count from, as the report says it."""
+    directory = firmware_build_dir(config)
+    if directory is None:
+        return (f'python -m sim --run "{firmware_command(bits)}": the firmware\'s cycle counter on the '
+                "simulated SoC (build/sim)")
+    options = f"--montmul-word-bits {config.word_bits} --montmul-lanes {config.lanes}"
+    return (f'python -m sim {options} --run "{firmware_command(bits)}": the firmware\'s cycle counter on the '
+            f"simulated SoC ({directory.relative_to(ROOT)}"
+            + (f", max_bits={config.max_bits}, which the option cannot set)" if config.max_bits != PeripheralConfig().max_bits
+               else ")"))
+
+
+def firmware_crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS, log=print) -> int:
+    """CPU cycles of one RSA private operation with CRT on the sequencer backend as the firmware counts
+    them (the whole operation: CPU, operand transfers, the peripheral), with the bench's ``bits``-bit
+    key on the simulated SoC with ``config``'s peripheral: ``firmware_command``.  Builds what is stale
+    first (sim.build: minutes the first time).  A wrong result is an error, not a figure."""
+    from sim import build as sim_build
+    from sim.console import booted
+
+    build = sim_build.build(firmware_build_dir(config),
+                            montmul_config=None if config == PeripheralConfig() else config, log=log)
+    with booted(build) as console:
+        answer = console.bench([bits], rows=[(bits, FIRMWARE_OP, FIRMWARE_IMPL)])
+    if len(answer.results) != 1 or not answer.results[0].ok:
+        raise ProjectError(f"`{firmware_command(bits)}` on the simulated SoC: {answer.results or 'no result'}, "
+                           "not one right result: no figure")
+    return answer.results[0].cycles
+
+
+def firmware_crt(config: PeripheralConfig, *, firmware: bool = True, log=print) -> dict:
+    """One RSA-2048 private operation with CRT on the sequencer backend: the firmware's CPU cycles
+    (``firmware_crt_cycles``), the peripheral's busy cycles within them (``crt_cycles``, the model)
+    and where the count came from.  Without ``firmware``, or when the configuration holds no 2048-bit
+    modulus, ``cycles`` is None and ``source`` says why."""
+    peripheral = crt_cycles(config)
+    if peripheral is None:
+        return {"cycles": None, "peripheral_cycles": None,
+                "source": f"not measured: max_bits={config.max_bits} holds no {CRT_BITS}-bit modulus"}
+    if not firmware:
+        return {"cycles": None, "peripheral_cycles": peripheral,
+                "source": f"not measured (--no-firmware); without it: {firmware_source(config)}"}
+    cycles = firmware_crt_cycles(config, log=log)
+    if cycles < peripheral:
+        raise ProjectError(f"the firmware counts {cycles:,} cycles for RSA-{CRT_BITS} with CRT, fewer than the "
+                           f"{peripheral:,} its peripheral commands take (crt_commands): the model of the "
+                           "firmware's commands is out of date")
+    return {"cycles": cycles, "peripheral_cycles": peripheral, "source": firmware_source(config)}
+
+
+def rsa2048_crt(config: PeripheralConfig, clock: float, *, firmware: bool = True, log=print) -> dict:
+    """``firmware_crt`` with the time it takes in ms: at ``clock`` MHz (the Fmax estimate; the
+    firmware's cycles are sys_clk cycles, and the SoC has that one clock) and at the SoC's clock."""
+    measured = firmware_crt(config, firmware=firmware, log=log)
+    cycles = measured["cycles"]
+    return {"cycles": cycles,
+            "ms": None if cycles is None else round(cycles / clock / 1000, 3),
+            "ms_at_sys_clk": None if cycles is None else round(cycles / SYS_CLK_MHZ / 1000, 3),
+            "peripheral_cycles": measured["peripheral_cycles"],
+            "source": measured["source"]}
+
+
+# ---- synthesis and timing ----------------------------------------------------------------------------
 
 def synthesize_peripheral(config: PeripheralConfig, workdir: Path, cache_dir: Path | None = None,
                           keep: int = 2) -> synth.SynthResult:
@@ -107,15 +328,53 @@ def resource_figures(result: synth.SynthResult) -> dict:
     return {key: result.resources[key] for key in ("dsp", "lut", "ff", "bram36")}
 
 
+def _clock_domain_names(netlist: dict, top: str, nets) -> dict:
+    """{clock net as the estimate names it: its domain}: the top-level input the net comes from,
+    through clock buffers, by the SoC's name for it (``CLOCK_DOMAINS``); the net's own name when it
+    comes from no input."""
+    module = netlist["modules"][top]
+    bit_of = {name: bit for bit, name in net_names(module)[0].items()}
+    buffered = {}
+    for cell in module["cells"].values():
+        pins = cell["connections"]
+        if cell["type"] in CLOCK_BUFFERS and len(pins.get("I", ())) == len(pins.get("O", ())) == 1:
+            buffered[pins["O"][0]] = pins["I"][0]
+    inputs = {port["bits"][0]: name for name, port in module["ports"].items()
+              if port["direction"] == "input" and len(port["bits"]) == 1}
+    domains = {}
+    for net in nets:
+        bit, seen = bit_of.get(net), set()
+        while bit in buffered and bit not in seen:
+            seen.add(bit)
+            bit = buffered[bit]
+        port = inputs.get(bit)
+        domains[net] = net if port is None else CLOCK_DOMAINS.get(port, port)
+    return domains
+
+
 def timing_figures(result: synth.SynthResult, route_ps: int = timing.ROUTE_PS):
-    """The static timing estimate of a synthesised netlist: (figures for the report, the estimate)."""
-    estimate = timing.analyze(result.netlist, result.top, route_ps=route_ps)
-    return {
-        "critical_path_ns": round(estimate.critical_path_ns, 3),
-        "fmax_mhz": round(estimate.fmax_mhz, 1),
-        "start": estimate.start,
-        "end": estimate.end,
-    }, estimate
+    """The static timing estimate of a synthesised netlist: (figures per clock domain, the estimate).
+    A domain is named after the clock input it comes from, as the SoC names it (``CLOCK_DOMAINS``);
+    each has its worst path and the Fmax it allows, with the path's ends for the worst domain, whose
+    path the estimate describes (None for the others)."""
+    netlist = result.load_netlist()
+    estimate = timing.analyze_netlist(netlist, result.top, route_ps=route_ps)
+    names = _clock_domain_names(netlist, result.top, estimate.clock_domains)
+    worst = max(estimate.clock_domains, key=estimate.clock_domains.get, default=None)
+    figures = {}
+    for net, path_ns in estimate.clock_domains.items():
+        figures[names[net]] = {
+            "critical_path_ns": round(path_ns, 3),
+            "fmax_mhz": round(1000 / path_ns, 1),
+            "start": estimate.start if net == worst else None,
+            "end": estimate.end if net == worst else None,
+        }
+    return figures, estimate
+
+
+def clock_mhz(times: dict) -> float:
+    """The clock the design runs at by the estimate: the lowest Fmax over its clock domains."""
+    return min(domain["fmax_mhz"] for domain in times.values())
 
 
 def _status(value, bound) -> str:
@@ -126,32 +385,45 @@ def _status(value, bound) -> str:
 
 def check_targets(figures: dict, targets: dict = TARGETS) -> dict:
     """Each target's bound, the figure it bounds and MET/SHORT (N/A when there is no figure);
-    ``figures`` and ``targets`` are grouped alike (``{"resources": {"lut": ...}, ...}``)."""
-    return {group: {key: {"target": bound, "value": figures[group][key],
-                          "status": _status(figures[group][key], bound)}
-                    for key, bound in bounds.items()}
+    ``figures`` and ``targets`` are grouped alike (``{"resources": {"lut": ...}, ...}``), but for the
+    groups of ``PER_DOMAIN``, whose bounds hold in each clock domain of the figures:
+    ``{"timing": {"sys": {"critical_path_ns": {...}}}}``."""
+    def judge(values, bounds):
+        return {key: {"target": bound, "value": values[key], "status": _status(values[key], bound)}
+                for key, bound in bounds.items()}
+
+    return {group: ({domain: judge(values, bounds) for domain, values in figures[group].items()}
+                    if group in PER_DOMAIN else judge(figures[group], bounds))
             for group, bounds in targets.items()}
 
 
-def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD,
-                 route_ps: int = timing.ROUTE_PS, progress=None) -> dict:
-    """Simulate, synthesise and time one peripheral configuration; return the report as a dict."""
+def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD, route_ps: int = timing.ROUTE_PS,
+                 firmware: bool = True, progress=None) -> dict:
+    """Simulate, synthesise and time one peripheral configuration, and (with ``firmware``) time
+    RSA-2048 with CRT on the simulated SoC; return the report as a dict."""
     say = progress or (lambda message: None)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
 
-    mul, exp = _cycle_counts(config, say)
+    mul, pairs, exp = _cycle_counts(config, say)
 
     say("synthesising for xc7z020 (yosys synth_xilinx) ...")
     result = synthesize_peripheral(config, workdir)
     say(f"timing estimate over {sum(result.cells.values())} cells ...")
     times, estimate = timing_figures(result, route_ps)
     resources = resource_figures(result)
-    targets = check_targets({"mul_cycles": mul, "resources": resources, "timing": times})
+    if firmware and crt_cycles(config) is not None:
+        say(f"timing RSA-{CRT_BITS} with CRT in the firmware on the simulated SoC (its first build takes "
+            "minutes; --no-firmware leaves it out) ...")
+    rsa = rsa2048_crt(config, clock_mhz(times), firmware=firmware, log=say)
+    targets = check_targets({"mul_cycles": mul, "mul_pair_cycles": pairs, "rsa2048_crt": rsa,
+                             "resources": resources, "timing": times})
     return {
         "config": dataclasses.asdict(config),
         "mul_cycles": mul,
+        "mul_pair_cycles": pairs,
         "exp_cycles": exp,
+        "rsa2048_crt": rsa,
         "resources": resources,
         "timing": times,
         "targets": targets,
@@ -169,33 +441,50 @@ def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD,
     }
 
 
+def _text(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,}" if isinstance(value, int) else f"{value}"
+
+
+def _row(label: str, value, target: dict | None = None, unit: str = "") -> str:
+    """One figure of the table; with its target (``check_targets``' entry), the bound and the verdict."""
+    line = f"  {label:<22}{_text(value) + unit:>14}"
+    if target is not None:
+        line += f"   target <= {_text(target['target']) + unit:<10} {target['status']}"
+    return line
+
+
 def format_report(report: dict) -> str:
     """The report as a table for the terminal: value, target and MET/SHORT per figure."""
     targets = report["targets"]
-
-    def row(label, value, group=None, key=None, unit=""):
-        text = "-" if value is None else (f"{value:,}" if isinstance(value, int) else f"{value}")
-        line = f"  {label:<22}{text + unit:>14}"
-        if group and key in targets.get(group, {}):
-            t = targets[group][key]
-            bound = f"{t['target']:,}" if isinstance(t["target"], int) else f"{t['target']}"
-            line += f"   target <= {bound + unit:<10} {t['status']}"
-        return line
-
     config = ", ".join(f"{k}={v}" for k, v in report["config"].items())
-    lines = [f"Montgomery peripheral ({config})", "", "Montgomery product, cycles"]
+    lines = [f"Montgomery peripheral ({config})", "", "Montgomery product (MUL), cycles"]
     for bits, value in report["mul_cycles"].items():
-        lines.append(row(f"{bits} bits", value, "mul_cycles", bits))
-    lines += ["", "Modular exponentiation, cycles"]
+        lines.append(_row(f"{bits} bits", value, targets.get("mul_cycles", {}).get(bits)))
+    lines += ["", "Pair of products (MUL_PAIR, two of the same size), cycles"]
+    for bits, value in report["mul_pair_cycles"].items():
+        lines.append(_row(f"{bits} bits", value, targets.get("mul_pair_cycles", {}).get(bits)))
+    lines += ["", "Modular exponentiation, cycles (model)"]
     for key, value in report["exp_cycles"].items():
         bits, mode = key.split("_", 1)
-        lines.append(row(f"{bits} bits, {mode}", value))
+        lines.append(_row(f"{bits} bits, {mode}", value))
+    rsa = report["rsa2048_crt"]
+    lines += ["", f"RSA-{CRT_BITS} private operation with CRT, {FIRMWARE_IMPL} backend",
+              _row("CPU cycles", rsa["cycles"], targets.get("rsa2048_crt", {}).get("cycles")),
+              _row("time at Fmax est.", rsa["ms"], targets.get("rsa2048_crt", {}).get("ms"), " ms"),
+              _row(f"time at {SYS_CLK_MHZ:g} MHz", rsa["ms_at_sys_clk"], unit=" ms"),
+              _row("peripheral cycles", rsa["peripheral_cycles"]),
+              f"  source: {rsa['source']}"]
     lines += ["", "Resources, xc7z020 (Yosys synth_xilinx)"]
     for key, label in (("dsp", "DSP48E1"), ("lut", "LUT"), ("ff", "FF"), ("bram36", "BRAM36")):
-        lines.append(row(label, report["resources"][key], "resources", key))
-    t = report["timing"]
-    lines += ["", f"Timing estimate, 7-series -1 ({report['details']['route_ns_per_net']} ns routing per net)",
-              row("critical path", t["critical_path_ns"], "timing", "critical_path_ns", " ns"),
-              row("Fmax", t["fmax_mhz"], unit=" MHz"),
-              f"  from {t['start']}", f"  to   {t['end']}"]
+        lines.append(_row(label, report["resources"][key], targets.get("resources", {}).get(key)))
+    lines += ["", f"Timing estimate, 7-series -1 ({report['details']['route_ns_per_net']} ns routing per net)"]
+    for domain, t in report["timing"].items():
+        bounds = targets.get("timing", {}).get(domain, {})
+        lines += [f"  clock domain {domain}",
+                  _row("critical path", t["critical_path_ns"], bounds.get("critical_path_ns"), " ns"),
+                  _row("Fmax", t["fmax_mhz"], unit=" MHz")]
+        if t["start"] is not None:
+            lines += [f"  from {t['start']}", f"  to   {t['end']}"]
     return "\n".join(lines)

@@ -9,12 +9,17 @@ xc7z020's DSP48E1 columns) the sweep gets
   * the cycles of one Montgomery product at ``SIZES`` bits, simulated on the RTL and checked
     against the model (``eda.report.mul_cycles``),
   * the peripheral's cycles for one RSA-2048 private operation with CRT as the firmware's sequencer
-    backend issues it (``crt_cycles``, from ``gateware.model``), and that time in microseconds,
+    backend issues it (``eda.report.crt_cycles``, from ``gateware.model``), and that time in
+    microseconds,
   * whether it fits the xc7z010 and the xc7z020 (``DEVICES``),
 
-and writes ``sweep.json``, ``sweep.md`` (the table) and ``sweep.png`` (area against RSA-2048 time).
-The synthesis runs and the simulations are independent jobs, spread over ``jobs`` processes; both
-are cached (``build/gateware/cache``, or under ``--workdir``), so a second sweep over unchanged gateware takes seconds.
+and, for the configuration of the simulated SoC (``FIRMWARE_CONFIG``), the firmware's own count of
+the whole RSA-2048 operation (``eda.report.firmware_crt``, unless ``firmware`` is false); and writes
+``sweep.json``, ``sweep.md`` (the table) and ``sweep.png`` (area against RSA-2048 time).  The
+synthesis runs and the simulations are independent jobs, spread over ``jobs`` processes; the first two
+are cached (``build/gateware/cache``, or under ``--workdir``), so a second sweep over unchanged
+gateware takes seconds, plus the firmware's run: one row of the bench on the simulated SoC, seconds
+when ``sim.build`` finds the SoC up to date.
 """
 
 from __future__ import annotations
@@ -28,14 +33,15 @@ from pathlib import Path
 
 from common import cache
 from common.errors import ProjectError
-from gateware import model
 from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
 from soc import config as soc_config
 
 from . import report, synth, timing
 from .devices import DEVICES
+# The model of RSA-2048 with CRT lives with the report, which shows it too; named here for the sweep's readers.
+from .report import CRT_BITS, crt_commands, crt_cycles, crt_pairs
 
-__all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CRT",
+__all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CONFIG",
            "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
            "plot", "write_outputs"]
 
@@ -47,7 +53,7 @@ RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
 #: DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle (``PeripheralConfig.lanes``).
 DSP_PER_LANE = 2
 
-SYS_CLK_MHZ = soc_config.SYS_CLK_FREQ / 1e6
+SYS_CLK_MHZ = report.SYS_CLK_MHZ
 
 
 def _default_lanes(largest_dsp=DEVICES["xc7z020"]["dsp"]):
@@ -61,14 +67,10 @@ def _default_lanes(largest_dsp=DEVICES["xc7z020"]["dsp"]):
 
 DEFAULT_LANES = _default_lanes()
 
-#: The RSA key size of the estimate.
-CRT_BITS = 2048
+#: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
+#: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.
+FIRMWARE_CONFIG = PeripheralConfig()
 
-#: The firmware's count of the same operation, measured on the simulated SoC (Verilator) with
-#: ``python -m sim --bench --sizes 2048`` at the default configuration, for comparison: the whole
-#: operation, CPU and operand transfers included.
-FIRMWARE_CRT = {"lanes": 64, "max_bits": 4096, "cycles": 219_349,
-                "command": "python -m sim --bench --sizes 2048", "row": "2048, private, CRT, hw: sequencer"}
 
 def parse_lanes(text: str) -> tuple[int, ...]:
     """``"8,16,32"`` -> (8, 16, 32); ValueError naming the first bad entry."""
@@ -87,88 +89,6 @@ def parse_lanes(text: str) -> tuple[int, ...]:
             raise ValueError(f"lanes={lanes} given twice")
         out.append(lanes)
     return tuple(sorted(out))
-
-
-# ---- RSA-2048 with CRT, as the peripheral sees it --------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class CrtCommand:
-    """``count`` commands ``op`` at the size of a ``bits``-bit modulus (an exponentiation's exponent
-    is ``exponent_bits`` long, ``exponent`` its value when the count depends on it)."""
-    op: str
-    bits: int
-    count: int
-    what: str
-    exponent_bits: int | None = None
-    exponent: int | None = None
-    a_words: int = 0            # MUL_PAIR's shared a (its arg)
-
-
-def crt_commands(bits: int = CRT_BITS, pairs: bool = False) -> tuple[CrtCommand, ...]:
-    """The peripheral commands of one RSA private operation with CRT on the sequencer backend
-    (``rsa_private_crt`` in firmware/rsa.c over ``rsa_hw_seq`` in firmware/rsa_hw.c), every modulus
-    loaded afresh as in a timed operation.  Factors of half the key size.  ``pairs``: the factors fit
-    the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR).
-    A copy kept for its descriptions: tests/firmware/test_rsa_hw_commands.py builds the firmware's
-    backend for the host over a recording stand-in of the peripheral and checks that it issues these
-    commands, command for command, at several key sizes with and without the pair commands."""
-    half = bits // 2
-    e = soc_config.PUBLIC_EXPONENT
-    check = CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
-                       exponent=e)
-    if pairs:
-        return (
-            CrtCommand("SETMOD", bits, 1, "n"),
-            CrtCommand("SETMOD", half, 2, "p (bank 0), q (bank 1)"),
-            CrtCommand("MUL_PAIR", half, 2, f"with the {bits}-bit input as the shared a: the input reduced mod p "
-                                            "and q and converted; the Montgomery ones", a_words=bits // 16),
-            CrtCommand("EXP_FIXED_PAIR", half, 1, f"m1 = c^dp mod p and m2 = c^dq mod q at once ({half}-bit "
-                                                  "exponents)", exponent_bits=half),
-            CrtCommand("MUL_PAIR", half, 1, "both halves out of the Montgomery domain"),
-            CrtCommand("MUL", half, 2, "Garner: m2 mod p, (m1 - m2)*qinv"),
-            CrtCommand("MUL", bits, 3, "q*h (recombination); the check's conversions into and out of the "
-                                       "Montgomery domain"),
-            check,
-        )
-    return (
-        CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
-        CrtCommand("SETMOD", half, 2, "q, p"),
-        CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
-                                   "the check's conversions into and out of the Montgomery domain"),
-        CrtCommand("MUL", half, 6, "each half's conversions into and out of the Montgomery domain (4); "
-                                   "Garner: m2 mod p, (m1 - m2)*qinv (2)"),
-        CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
-                   exponent_bits=half),
-        check,
-    )
-
-
-def crt_pairs(config: PeripheralConfig, bits: int = CRT_BITS) -> bool:
-    """Whether the firmware runs the two halves at once on ``config`` (both factors within a row)."""
-    return config.has_pairs and model.size_words(bits // 2) <= config.pair_max_words
-
-
-def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
-    if command.op == "SETMOD":
-        return model.setmod_cycles(config, command.bits)
-    if command.op == "MUL":
-        return model.mul_cycles(config, command.bits)
-    if command.op == "MUL_PAIR":
-        return model.pair_mul_cycles(config, command.bits, command.bits, a_words=command.a_words)
-    if command.op == "EXP_FIXED_PAIR":
-        return model.pair_exp_cycles(config, command.bits, command.bits, command.exponent_bits)
-    mode = {"EXP_FIXED": "fixed", "EXP_WINDOW": "window", "EXP_LADDER": "ladder"}[command.op]
-    return model.exp_cycles(config, command.bits, mode, exponent=command.exponent,
-                            exponent_bits=command.exponent_bits)
-
-
-def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
-    """The peripheral's busy cycles for one RSA private operation with CRT (``crt_commands``), from
-    the model; no CPU time, no operand transfers.  None when ``bits`` exceeds ``config.max_bits``."""
-    if bits > config.max_bits:
-        return None
-    return sum(command.count * _command_cycles(config, command)
-               for command in crt_commands(bits, crt_pairs(config, bits)))
 
 
 # ---- fit -------------------------------------------------------------------------------------------
@@ -194,8 +114,9 @@ def _synthesis_job(config: PeripheralConfig, workdir: Path, cache_dir: Path, rou
     def figures():
         result = report.synthesize_peripheral(config, workdir, cache_dir)
         times, _ = report.timing_figures(result, route_ps)
-        return {**report.resource_figures(result), "fmax_mhz": times["fmax_mhz"],
-                "critical_path_ns": times["critical_path_ns"], "synth_seconds": round(result.seconds, 1)}
+        return {**report.resource_figures(result), "fmax_mhz": report.clock_mhz(times),
+                "critical_path_ns": max(domain["critical_path_ns"] for domain in times.values()),
+                "timing": times, "synth_seconds": round(result.seconds, 1)}
 
     key = (dataclasses.asdict(config), route_ps,
            cache.digest(files=cache.python_sources("gateware", "eda", "common")))
@@ -210,6 +131,12 @@ def _cycles_job(config: PeripheralConfig, sizes: tuple, cache_dir: Path) -> dict
     name = f"mul-cycles-lanes{config.lanes}-bits{config.max_bits}"
     cycles = cache.cached_json(cache_dir, name, key, lambda: report.mul_cycles(config, sizes))
     return {"mul_cycles": cycles, "seconds": round(time.monotonic() - started, 1)}
+
+
+def _firmware_job(config: PeripheralConfig) -> dict:
+    """``report.firmware_crt``: the firmware's count of RSA-2048 with CRT on the simulated SoC."""
+    started = time.monotonic()
+    return {**report.firmware_crt(config, log=lambda message: None), "seconds": round(time.monotonic() - started, 1)}
 
 
 def _run_jobs(jobs: list, workers: int, say) -> list:
@@ -238,10 +165,13 @@ def _run_jobs(jobs: list, workers: int, say) -> list:
 
 
 def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Path = report.DEFAULT_BUILD,
-          cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, progress=None) -> dict:
+          cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, firmware: bool = True,
+          progress=None) -> dict:
     """Synthesise, time and simulate ``PeripheralConfig(max_bits, lanes=n)`` for each n in ``lanes``;
     return the sweep as a dict (``configs``: one entry per configuration, fewest lanes first).
-    Netlists and product counts are cached in ``cache_dir`` (default: ``workdir/cache``)."""
+    Netlists and product counts are cached in ``cache_dir`` (default: ``workdir/cache``).  With
+    ``firmware``, the firmware's RSA-2048 count on the simulated SoC too, when ``FIRMWARE_CONFIG`` is
+    one of the configurations."""
     say = progress or (lambda message: None)
     started = time.monotonic()
     try:
@@ -257,15 +187,27 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
     workdir = Path(workdir) / "sweep"
     sizes = tuple(bits for bits in SIZES if bits <= max_bits)
 
-    # Yosys is the long part, longest (most lanes) first; the simulations fill in beside it.
-    job_list = [(f"lanes={c.lanes}: synthesis and timing", _synthesis_job,
-                 (c, workdir / f"lanes{c.lanes}", cache_dir, route_ps)) for c in reversed(configs)]
+    # The firmware's run first (a stale SoC takes minutes to build), then Yosys, the long part, longest
+    # (most lanes) first; the simulations fill in beside it.
+    measure = firmware and FIRMWARE_CONFIG in configs and crt_cycles(FIRMWARE_CONFIG) is not None
+    job_list = [(f"lanes={FIRMWARE_CONFIG.lanes}: RSA-{CRT_BITS} in the firmware on the simulated SoC",
+                 _firmware_job, (FIRMWARE_CONFIG,))] if measure else []
+    job_list += [(f"lanes={c.lanes}: synthesis and timing", _synthesis_job,
+                  (c, workdir / f"lanes{c.lanes}", cache_dir, route_ps)) for c in reversed(configs)]
     job_list += [(f"lanes={c.lanes}: RTL products", _cycles_job, (c, sizes, cache_dir))
                  for c in configs]
     say(f"sweeping lanes {', '.join(str(c.lanes) for c in configs)} on {jobs} process(es) ...")
     results = _run_jobs(job_list, jobs, say)
-    synthesis = {c.lanes: r for c, r in zip(reversed(configs), results)}
-    cycles = {c.lanes: r["mul_cycles"] for c, r in zip(configs, results[len(configs):])}
+    synthesis = {c.lanes: r for c, r in zip(reversed(configs), results[len(job_list) - 2 * len(configs):])}
+    cycles = {c.lanes: r["mul_cycles"] for c, r in zip(configs, results[len(job_list) - len(configs):])}
+    if measure:
+        measured = {key: value for key, value in results[0].items() if key != "seconds"}
+    elif FIRMWARE_CONFIG in configs:          # not asked for, or max_bits holds no 2048-bit modulus
+        measured = report.firmware_crt(FIRMWARE_CONFIG, firmware=False)
+    else:
+        measured = {"cycles": None, "peripheral_cycles": None,
+                    "source": f"not measured: the simulated SoC's configuration (lanes={FIRMWARE_CONFIG.lanes}, "
+                              f"max_bits={FIRMWARE_CONFIG.max_bits}) is not one of the sweep's"}
 
     rows = []
     for c in configs:
@@ -279,6 +221,7 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
             **resources,
             "fmax_mhz": s["fmax_mhz"],
             "critical_path_ns": s["critical_path_ns"],
+            "timing": s["timing"],
             "mul_cycles": {str(bits): cycles[c.lanes].get(str(bits)) for bits in SIZES},
             "rsa2048_crt_cycles": crt,
             "clock_mhz": clock_mhz,
@@ -299,7 +242,8 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
             "source": "gateware.model (the peripheral's busy cycles; no CPU, no operand transfers)",
             "commands": [dataclasses.asdict(command)
                          for command in crt_commands(pairs=crt_pairs(PeripheralConfig(max_bits=max_bits)))],
-            "firmware_measured": FIRMWARE_CRT,
+            "firmware_measured": {"lanes": FIRMWARE_CONFIG.lanes, "max_bits": FIRMWARE_CONFIG.max_bits,
+                                  **measured},
         },
         "jobs": jobs,
         "seconds": round(time.monotonic() - started, 1),
@@ -364,15 +308,16 @@ def format_markdown(data: dict) -> str:
                         "max(rows, 2) cycles per word (rows = words / lanes, rounded up; "
                         "`gateware.model.mul_cycles`): lanes beyond 32 shorten only the products at 2048 bits."
                         if steps[-1][1]["lanes"] > 32 else "."))
-    reference = next((row for row in rows if row["lanes"] == measured["lanes"]
-                      and row["max_bits"] == measured["max_bits"]), None)
-    if reference is not None and reference["rsa2048_crt_cycles"]:
-        share = reference["rsa2048_crt_cycles"] / measured["cycles"]
+    if measured["cycles"] is not None:
+        share = measured["peripheral_cycles"] / measured["cycles"]
         notes.append(
             f"- At lanes={measured['lanes']} the firmware measured {measured['cycles']:,} cycles for the whole "
-            f"operation on the simulated SoC (`{measured['command']}`, row \"{measured['row']}\"): the "
-            f"peripheral's {reference['rsa2048_crt_cycles']:,} are {share:.0%} of it; the rest is the CPU "
-            "(operand transfers, command issue, Garner's subtraction and addition, the comparisons).")
+            f"operation ({measured['source']}): the peripheral's {measured['peripheral_cycles']:,} are "
+            f"{share:.0%} of it; the rest is the CPU (operand transfers, command issue, Garner's subtraction and "
+            "addition, the comparisons).")
+    else:
+        notes.append(f"- The firmware's count of the whole operation at lanes={measured['lanes']}: "
+                     f"{measured['source']}.")
     for device, limits in data["devices"].items():
         fitting = [row for row in rows if row["fits"][device]]
         totals = ", ".join(f"{total:,} {RESOURCE_LABELS[key]}" for key, total in limits.items())

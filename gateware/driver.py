@@ -17,8 +17,8 @@ Transports: ``SimulationTransport`` (an Amaranth testbench and the RTL), ``Perip
 suspends (the model, Verilator, a serial link with blocking I/O) ``BlockingDriver`` calls the driver
 without ``await``.
 
-``mul_cycles(config, bits)`` measures a MUL on the RTL in the Amaranth simulator;
-``gateware.model.mul_cycles`` is the same figure from the schedule.
+``mul_cycles(config, bits)`` measures a MUL on the RTL in the Amaranth simulator, ``pair_mul_cycles``
+a MUL_PAIR; ``gateware.model.mul_cycles`` and ``pair_mul_cycles`` are the same figures from the schedule.
 
     python -c "from gateware.driver import mul_cycles; print(mul_cycles(bits=2048))"
 """
@@ -36,7 +36,7 @@ from . import model
 from .simulation import simulation_fragment
 
 __all__ = ["decode_status", "BUSY_MASK", "PeripheralError", "Driver", "BlockingDriver", "complete",
-           "SimulationTransport", "PeripheralModelTransport", "simulate", "mul_cycles"]
+           "SimulationTransport", "PeripheralModelTransport", "simulate", "mul_cycles", "pair_mul_cycles"]
 
 #: The status bits that read 1 while a command runs.
 BUSY_MASK = Status.const({"busy": 1}).as_bits()
@@ -155,9 +155,10 @@ class Driver:
         domain; ``base`` and ``exponent`` are slots, ``op`` is EXP_WINDOW, EXP_LADDER or EXP_FIXED."""
         return await self.run(op, dst, base, exponent, exponent_bits)
 
-    async def load_modulus(self, n, size, slot=0, bank=0):
-        """Write N into ``slot`` and make it the modulus of ``bank``; return SETMOD's (cycles, status)."""
-        await self.write_slot(slot, n, bus_words(size))
+    async def load_modulus(self, n, size, slot=0, bank=0, word_bits=WORD_BITS):
+        """Write N into ``slot`` and make it the modulus of ``bank`` (``size`` words of ``word_bits``
+        bits); return SETMOD's (cycles, status)."""
+        await self.write_slot(slot, n, bus_words(size, word_bits))
         cycles, status = await self.setmod(slot, size, bank)
         if status["error"]:
             raise PeripheralError(f"SETMOD refused: {status}")
@@ -287,19 +288,43 @@ def simulate(config, testbench, vcd=None, driver_class=Driver):
 def mul_cycles(config=PeripheralConfig(), bits=1024):
     """Cycles of one MUL at the size of a ``bits``-bit modulus, measured on the RTL (the count does not
     depend on the values); ValueError if the size does not fit ``config``."""
-    size = model.size_words(bits)
+    w = config.word_bits
+    size = model.size_words(bits, w)
     if not MIN_WORDS <= size <= config.max_words:
         raise ValueError(f"a {bits}-bit modulus does not fit this configuration (max_bits={config.max_bits})")
-    n = (1 << (WORD_BITS * size - 1)) | 1
+    n = (1 << (w * size - 1)) | 1
     a, b = n // 3, n // 5
 
     async def bench(driver):
-        await driver.load_modulus(n, size)
-        await driver.write_slot(1, a, bus_words(size))
-        await driver.write_slot(2, b, bus_words(size))
+        await driver.load_modulus(n, size, word_bits=w)
+        await driver.write_slot(1, a, config.bus_words(size))
+        await driver.write_slot(2, b, config.bus_words(size))
         cycles, status = await driver.mul(3, 1, 2)
-        if status["error"] or await driver.read_slot(3, bus_words(size)) != model.mont_mul(a, b, n, size):
+        if status["error"] or await driver.read_slot(3, config.bus_words(size)) != model.mont_mul(a, b, n, size, w):
             raise PeripheralError(f"the MUL measured at {bits} bits went wrong: {status}")
+        return cycles
+
+    return simulate(config, bench)
+
+
+def pair_mul_cycles(config=PeripheralConfig(), bits=1024):
+    """Cycles of one MUL_PAIR of two products at the size of a ``bits``-bit modulus (one per bank),
+    measured on the RTL; ValueError if the pair does not fit ``config`` (``model.pair_mul_cycles``)."""
+    model.pair_mul_cycles(config, bits, bits)
+    w = config.word_bits
+    size = model.size_words(bits, w)
+    moduli = ((1 << (w * size - 1)) | 1, (1 << (w * size - 1)) | 3)
+    a, b = tuple(n // 3 for n in moduli), tuple(n // 5 for n in moduli)
+
+    async def bench(driver):
+        for bank, n in enumerate(moduli):
+            await driver.load_modulus(n, size, bank=bank, word_bits=w)
+        await driver.write_pair(1, a, config)
+        await driver.write_pair(2, b, config)
+        cycles, status = await driver.mul_pair(3, 1, 2)
+        expected = tuple(model.mont_mul(x, y, n, size, w) for x, y, n in zip(a, b, moduli))
+        if status["error"] or await driver.read_pair(3, config) != expected:
+            raise PeripheralError(f"the MUL_PAIR measured at {bits} bits went wrong: {status}")
         return cycles
 
     return simulate(config, bench)

@@ -2,6 +2,7 @@
 synthesis helpers it stands on."""
 
 import contextlib
+import dataclasses
 import io
 import json
 import math
@@ -14,6 +15,8 @@ from amaranth.lib.wiring import In, Out
 
 from common.errors import ProjectError
 from eda import cli, report, synth, timing
+from gateware import driver, model
+from gateware.interface import PeripheralConfig
 
 SMALL = ["--max-bits", "256", "--lanes", "4"]
 
@@ -44,12 +47,22 @@ def small_report(tmp_path_factory):
 @SHARES_THE_RUN
 def test_configuration_and_cycle_counts(small_report):
     _, data, _ = small_report
-    assert data["config"] == {"max_bits": 256, "lanes": 4}
+    assert data["config"] == dataclasses.asdict(PeripheralConfig(max_bits=256, lanes=4))
     # Every size asked about is beyond 256 bits: no figure, and no verdict on its target.
     assert set(data["mul_cycles"]) == {"512", "1024", "1536", "2048", "3072", "4096"}
     assert all(value is None for value in data["mul_cycles"].values())
     assert all(value is None for value in data["exp_cycles"].values())
     assert {t["status"] for t in data["targets"]["mul_cycles"].values()} == {"N/A"}
+    # The configuration has pair commands, but for moduli of at most a row (64 bits) only.
+    assert PeripheralConfig(max_bits=256, lanes=4).has_pairs
+    assert data["mul_pair_cycles"] == {key: None for key in data["mul_cycles"]}
+
+
+@SHARES_THE_RUN
+def test_no_rsa2048_figure_where_no_2048_bit_modulus_fits(small_report):
+    _, data, _ = small_report
+    assert data["rsa2048_crt"] == {"cycles": None, "ms": None, "ms_at_sys_clk": None, "peripheral_cycles": None,
+                                   "source": "not measured: max_bits=256 holds no 2048-bit modulus"}
 
 
 @SHARES_THE_RUN
@@ -71,8 +84,12 @@ def test_resources_match_the_netlist(small_report):
 def test_timing_matches_the_netlist(small_report):
     _, data, workdir = small_report
     estimate = timing.analyze(workdir / "synth" / "netlist.json")
-    t = data["timing"]
+    # One clock, the port clk through a BUFG, which the SoC drives from its sys domain.
+    [clock_net] = estimate.clock_domains
+    assert set(data["timing"]) == {"sys"}
+    t = data["timing"]["sys"]
     assert t["critical_path_ns"] == round(estimate.critical_path_ns, 3) > 0
+    assert t["critical_path_ns"] == round(estimate.clock_domains[clock_net], 3)
     assert t["fmax_mhz"] == pytest.approx(1000 / t["critical_path_ns"], abs=0.1)
     assert (t["start"], t["end"]) == (estimate.start, estimate.end)
     # The path adds up: each step's arrival is the previous one plus its routing and cell delay.
@@ -88,34 +105,125 @@ def test_timing_matches_the_netlist(small_report):
 @SHARES_THE_RUN
 def test_targets_are_judged_from_the_figures(small_report):
     _, data, _ = small_report
-    figures = {group: data[group] for group in ("mul_cycles", "resources", "timing")}
+    figures = {group: data[group] for group in ("mul_cycles", "mul_pair_cycles", "rsa2048_crt", "resources",
+                                                "timing")}
     assert data["targets"] == report.check_targets(figures)
-    lut, path = data["resources"]["lut"], data["timing"]["critical_path_ns"]
+    assert set(data["targets"]["timing"]) == {"sys"}
+    lut, path = data["resources"]["lut"], data["timing"]["sys"]["critical_path_ns"]
     tight = report.check_targets(figures, {"resources": {"lut": lut}, "timing": {"critical_path_ns": path}})
     assert tight["resources"]["lut"]["status"] == "MET"
-    assert tight["timing"]["critical_path_ns"]["status"] == "MET"
+    assert tight["timing"]["sys"]["critical_path_ns"]["status"] == "MET"
     short = report.check_targets(figures, {"resources": {"lut": lut - 1},
                                            "timing": {"critical_path_ns": path - 0.001}})
     assert short["resources"]["lut"] == {"target": lut - 1, "value": lut, "status": "SHORT"}
-    assert short["timing"]["critical_path_ns"]["status"] == "SHORT"
+    assert short["timing"]["sys"]["critical_path_ns"] == {"target": path - 0.001, "value": path,
+                                                          "status": "SHORT"}
+
+
+def test_timing_targets_hold_in_every_clock_domain():
+    times = {"sys": {"critical_path_ns": 8.0, "fmax_mhz": 125.0, "start": "a", "end": "b"},
+             "fast": {"critical_path_ns": 4.5, "fmax_mhz": 222.2, "start": None, "end": None}}
+    checked = report.check_targets({"timing": times}, {"timing": {"critical_path_ns": 5.0}})
+    assert checked == {"timing": {"sys": {"critical_path_ns": {"target": 5.0, "value": 8.0, "status": "SHORT"}},
+                                  "fast": {"critical_path_ns": {"target": 5.0, "value": 4.5, "status": "MET"}}}}
+    assert report.clock_mhz(times) == 125.0
 
 
 @SHARES_THE_RUN
 def test_printed_table_shows_the_json_figures(small_report):
     text, data, _ = small_report
     lines = text.splitlines()
-    assert lines[0] == "Montgomery peripheral (max_bits=256, lanes=4)"
+    assert lines[0] == "Montgomery peripheral (" + ", ".join(f"{k}={v}" for k, v in data["config"].items()) + ")"
+    assert "max_bits=256, lanes=4" in lines[0]
     for key, label in (("dsp", "DSP48E1"), ("lut", "LUT"), ("ff", "FF"), ("bram36", "BRAM36")):
         line = next(l for l in lines if l.split()[:1] == [label])
         assert line.split()[1] == f"{data['resources'][key]:,}"
         if key in data["targets"]["resources"]:
             assert line.split()[-1] == data["targets"]["resources"][key]["status"]
-    line = next(l for l in lines if l.strip().startswith("critical path"))
-    assert f"{data['timing']['critical_path_ns']} ns" in line
-    assert line.split()[-1] == data["targets"]["timing"]["critical_path_ns"]["status"]
-    assert f"{data['timing']['fmax_mhz']} MHz" in text
-    assert f"from {data['timing']['start']}" in text and f"to   {data['timing']['end']}" in text
-    assert next(l for l in lines if l.strip().startswith("1024 bits")).split()[2] == "-"
+    timing_block = lines[lines.index("  clock domain sys"):]
+    line = next(l for l in timing_block if l.strip().startswith("critical path"))
+    t = data["timing"]["sys"]
+    assert f"{t['critical_path_ns']} ns" in line
+    assert line.split()[-1] == data["targets"]["timing"]["sys"]["critical_path_ns"]["status"]
+    assert f"{t['fmax_mhz']} MHz" in timing_block[2]
+    assert f"from {t['start']}" in text and f"to   {t['end']}" in text
+    # Products and pairs, none at these sizes: one row each, no figure.
+    assert [l.split()[2] for l in lines if l.strip().startswith("1024 bits")] == ["-", "-"]
+    rsa = lines[lines.index("RSA-2048 private operation with CRT, hw_seq backend"):]
+    assert rsa[1].split()[:3] == ["CPU", "cycles", "-"]
+    assert rsa[5] == f"  source: {data['rsa2048_crt']['source']}"
+
+
+# --- figures without Yosys ------------------------------------------------------------------
+
+def test_pair_cycles_are_measured_on_the_rtl_and_checked(monkeypatch):
+    # 32 lanes, 1024 bits: two rows per slot, pairs of moduli up to a row (32 words, 512 bits).
+    config = PeripheralConfig(max_bits=1024, lanes=32)
+    assert config.has_pairs and config.pair_max_words == 32
+    assert report.mul_pair_cycles(config, (512, 1024, 2048)) == {
+        "512": model.pair_mul_cycles(config, 512, 512), "1024": None, "2048": None}
+    # One row per slot: no pair commands at all.
+    single_row = PeripheralConfig(max_bits=512, lanes=32)
+    assert not single_row.has_pairs and report.mul_pair_cycles(single_row, (512,)) == {"512": None}
+    monkeypatch.setattr(driver, "pair_mul_cycles", lambda config, bits: model.pair_mul_cycles(config, bits, bits) - 1)
+    with pytest.raises(ProjectError, match="for a pair of 512-bit products .* the model says"):
+        report.mul_pair_cycles(config, (512,))
+
+
+@pytest.fixture
+def firmware_runs(monkeypatch):
+    """The firmware's count stood in for (no SoC build): the configurations it was asked about."""
+    class Runs(list):
+        cycles = 500_000
+
+    runs = Runs()
+
+    def firmware_crt_cycles(config, bits=report.CRT_BITS, log=print):
+        runs.append(config)
+        return runs.cycles
+    monkeypatch.setattr(report, "firmware_crt_cycles", firmware_crt_cycles)
+    return runs
+
+
+def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_runs):
+    config = PeripheralConfig()
+    figure = report.rsa2048_crt(config, 125.0)
+    assert firmware_runs == [config]
+    assert figure == {"cycles": 500_000, "ms": 4.0, "ms_at_sys_clk": 5.0,
+                      "peripheral_cycles": report.crt_cycles(config),
+                      "source": 'python -m sim --run "bench 2048 rows=2048:private_crt:hw_seq": the firmware\'s '
+                                "cycle counter on the simulated SoC (build/sim)"}
+    # Another configuration: its own SoC, in the build directory `python -m sim` gives it.
+    other = PeripheralConfig(lanes=32, word_bits=32)
+    assert report.rsa2048_crt(other, 100.0)["source"].startswith(
+        'python -m sim --montmul-word-bits 32 --montmul-lanes 32 --run "bench 2048 rows=2048:private_crt:hw_seq"')
+    assert report.firmware_build_dir(other).name == "sim-w32-l32"
+    assert report.firmware_build_dir(PeripheralConfig(max_bits=2048, lanes=16)).name == "sim-w16-l16-b2048"
+    # The firmware's whole operation cannot take fewer cycles than the peripheral's commands in it.
+    firmware_runs.cycles = report.crt_cycles(config) - 1
+    with pytest.raises(ProjectError, match="fewer than the .* its peripheral commands take"):
+        report.rsa2048_crt(config, 125.0)
+
+
+def test_without_the_firmware_the_rsa2048_figure_says_how_to_get_it(firmware_runs):
+    figure = report.rsa2048_crt(PeripheralConfig(), 125.0, firmware=False)
+    assert firmware_runs == []
+    assert figure["cycles"] is figure["ms"] is figure["ms_at_sys_clk"] is None
+    assert figure["peripheral_cycles"] == report.crt_cycles(PeripheralConfig())
+    assert figure["source"].startswith("not measured (--no-firmware); without it: python -m sim --run")
+
+
+@pytest.mark.parametrize("argv, firmware", [([], True), (["--no-firmware"], False)])
+def test_no_firmware_reaches_the_report(monkeypatch, tmp_path, argv, firmware):
+    seen = {}
+
+    def build_report(config, **kwargs):
+        seen.update(kwargs)
+        raise ProjectError("stop here")
+
+    monkeypatch.setattr(cli, "build_report", build_report)
+    rc, _, err = run_main(["--report", *argv, "--json", str(tmp_path / "r.json")])
+    assert (rc, err) == (1, "error: stop here\n") and seen["firmware"] is firmware
 
 
 def test_invalid_configuration_is_one_error_line(tmp_path):

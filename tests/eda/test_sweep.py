@@ -74,13 +74,6 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
     assert sweep.crt_cycles(PeripheralConfig(max_bits=1024, lanes=lanes)) is None
 
 
-def test_rsa2048_crt_estimate_is_below_the_firmware_measurement():
-    """The firmware's count is the peripheral's plus the CPU's: larger, but not by a factor."""
-    measured = sweep.FIRMWARE_CRT
-    estimate = sweep.crt_cycles(PeripheralConfig(max_bits=measured["max_bits"], lanes=measured["lanes"]))
-    assert 0.5 * measured["cycles"] < estimate < measured["cycles"]
-
-
 def test_fit_holds_up_to_each_total_and_fails_one_past_it():
     for device, limits in sweep.DEVICES.items():
         assert sweep.fits(dict(limits), device) and sweep.exceeds(dict(limits), device) == []
@@ -168,8 +161,8 @@ def stand_ins(monkeypatch):
 
     def timing_figures(result, route_ps):
         lanes = (result.resources["dsp"] - 17) // 2
-        return {"critical_path_ns": 8.0, "fmax_mhz": 125.0 if lanes < 64 else 90.0,
-                "start": "a", "end": "b"}, None
+        return {"sys": {"critical_path_ns": 8.0 if lanes < 64 else 11.1, "fmax_mhz": 125.0 if lanes < 64 else 90.0,
+                        "start": "a", "end": "b"}}, None
 
     def mul_cycles(config, sizes):
         calls["cycles", config.lanes] += 1
@@ -177,8 +170,17 @@ def stand_ins(monkeypatch):
 
     monkeypatch.setattr(report, "synthesize_peripheral", synthesize_peripheral)
     monkeypatch.setattr(report, "timing_figures", timing_figures)
+    def firmware_crt_cycles(config, bits=report.CRT_BITS, log=print):
+        calls["firmware", config.lanes] += 1
+        return FIRMWARE_CYCLES
+
     monkeypatch.setattr(report, "mul_cycles", mul_cycles)
+    monkeypatch.setattr(report, "firmware_crt_cycles", firmware_crt_cycles)
     return calls
+
+
+#: The stand-in's count of RSA-2048 in the firmware.
+FIRMWARE_CYCLES = 234_567
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -197,15 +199,29 @@ def test_sweep_json(stand_ins, tmp_path, jobs):
         assert row["clock_mhz"] == (100.0 if row["lanes"] < 64 else 90.0)
         assert row["rsa2048_crt_us"] == round(row["rsa2048_crt_cycles"] / row["clock_mhz"], 1)
         assert row["fits"] == {"xc7z010": row["lanes"] <= 16, "xc7z020": True}
+        # Each clock domain's figures; the row's Fmax is the lowest of them.
+        assert row["timing"] == {"sys": {"critical_path_ns": row["critical_path_ns"], "fmax_mhz": row["fmax_mhz"],
+                                         "start": "a", "end": "b"}}
     assert data["configs"][2]["exceeds"]["xc7z010"] == ["dsp"]
+    # The firmware runs once, on the simulated SoC's configuration (counted in this process with one job).
+    if jobs == 1:
+        assert [key for key in stand_ins if key[0] == "firmware"] == [("firmware", 64)]
+    assert data["rsa2048_crt"]["firmware_measured"] == {
+        "lanes": 64, "max_bits": 4096, "cycles": FIRMWARE_CYCLES,
+        "peripheral_cycles": sweep.crt_cycles(PeripheralConfig()), "source": report.firmware_source(PeripheralConfig())}
     json.dumps(data)                                    # plain JSON
 
 
-def test_second_sweep_simulates_nothing(stand_ins, tmp_path):
+def test_second_sweep_simulates_no_rtl(stand_ins, tmp_path):
     sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
     first = Counter(stand_ins)
     again = sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
     assert first[("cycles", 8)] == first[("synth", 16)] == 1 and stand_ins == first
+    # Not the simulated SoC's configuration: no firmware run, and the note says so.
+    assert ("firmware", 64) not in stand_ins
+    assert again["rsa2048_crt"]["firmware_measured"]["cycles"] is None
+    assert "- The firmware's count of the whole operation at lanes=64: not measured: the simulated SoC's " \
+           "configuration (lanes=64, max_bits=4096) is not one of the sweep's." in sweep.format_markdown(again)
     assert again["configs"][1]["lut"] == fake_resources(16)["lut"]
     assert again["configs"][0]["mul_cycles"]["4096"] == model.mul_cycles(PeripheralConfig(lanes=8), 4096)
 
@@ -247,12 +263,24 @@ def test_command_writes_the_three_files_and_prints_the_table(stand_ins, tmp_path
     assert "- lanes=128 is not built: its multipliers alone need 256 DSP48E1 (2 per lane), the xc7z020 has 220." \
         in text
     reference = data["configs"][-1]["rsa2048_crt_cycles"]
-    assert f"the firmware measured {sweep.FIRMWARE_CRT['cycles']:,} cycles" in text and f"peripheral's {reference:,} are" in text
+    assert (f"- At lanes=64 the firmware measured {FIRMWARE_CYCLES:,} cycles for the whole operation "
+            f"({report.firmware_source(PeripheralConfig())}): the peripheral's {reference:,} are "
+            f"{reference / FIRMWARE_CYCLES:.0%} of it") in text
     crt = [config["rsa2048_crt_cycles"] for config in data["configs"]]
     assert (f"falls by {1 - crt[1] / crt[0]:.0%} (8 -> 16 lanes), {1 - crt[2] / crt[1]:.0%} (16 -> 32 lanes), "
             f"{1 - crt[3] / crt[2]:.0%} (32 -> 64 lanes)") in text
     assert "python -m soc --board pynq_z2 --montmul-lanes N" in text
     assert "    python -m gateware --sweep\n" in text
+
+
+def test_sweep_without_the_firmware(stand_ins, tmp_path):
+    rc, _, err = run_main(["--sweep", "--no-firmware", "--workdir", str(tmp_path), "--jobs", "1"])
+    assert rc == 0, err
+    assert not [key for key in stand_ins if key[0] == "firmware"]
+    measured = json.loads((tmp_path / "sweep.json").read_text())["rsa2048_crt"]["firmware_measured"]
+    assert measured["cycles"] is None and measured["source"].startswith("not measured (--no-firmware)")
+    assert f"- The firmware's count of the whole operation at lanes=64: {measured['source']}." in \
+        (tmp_path / "sweep.md").read_text()
 
 
 @pytest.mark.parametrize("argv, message", [
