@@ -1,4 +1,4 @@
-"""eda/sweep.py's `crt_commands` against the firmware: the peripheral commands of one RSA private
+"""eda/report.py's `crt_commands` against the firmware: the peripheral commands of one RSA private
 operation with CRT on the sequencer backend (`rsa_private_crt` over `rsa_hw_seq`), recorded.
 
 firmware/rsa_hw.c, rsa.c, bignum.c and the driver montmul_drv.c are built for the host against a
@@ -20,7 +20,7 @@ from amaranth.lib import data
 
 from bnlib import (BN_MAX_BITS, FIRMWARE, LAYOUT_SOURCE, BigNumLib, c_layout, key_numbers, layout_mismatches,
                    limbs, mirror_layout, words_for)
-from eda.sweep import crt_commands, crt_pairs
+from eda.report import crt_commands, crt_pairs
 from gateware import model
 from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig, c_header
 
