@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--sweep", nargs="?", const=sweep.DEFAULT_LANES, type=_lanes_list, metavar="LANES",
                         help="the same figures for several configurations, and what they make of RSA-2048 "
                              "(LANES: comma-separated, default "
-                             f"{','.join(map(str, sweep.DEFAULT_LANES))}); writes sweep.json, sweep.md and "
+                             f"{','.join(map(str, sweep.DEFAULT_LANES))}, "
+                             f"{','.join(map(str, sweep.default_lanes(32)))} with --word-bits 32); writes sweep.json, sweep.md and "
                              "sweep.png in the working directory")
     parser.add_argument("--prove", action="store_true",
                         help="SymbiYosys proofs of constant time and of refusals' integrity, written to "
@@ -108,7 +109,10 @@ def _main_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
     try:
         if args.route_ns < 0:
             raise ProjectError("--route-ns must not be negative")
-        data = sweep.sweep(args.sweep, max_bits=_config(args).max_bits, workdir=args.workdir, jobs=args.jobs,
+        config = _config(args)
+        # --sweep without a list: the default lanes of the word width asked for
+        data = sweep.sweep(None if args.sweep is sweep.DEFAULT_LANES else args.sweep, max_bits=config.max_bits,
+                           word_bits=config.word_bits, workdir=args.workdir, jobs=args.jobs,
                            route_ps=round(args.route_ns * 1000), firmware=args.firmware,
                            progress=lambda message: print(message, file=sys.stderr, flush=True))
         paths = sweep.write_outputs(data, args.workdir)

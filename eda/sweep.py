@@ -33,7 +33,8 @@ from pathlib import Path
 
 from common import cache
 from common.errors import ProjectError
-from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
+from gateware.interface import MAX_BITS_DEFAULT, WORD_BITS, PeripheralConfig
+from gateware.montmul.lanes import DSP_WORD_BITS
 from soc import config as soc_config
 
 from . import report, synth, timing
@@ -42,7 +43,7 @@ from .devices import DEVICES
 from .report import CRT_BITS, crt_commands, crt_cycles, crt_pairs
 
 __all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CONFIG",
-           "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
+           "dsp_per_lane", "default_lanes", "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
            "plot", "write_outputs"]
 
 #: Operand sizes whose product cycles the sweep measures.
@@ -50,22 +51,28 @@ SIZES = (512, 1024, 2048, 3072, 4096)
 
 RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
 
-#: DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle (``PeripheralConfig.lanes``).
-DSP_PER_LANE = 2
+def dsp_per_lane(word_bits: int = WORD_BITS) -> int:
+    """DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle, each product one DSP48E1 up to
+    17-bit words and three (Karatsuba) at 32 (``gateware.montmul.lanes.word_product``)."""
+    return 2 * (1 if word_bits <= DSP_WORD_BITS else 3)
+
+
+#: DSP48E1 per lane at the default word width.
+DSP_PER_LANE = dsp_per_lane()
 
 SYS_CLK_MHZ = report.SYS_CLK_MHZ
 
 
-def _default_lanes(largest_dsp=DEVICES["xc7z020"]["dsp"]):
-    """8, 16, 32, ... while the lanes' own multipliers fit ``largest_dsp`` DSP48E1."""
+def default_lanes(word_bits: int = WORD_BITS, largest_dsp=DEVICES["xc7z020"]["dsp"]):
+    """8, 16, 32, ... while the lanes' own multipliers at ``word_bits`` fit ``largest_dsp`` DSP48E1."""
     lanes, out = 8, []
-    while DSP_PER_LANE * lanes <= largest_dsp:
+    while dsp_per_lane(word_bits) * lanes <= largest_dsp:
         out.append(lanes)
         lanes *= 2
     return tuple(out)
 
 
-DEFAULT_LANES = _default_lanes()
+DEFAULT_LANES = default_lanes()
 
 #: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
 #: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.
@@ -120,7 +127,7 @@ def _synthesis_job(config: PeripheralConfig, workdir: Path, cache_dir: Path, rou
 
     key = (dataclasses.asdict(config), route_ps,
            cache.digest(files=cache.python_sources("gateware", "eda", "common")))
-    name = f"figures-lanes{config.lanes}-bits{config.max_bits}"
+    name = f"figures-lanes{config.lanes}-bits{config.max_bits}-w{config.word_bits}"
     return {**cache.cached_json(cache_dir, name, key, figures), "seconds": round(time.monotonic() - started, 1)}
 
 
@@ -128,7 +135,7 @@ def _cycles_job(config: PeripheralConfig, sizes: tuple, cache_dir: Path) -> dict
     """``report.mul_cycles`` (RTL, checked against the model), cached on the gateware's sources."""
     started = time.monotonic()
     key = (dataclasses.asdict(config), tuple(sizes), cache.digest(files=cache.python_sources("gateware")))
-    name = f"mul-cycles-lanes{config.lanes}-bits{config.max_bits}"
+    name = f"mul-cycles-lanes{config.lanes}-bits{config.max_bits}-w{config.word_bits}"
     cycles = cache.cached_json(cache_dir, name, key, lambda: report.mul_cycles(config, sizes))
     return {"mul_cycles": cycles, "seconds": round(time.monotonic() - started, 1)}
 
@@ -164,10 +171,12 @@ def _run_jobs(jobs: list, workers: int, say) -> list:
     return results
 
 
-def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Path = report.DEFAULT_BUILD,
+def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = WORD_BITS,
+          workdir: Path = report.DEFAULT_BUILD,
           cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, firmware: bool = True,
           progress=None) -> dict:
-    """Synthesise, time and simulate ``PeripheralConfig(max_bits, lanes=n)`` for each n in ``lanes``;
+    """Synthesise, time and simulate ``PeripheralConfig(max_bits, lanes=n, word_bits)`` for each n in
+    ``lanes`` (default: ``default_lanes(word_bits)``);
     return the sweep as a dict (``configs``: one entry per configuration, fewest lanes first).
     Netlists and product counts are cached in ``cache_dir`` (default: ``workdir/cache``).  With
     ``firmware``, the firmware's RSA-2048 count on the simulated SoC too, when ``FIRMWARE_CONFIG`` is
@@ -175,7 +184,8 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
     say = progress or (lambda message: None)
     started = time.monotonic()
     try:
-        configs = [PeripheralConfig(max_bits=max_bits, lanes=n) for n in sorted(lanes)]
+        lanes = default_lanes(word_bits) if lanes is None else lanes
+        configs = [PeripheralConfig(max_bits=max_bits, lanes=n, word_bits=word_bits) for n in sorted(lanes)]
     except ValueError as error:
         raise ProjectError(f"invalid configuration: {error}") from None
     if not configs:
@@ -231,9 +241,11 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
             "synth_seconds": s["synth_seconds"],
         })
     return {
-        "command": "python -m gateware --sweep" + ("" if tuple(sorted(lanes)) == DEFAULT_LANES
+        "command": "python -m gateware --sweep" + ("" if tuple(sorted(lanes)) == default_lanes(word_bits)
                                                   else " " + ",".join(str(c.lanes) for c in configs))
-                   + ("" if max_bits == MAX_BITS_DEFAULT else f" --max-bits {max_bits}"),
+                   + ("" if max_bits == MAX_BITS_DEFAULT else f" --max-bits {max_bits}")
+                   + ("" if word_bits == WORD_BITS else f" --word-bits {word_bits}"),
+        "word_bits": word_bits,
         "configs": rows,
         "devices": DEVICES,
         "sys_clk_mhz": SYS_CLK_MHZ,
@@ -241,7 +253,7 @@ def sweep(lanes=DEFAULT_LANES, *, max_bits: int = MAX_BITS_DEFAULT, workdir: Pat
         "rsa2048_crt": {
             "source": "gateware.model (the peripheral's busy cycles; no CPU, no operand transfers)",
             "commands": [dataclasses.asdict(command)
-                         for command in crt_commands(pairs=crt_pairs(PeripheralConfig(max_bits=max_bits)))],
+                         for command in crt_commands(pairs=crt_pairs(configs[-1]), word_bits=word_bits)],
             "firmware_measured": {"lanes": FIRMWARE_CONFIG.lanes, "max_bits": FIRMWARE_CONFIG.max_bits,
                                   **measured},
         },
@@ -335,9 +347,10 @@ def format_markdown(data: dict) -> str:
                  "synthesises the whole SoC).")
     largest = max(row["lanes"] for row in rows)
     doubled = 2 * largest
-    if DSP_PER_LANE * doubled > DEVICES["xc7z020"]["dsp"]:
-        notes.append(f"- lanes={doubled} is not built: its multipliers alone need {DSP_PER_LANE * doubled} "
-                     f"DSP48E1 ({DSP_PER_LANE} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
+    per_lane = dsp_per_lane(data.get("word_bits", WORD_BITS))
+    if per_lane * doubled > DEVICES["xc7z020"]["dsp"]:
+        notes.append(f"- lanes={doubled} is not built: its multipliers alone need {per_lane * doubled} "
+                     f"DSP48E1 ({per_lane} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
     notes.append("- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2 "
                  "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a bitstream).")
     return "\n".join(["# Design space of the Montgomery peripheral", "", *lines, "", *notes]) + "\n"

