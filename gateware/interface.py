@@ -242,13 +242,19 @@ class PeripheralConfig:
 
     @property
     def modulus_rows(self):
-        """Rows of the modulus memory: bank 0's (as many as a slot) and, with pairs, bank 1's one row."""
-        return self.rows_per_slot + int(self.has_pairs)
+        """Rows of the modulus memory: N's rows of bank 0 (as many as a slot) and, with pairs, bank 1's one
+        row; then the same again for N' = (n'*N + 1)/2^W, the multiple the core's pipelined iterations add."""
+        return 2 * (self.rows_per_slot + int(self.has_pairs))
 
     @property
     def bank1_row(self):
         """The modulus memory's row holding bank 1's modulus."""
         return self.rows_per_slot
+
+    @property
+    def n_prime_row(self):
+        """The modulus memory's first row of bank 0's N' (bank 1's N' is ``bank1_row`` rows after it)."""
+        return self.rows_per_slot + int(self.has_pairs)
 
     @property
     def pair_max_words(self):
