@@ -117,15 +117,17 @@ class MontMulCore(wiring.Component):
         m.d.comb += [self.modulus_read.addr.eq(control.modulus_row),
                      rd.en.eq(self.ctl.busy)]   # the register file's read port is the core's for the product
 
-        # the heads: context k's schedule, modulus bank, lane results; they feed the lanes a_i and m_i
+        # the heads: context k's schedule and n', the lanes' s4 (lane 0's low word gives q_i); they feed the
+        # lanes a_i and the digits
         for context, (head, modulus) in enumerate(zip(heads, (self.modulus, self.modulus1))):
             wiring.connect(m, control.schedule[context], head.schedule)
-            m.d.comb += [head.n_inv.eq(modulus.n_inv), head.q.eq(modulus.q), head.modulus_low.eq(n_data),
+            m.d.comb += [head.n_inv.eq(modulus.n_inv),
                          head.lane_valid.eq(lanes.s4_valid), head.lane_row.eq(lanes.s4_row),
-                         head.lane_t1.eq(lanes.column_sum[2]),
+                         head.lane_classic.eq(lanes.s4_classic), head.lane_low0.eq(lanes.column_sum[0][:cfg.word_bits]),
                          lanes.a_load[context].eq(head.a_lane_load), lanes.a_word[context].eq(head.a_lane),
                          lanes.quotient_update[context].eq(head.update),
-                         lanes.quotient[context].eq(head.next_quotient)]
+                         lanes.quotient[context].eq(head.next_quotient),
+                         resolve.top_carry[context].eq(lanes.top_carry[context])]
 
         # the operand read port: the control's prologue reads over the heads' (context 1's over 0's)
         readers = [control.operand_read, *reversed([head.operand_read for head in heads])]
@@ -138,6 +140,7 @@ class MontMulCore(wiring.Component):
 
         m.d.comb += [
             lanes.issue.eq(control.issue), lanes.issue_row.eq(control.issue_row), lanes.first.eq(control.first),
+            lanes.issue_classic.eq(control.issue_classic),
             lanes.modulus_row.eq(n_data), lanes.pair.eq(control.pair), lanes.rows.eq(control.rows),
             lanes.acc_next_low0.eq(acc.next_low0),
             acc.lane_read_row.eq(lanes.s3_row), acc.lane_write.eq(lanes.s4_valid),
@@ -151,11 +154,13 @@ class MontMulCore(wiring.Component):
             resolve.select_row.eq(control.select_row),
             select.issue.eq(control.select_issue), select.row.eq(control.select_row),
             select.dst_slot.eq(control.dst_slot), select.select.eq(resolve.select),
+            select.select2.eq(resolve.select2), select.pair.eq(control.pair), select.modulus_row.eq(n_data),
         ]
         for j in range(cfg.lanes):
             m.d.comb += [lanes.acc_low[j].eq(acc.low[j]), lanes.acc_carry[j].eq(acc.carry[j]),
                          acc.lane_write_data[j].eq(lanes.column_sum[j]),
                          acc.resolved_value[j].eq(resolve.value[j]), acc.resolved_diff[j].eq(resolve.diff[j]),
+                         acc.resolved_borrow2[j].eq(resolve.borrow2[j]),
                          resolve.acc_low[j].eq(acc.low[j]), resolve.acc_carry[j].eq(acc.carry[j]),
                          select.acc_low[j].eq(acc.low[j]), select.acc_carry[j].eq(acc.carry[j])]
         return m
