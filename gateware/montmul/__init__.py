@@ -8,7 +8,8 @@
                     modulus memory, with the arbitration of their ports.
 ``core``            ``MontMulCore``: one product a*b*R^-1 mod N; wires the parts below.
 ``control``         ``ProductControl``: the product's schedule (prologue, iterations, final passes).
-``head``            ``QuotientHead``: one context's quotient digits m_i and its reads of a.
+``head``            ``QuotientHead``: one context's quotient digits (pipelined q_i, the classic m)
+                    and its reads of a.
 ``lanes``           ``LanePipeline``: the column multiply-adders (stages s1..s4) and the copy of b.
 ``accumulator``     ``Accumulator``: the redundant accumulator's memories and their ports' users.
 ``resolve``         ``ResolvePass`` (resolving the accumulator, comparing with N), ``SelectPass``.

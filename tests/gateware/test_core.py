@@ -8,6 +8,7 @@ from amaranth.sim import Simulator
 
 import pytest
 
+from gateware import quotient_pipelining
 from gateware.interface import PeripheralConfig
 from gateware.montmul import MontMulCore
 from gateware.montmul.regfile import RegisterFile
@@ -150,3 +151,25 @@ def test_core_rows_wider_than_a_carry_segment():
     for got, expected, cycles, size, rows in results:
         assert got == expected
         assert cycles == 2 * (65 + 2) + 2 * 2 + 12
+
+
+@pytest.mark.parametrize("word_bits", [8, 16])
+def test_core_final_choice(word_bits):
+    """Products whose sum before the final passes is below N, between N and 2N, and at 2N or above
+    (``quotient_pipelining.mont_mul`` tells which), with moduli whose top bit is set (2N overflows the
+    rows) or not, at sizes that fill the last row or leave words above them."""
+    config = PeripheralConfig(max_bits=256, lanes=4, word_bits=word_bits)
+    W = config.word_bits
+    rng = random.Random(7)
+    cases = {}
+    for size, top in ((2, True), (4, True), (4, False), (5, True), (8, True)):
+        bits = W * size - (0 if top else 2)
+        n = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
+        modulus = quotient_pipelining.pipelined_modulus(n, size, W)
+        found = {}
+        while len(found) < 3:
+            a, b = rng.getrandbits(W * size), rng.randrange(n)
+            found.setdefault(quotient_pipelining.mont_mul(a, b, modulus).subtracted, (a, b))
+        cases[(n, size)] = list(found.values())
+    for got, expected, cycles, size, rows in run_products(config, cases, seed=8):
+        assert got == expected, size
