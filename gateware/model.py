@@ -18,7 +18,8 @@ at any size, in a fraction of the time.
   ``gateware.driver.PeripheralModelTransport`` drives it like the RTL.
 
 The operand contract is the RTL's (``gateware/montmul/``): b < N and a < R = 2^(W*size); outside
-it the model gives the core's algorithm's value, which the RTL is not checked against.
+it the model gives a classic Montgomery product's value (not the quotient-pipelined core's), which
+the RTL is not checked against.
 """
 
 from dataclasses import dataclass
@@ -54,9 +55,10 @@ def _neg_inverse(n, r_bits):
 
 
 def mont_mul(a, b, n, size, word_bits=WORD_BITS):
-    """The core's product a*b*R^-1 mod n, R = 2^(W*size): t = (ab + mn)/R with the quotient
-    m = ab*n' mod R (the digits the CIOS loop picks), then one conditional subtraction.  For b < n
-    and a < R, t < 2n and the result is fully reduced."""
+    """The core's product a*b*R^-1 mod n, R = 2^(W*size), the classic way: t = (ab + mn)/R with the
+    quotient m = ab*n' mod R, then one conditional subtraction.  For b < n and a < R, t < 2n and the
+    result is fully reduced, so it is the value of the core's quotient-pipelined product too
+    (``gateware.quotient_pipelining``, whose digits and unreduced sum differ)."""
     r_bits = word_bits * size
     ab = a * b
     m = ab * _neg_inverse(n, r_bits) & ((1 << r_bits) - 1)

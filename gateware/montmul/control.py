@@ -85,10 +85,10 @@ class ProductControl(wiring.Component):
     """The schedule of one product (see ``MontMulCore``).
 
     Drives: ``operand_read`` (``en``: the address is the control's in this cycle, over the heads'; its
-    data fills ``b_copy``, the last row masked to the size), ``modulus_row`` (N's row for the lanes'
-    issue, the resolve pass or the prologue), the lanes' ``issue``, each head's ``schedule`` (context
-    1's one cycle behind context 0's), the resolve pass (``resolve_*``, ``resolve_clear``) and the
-    select pass (``select_*``)."""
+    data fills ``b_copy``, the last row masked to the size), ``modulus_row`` (N''s or N's row for the
+    lanes' issue, N's for the resolve pass, and for the select pass a cycle ahead), the lanes' ``issue``
+    (``issue_classic``: the second pass), each head's ``schedule`` (context 1's one cycle behind context
+    0's), the resolve pass (``resolve_*``, ``resolve_clear``) and the select pass (``select_*``)."""
 
     def __init__(self, config):
         self.config = config

@@ -70,12 +70,12 @@ class LanePipeline(wiring.Component):
     """The lanes and the copy of b (``b_write`` fills it before the loop, so that the register file's read
     port is free for a while they run).
 
-    ``issue`` with ``issue_row`` (and ``first``, the first iteration) starts a row in s0; ``modulus_row``
-    is N's row, read data one cycle later.  The heads (one per context) load a_i and m_i: ``a_load[h]``
-    with ``a_word[h]``, ``quotient_update[h]`` with ``quotient[h]``, the last head taking priority (the
-    heads never load in the same cycle).  ``acc_low``/``acc_carry`` are the accumulator's row
+    ``issue`` with ``issue_row`` (``first``: of the first iteration; ``issue_classic``: a classic row)
+    starts a row in s0; ``modulus_row`` is N''s or N's row, read data one cycle later.  The heads (one per
+    context) load a_i and the digit: ``a_load[h]`` with ``a_word[h]``, ``quotient_update[h]`` with
+    ``quotient[h]``, the last head taking priority (the heads never load in the same cycle).  ``acc_low``/``acc_carry`` are the accumulator's row
     ``s3_row``, ``acc_next_low0`` lane 0's low word of the row after ``s4_row``; ``column_sum`` is
-    written back to row ``s4_row`` when ``s4_valid``."""
+    written back to row ``s4_row`` when ``s4_valid`` (``s4_classic``: of a classic row)."""
 
     def __init__(self, config):
         self.config = config
