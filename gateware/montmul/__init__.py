@@ -13,7 +13,7 @@
 ``lanes``           ``LanePipeline``: the column multiply-adders (stages s1..s4) and the copy of b.
 ``accumulator``     ``Accumulator``: the redundant accumulator's memories and their ports' users.
 ``resolve``         ``ResolvePass`` (resolving the accumulator, comparing with N), ``SelectPass``.
-``modulus``         ``ModulusUnit``: SETMOD (odd check, n', Q, the copy of N) and the modulus state.
+``modulus``         ``ModulusUnit``: SETMOD (odd check, n', the copy of N, N') and the modulus state.
 ``sequencer``       ``ExponentSequencer``: EXP_WINDOW, EXP_LADDER and EXP_FIXED as sequences of
                     products; ``ExponentReader`` (the exponent's words).
 ``schemes``         one machine per scheme: ``WindowExponent``, ``LadderExponent``, ``FixedExponent``.

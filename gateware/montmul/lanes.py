@@ -29,7 +29,7 @@ from .resolve import lane_signals
 __all__ = ["column_sum_bits", "carry_bits", "DSP_WORD_BITS", "word_product", "LanePipeline"]
 
 def column_sum_bits(config):
-    """Width of a column sum u_j = a_i*b_j + m_i*n_j + c_j + t_j < 2^(2W+1)."""
+    """Width of a column sum u_j = a_i*b_j + q*n_j + c_j + t_j < 2^(2W+1) (a classic row's is smaller)."""
     return 2 * config.word_bits + 1
 
 
@@ -116,7 +116,7 @@ class LanePipeline(wiring.Component):
         m.d.comb += [b_write.addr.eq(self.b_write.addr), b_write.en.eq(self.b_write.en),
                      b_write.data.eq(self.b_write.data), b_read.addr.eq(self.issue_row)]
 
-        # a_i of the row in s2 and m_i of the row in s3, from the head that loads them
+        # a_i of the row in s2 and the digit of the row in s3, from the head that loads them
         a_lane = Signal(W)
         lane_m = Signal(W)
         for load, word in zip(self.a_load, self.a_word):
@@ -153,7 +153,7 @@ class LanePipeline(wiring.Component):
                 n_s2[j].eq(n_s1[j]),
             ]
         ab = [word_product(m, f"ab{j}", a_lane, b[j]) for j in range(L)]       # s3: a_i*b_j
-        mn = [word_product(m, f"mn{j}", lane_m, n_s2[j]) for j in range(L)]    # s4: m_i*n_j
+        mn = [word_product(m, f"mn{j}", lane_m, n_s2[j]) for j in range(L)]    # s4: q*n_j
         # a classic row: lane 0's carry from the previous row's lane L-1 (none in a context's first row)
         row_carry = Signal(carry_bits(cfg))
         m.d.sync += row_carry.eq(self.acc_carry[L - 1])
