@@ -62,7 +62,7 @@ class QuotientHead(wiring.Component):
     ones, m for the second pass.  q_i is lane 0's low word of the context's row (``lane_low0``) when that
     row (``lane_row``, not of a second pass) is in stage s4, at phase 1: taken from the lanes in that
     cycle when P = 2, from the register it is kept in otherwise.  ``a_lane_load``/``a_lane``: a_i for
-    the lanes (the row in their stage s2)."""
+    the lanes (the row in their stage s2), 0 for the second pass."""
 
     def __init__(self, config, context):
         self.config = config
@@ -118,7 +118,8 @@ class QuotientHead(wiring.Component):
                 m.d.sync += a_row.eq(rd.data)
             with m.If(s.phase == s.period - 2):
                 m.d.sync += [a_next.eq(a_after), a_after.eq(a_row_words[(s.iteration + 3)[:log_lanes]])]
-                m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(a_next),
+                # 0 for the classic pass (and the iteration before it, if any)
+                m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(Mux(s.iteration + 1 < s.iterations, a_next, 0)),
                              rd.en.eq(1),
                              rd.addr.eq(row_address(cfg, s.a_slot, s.a_row + ((s.iteration + 4) >> log_lanes)))]
 

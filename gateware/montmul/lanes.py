@@ -11,8 +11,8 @@ t_j is the low word of column j+1 (the division by 2^W).  Lane L-1 adds its t (l
 next row) only in s4: that row may have been written in the previous cycle.  In the first iteration the
 accumulator is not read (it holds the last product).
 
-A classic row (``issue_classic``: the second pass of a product's last iteration) adds m*N without a
-product of a and without the division: u_j = m*n_j + t_j + c_{j-1} with t_j column j's own low word and
+A classic row (``issue_classic``: the second pass of a product's last iteration, with a_i = 0) adds m*N
+without the division: u_j = m*n_j + t_j + c_{j-1} with t_j column j's own low word and
 c_{j-1} the carry of column j-1 (lane 0 takes lane L-1's of the previous row, kept from that row's s3;
 none in a context's first row).  The carry of a context's top column has no column above it in the row:
 it is kept in ``top_carry`` (per context), where the resolve pass takes it as that column's t.
@@ -163,9 +163,10 @@ class LanePipeline(wiring.Component):
             with m.If(s3_valid & s3_classic & top_row):
                 m.d.sync += top.eq(self.acc_carry[L - 1])
         for j in range(L):
-            t_next = self.acc_low[j + 1] if j < L - 1 else 0
-            classic = self.acc_low[j] + (self.acc_carry[j - 1] if j else carry_in)
-            m.d.sync += z[j].eq(Mux(s3_classic, classic, ab[j] + Mux(s3_first, 0, self.acc_carry[j] + t_next)))
+            # the muxes select the adder's inputs (a_i is 0 in a classic row: the head loads it so)
+            t = Mux(s3_classic, self.acc_low[j], self.acc_low[j + 1] if j < L - 1 else 0)
+            c = Mux(s3_classic, self.acc_carry[j - 1] if j else carry_in, self.acc_carry[j])
+            m.d.sync += z[j].eq(ab[j] + Mux(s3_first, 0, c + t))
         for j in range(L):
             if j < L - 1:
                 m.d.comb += self.column_sum[j].eq(mn[j] + z[j])

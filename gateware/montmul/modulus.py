@@ -8,7 +8,7 @@ From the slot holding N and a size s (in W-bit words) SETMOD
 * copies the rows of N below the size into the modulus memory, the last one masked to the size;
 * computes N' = (n'*N + 1) / 2^W = floor(n'*N / 2^W) + 1 (N' <= N, as many words), the multiple of N the
   core's pipelined iterations add (``gateware.quotient_pipelining``), word-serially with one W x W
-  multiplier: reading N's rows again, word g of N (g = 0 .. s, 0 at s) gives
+  multiplier: reading N's rows again (a word per cycle), word g of N (g = 0 .. s, 0 at s) gives
   x_g = n'*n_g + carry (the carry starts at 1, so x_0's low word is 0), word g - 1 of N' is x_g's low
   word and the carry its high one; N' goes into the modulus memory ``n_prime_row`` rows after N;
 * then makes the new modulus the one in force in its bank (``done`` pulses in that cycle).
@@ -18,7 +18,7 @@ Bank 0 (``state``) is the modulus of every command, its rows at the start of the
 N' ``config.n_prime_row`` rows after its N).  Loading one
 bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a row.
 
-Cycles: 2 + W + ceil(s/lanes) + 1 + (s + 1) + 1 from the cycle after ``start``.
+Cycles: 2 + W + ceil(s/lanes) + (s + 1) + 1 + 1 from the cycle after ``start``.
 """
 
 from amaranth import *
@@ -123,19 +123,23 @@ class ModulusUnit(wiring.Component):
             m.d.comb += [self.write.addr.eq(bank_row(cp_k)), self.write.en.eq(1),
                          self.write.data.eq(Mux(cp_k == new_rows - 1, rd.data & new_mask, rd.data))]
 
-        # N': word g of N (from ``prime_row``, or from the read data at a row's first word) into the
-        # product register, then x_g = product + carry gives word g - 1 of N' (``prime_words``); a row of N'
-        # is written when its last word is made, or at g = s (the words above s are 0: N' < 2^(W*s)).
-        prime_g = Signal(SIZE_BITS + 1)             # the word of N entering the multiplier
-        prime_row = Signal(cfg.row_bits, reset_less=True)
-        prime_row_words = Array(prime_row.word_select(j, W) for j in range(L))
+        # N': the row of word g of N is read, then word g (0 from the size up) goes into the product
+        # register, then x_g = product + carry gives word g - 1 of N' (``prime_words``); a row of N' is
+        # written when its last word is made, or at g = s (the words above s are 0: N' < 2^(W*s)).
+        prime_g = Signal(SIZE_BITS + 1)             # the word of N whose row is read
+        fetch_v = Signal()
+        fetch_g = Signal(SIZE_BITS + 1)             # the word of N entering the multiplier
+        read_words = Array(rd.data.word_select(j, W) for j in range(L))
         product = Signal(2 * W, reset_less=True)
         product_v = Signal()
         product_g = Signal(SIZE_BITS + 1)
         carry = Signal(W)
         prime_words = [Signal(W, name=f"prime_word{j}", reset_less=True) for j in range(L)]
         x = Signal(2 * W)
-        m.d.sync += product_v.eq(0)
+        m.d.sync += [fetch_v.eq(0), product_v.eq(0)]
+        with m.If(fetch_v):
+            word = Mux(fetch_g < new_size, read_words[fetch_g[:log_lanes]], 0)
+            m.d.sync += [product.eq(inv_x * word), product_v.eq(1), product_g.eq(fetch_g)]
         m.d.comb += x.eq(product + carry)
         with m.If(product_v & (product_g != 0)):
             out = (product_g - 1)[:log_lanes]
@@ -185,22 +189,15 @@ class ModulusUnit(wiring.Component):
                 read_row(cnt)
                 m.d.sync += [cp_v.eq(1), cp_k.eq(cnt), cnt.eq(cnt + 1)]
                 with m.If(cnt == new_rows - 1):
-                    m.next = "PRIME_READ"
-            with m.State("PRIME_READ"):
-                read_row(0)
-                m.d.sync += [prime_g.eq(0), carry.eq(1), *(word.eq(0) for word in prime_words)]
-                m.next = "PRIME"
+                    m.d.sync += [prime_g.eq(0), carry.eq(1), *(word.eq(0) for word in prime_words)]
+                    m.next = "PRIME"
             with m.State("PRIME"):
-                j = prime_g[:log_lanes]
-                word = Mux(j == 0, rd.data[:W], prime_row_words[j])
-                with m.If(j == 0):
-                    m.d.sync += prime_row.eq(rd.data)
-                with m.If(j == L - 1):
-                    read_row((prime_g >> log_lanes) + 1)
-                m.d.sync += [product.eq(inv_x * Mux(prime_g < new_size, word, 0)), product_v.eq(1),
-                             product_g.eq(prime_g), prime_g.eq(prime_g + 1)]
+                read_row(prime_g >> log_lanes)
+                m.d.sync += [fetch_v.eq(1), fetch_g.eq(prime_g), prime_g.eq(prime_g + 1)]
                 with m.If(prime_g == new_size):
-                    m.next = "FINISH"
+                    m.next = "PRIME_LAST"
+            with m.State("PRIME_LAST"):
+                m.next = "FINISH"
             with m.State("FINISH"):
                 # N''s last row is written in this cycle
                 m.d.comb += self.done.eq(1)

@@ -128,7 +128,6 @@ class ResolvePass(wiring.Component):
         f3_v, f3_k = Signal(), Signal(range(KM))
         f3_val = lane_signals(L, "f3_val", W)
         f3_n = lane_signals(L, "f3_n", W)
-        f3_n2 = lane_signals(L, "f3_n2", W)
         f4_v, f4_k = self.valid, self.row
         f4_g = lane_signals(L, "f4_g", 1)
         f4_p = lane_signals(L, "f4_p", 1)
@@ -184,13 +183,13 @@ class ResolvePass(wiring.Component):
             update(cins, f2_k, carry_out)
         m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
         for j in range(L):
-            m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j]),
-                         f3_n2[j].eq(Cat(of(ntops, f2_k) if j == 0 else f2_n[j - 1][W - 1], f2_n[j][:W - 1]))]
-        with m.If(f2_v):
-            update(ntops, f2_k, f2_n[L - 1][W - 1])
+            m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
+        with m.If(f3_v):
+            update(ntops, f3_k, f3_n[L - 1][W - 1])
         for j in range(L):
+            twice = Cat(of(ntops, f3_k) if j == 0 else f3_n[j - 1][W - 1], f3_n[j][:W - 1])   # 2N's word
             m.d.sync += [f4_g[j].eq(f3_val[j] < f3_n[j]), f4_p[j].eq(f3_val[j] == f3_n[j]),
-                         f4_g2[j].eq(f3_val[j] < f3_n2[j]), f4_p2[j].eq(f3_val[j] == f3_n2[j])]
+                         f4_g2[j].eq(f3_val[j] < twice), f4_p2[j].eq(f3_val[j] == twice)]
         m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k)]
         m.d.sync += [f4_val[j].eq(f3_val[j]) for j in range(L)]
         m.d.sync += [f4_n[j].eq(f3_n[j]) for j in range(L)]
