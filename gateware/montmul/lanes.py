@@ -163,10 +163,9 @@ class LanePipeline(wiring.Component):
             with m.If(s3_valid & s3_classic & top_row):
                 m.d.sync += top.eq(self.acc_carry[L - 1])
         for j in range(L):
-            # the muxes select the adder's inputs (a_i is 0 in a classic row: the head loads it so)
-            t = Mux(s3_classic, self.acc_low[j], self.acc_low[j + 1] if j < L - 1 else 0)
-            c = Mux(s3_classic, self.acc_carry[j - 1] if j else carry_in, self.acc_carry[j])
-            m.d.sync += z[j].eq(ab[j] + Mux(s3_first, 0, c + t))
+            t_next = self.acc_low[j + 1] if j < L - 1 else 0
+            classic = self.acc_low[j] + (self.acc_carry[j - 1] if j else carry_in)
+            m.d.sync += z[j].eq(Mux(s3_classic, classic, ab[j] + Mux(s3_first, 0, self.acc_carry[j] + t_next)))
         for j in range(L):
             if j < L - 1:
                 m.d.comb += self.column_sum[j].eq(mn[j] + z[j])
