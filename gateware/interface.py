@@ -24,7 +24,7 @@ in one command, context 0 over bank 0 and context 1 over bank 1, for the two hal
   in row 1 (bus words ``pair_offset`` = lanes*W/32 onwards), so a slot holds x0 + 2^(lanes*W) x1;
 * both moduli must fit one register-file row (size <= lanes words), which is where a single product
   leaves the lanes idle every other cycle: the core issues context 0's rows and context 1's rows
-  in alternate cycles, each context with its own quotient head, so a pair costs little more than one;
+  in alternate cycles, each context with its own quotient digits, so a pair costs little more than one;
 * MUL_PAIR: dst = a*b*R^-1 in each context (R = 2^(W*size) of that context's modulus).  With
   ``arg`` = A != 0 (A <= max_words; BAD_SIZE above) both contexts multiply by the same a, slot a's low A
   words from its row 0 up, which may be wider than the moduli: dst_k = a*b_k*2^(-W*A) mod N_k (b_k <
@@ -196,7 +196,7 @@ class PeripheralConfig:
     """Build-time parameters.  ``PeripheralConfig()`` is the PYNQ-Z2 (xc7z020, 100 MHz) configuration."""
     #: Largest operand size in bits (a multiple of 32).
     max_bits: int = MAX_BITS_DEFAULT
-    #: Parallel multiplier lanes; each lane does a_i*b_j and m_i*n_j every cycle (2 DSP48E1).
+    #: Parallel multiplier lanes; each lane does a_i*b_j and q_i*n_j every cycle (2 DSP48E1 at W = 16).
     #: A power of two (a register-file row is ``lanes`` words), at least 4.
     lanes: int = 64
     #: Word width W: the lanes multiply W x W, a quotient digit is W bits, sizes are counted in W-bit words
@@ -242,13 +242,19 @@ class PeripheralConfig:
 
     @property
     def modulus_rows(self):
-        """Rows of the modulus memory: bank 0's (as many as a slot) and, with pairs, bank 1's one row."""
-        return self.rows_per_slot + int(self.has_pairs)
+        """Rows of the modulus memory: N's rows of bank 0 (as many as a slot) and, with pairs, bank 1's one
+        row; then the same again for N' = (n'*N + 1)/2^W, the multiple the core's pipelined iterations add."""
+        return 2 * (self.rows_per_slot + int(self.has_pairs))
 
     @property
     def bank1_row(self):
         """The modulus memory's row holding bank 1's modulus."""
         return self.rows_per_slot
+
+    @property
+    def n_prime_row(self):
+        """The modulus memory's first row of bank 0's N' (bank 1's N' is ``bank1_row`` rows after it)."""
+        return self.rows_per_slot + int(self.has_pairs)
 
     @property
     def pair_max_words(self):

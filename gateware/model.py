@@ -18,7 +18,8 @@ at any size, in a fraction of the time.
   ``gateware.driver.PeripheralModelTransport`` drives it like the RTL.
 
 The operand contract is the RTL's (``gateware/montmul/``): b < N and a < R = 2^(W*size); outside
-it the model gives the core's algorithm's value, which the RTL is not checked against.
+it the model gives a classic Montgomery product's value (not the quotient-pipelined core's), which
+the RTL is not checked against.
 """
 
 from dataclasses import dataclass
@@ -54,9 +55,10 @@ def _neg_inverse(n, r_bits):
 
 
 def mont_mul(a, b, n, size, word_bits=WORD_BITS):
-    """The core's product a*b*R^-1 mod n, R = 2^(W*size): t = (ab + mn)/R with the quotient
-    m = ab*n' mod R (the digits the CIOS loop picks), then one conditional subtraction.  For b < n
-    and a < R, t < 2n and the result is fully reduced."""
+    """The core's product a*b*R^-1 mod n, R = 2^(W*size), the classic way: t = (ab + mn)/R with the
+    quotient m = ab*n' mod R, then one conditional subtraction.  For b < n and a < R, t < 2n and the
+    result is fully reduced, so it is the value of the core's quotient-pipelined product too
+    (``gateware.quotient_pipelining``, whose digits and unreduced sum differ)."""
     r_bits = word_bits * size
     ab = a * b
     m = ab * _neg_inverse(n, r_bits) & ((1 << r_bits) - 1)
@@ -84,37 +86,45 @@ def _check_bits(config, bits):
     return size_words(bits, config.word_bits)
 
 
+def _classic_gap(period):
+    """Iterations from the last (classic) iteration to its second pass (``montmul.head.classic_gap``)."""
+    return 1 if period >= 4 else 2
+
+
 def mul_cycles(config, bits):
     """Cycles of a MUL at the size of a ``bits``-bit modulus, from the core's schedule: the accepting
-    cycle, the prologue (7), ``size`` iterations of P = max(rows, 2) cycles, one cycle, the two row
-    passes (rows + 4, rows).  The sequencer's products cost the same (issuing state, call, core)."""
+    cycle, the prologue (7), ``size`` iterations of P = max(rows, 2) cycles and the classic second pass
+    (one iteration, after another when P < 4), one cycle, the two row passes (rows + 4, rows).  The
+    sequencer's products cost the same (issuing state, call, core)."""
     size = _check_bits(config, bits)
     rows = _rows(config, size)
-    return 1 + 7 + size * max(rows, 2) + 1 + (rows + 4) + rows
+    period = max(rows, 2)
+    return 1 + 7 + (size + _classic_gap(period)) * period + 1 + (rows + 4) + rows
 
 
 def pair_mul_cycles(config, bits0, bits1, a_words=0):
     """Cycles of a MUL_PAIR with moduli of ``bits0`` and ``bits1`` bits (each within a row): the
     accepting cycle, one cycle reading context 0's b row, the prologue (7), max(size0, size1)
-    iterations of 2 cycles (context 0's row, then context 1's), one cycle, then the two row passes
-    over both rows (2 + 4 and 2), as a two-row product's.  The sequencer's pair products cost the same.
-    With a shared a of ``a_words`` words (MUL_PAIR's arg), that many iterations instead."""
+    iterations of 2 cycles (context 0's row, then context 1's) and two more for the classic second
+    pass, one cycle, then the two row passes over both rows (2 + 4 and 2), as a two-row product's.
+    The sequencer's pair products cost the same.  With a shared a of ``a_words`` words (MUL_PAIR's
+    arg), that many iterations instead."""
     sizes = [_check_bits(config, bits) for bits in (bits0, bits1)]
     if not config.has_pairs or max(sizes) > config.pair_max_words:
         raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
     if not 0 <= a_words <= config.max_words:
         raise ValueError(f"MUL_PAIR refuses a {a_words}-word a")
-    return 1 + 1 + 7 + 2 * (a_words or max(sizes)) + 1 + (2 + 4) + 2
+    return 1 + 1 + 7 + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + 1 + (2 + 4) + 2
 
 
 def setmod_cycles(config, bits, odd=True):
     """Cycles of a SETMOD at the size of a ``bits``-bit modulus: accept, read row 0, check n_0 (an
-    even modulus ends here), W steps of the n' inversion, two for the head's constant Q, one per row
-    copied, one to latch the new state."""
+    even modulus ends here), W steps of the n' inversion, one per row copied, N' word-serially (size + 1
+    words through a read, a multiply and an add: one cycle more), one to latch the new state."""
     size = _check_bits(config, bits)
     if not odd:
         return 3
-    return 3 + config.word_bits + 2 + _rows(config, size) + 1
+    return 3 + config.word_bits + _rows(config, size) + 1 + (size + 1) + 1
 
 
 def exponent_windows(exponent, exponent_bits, width):

@@ -8,11 +8,12 @@
                     modulus memory, with the arbitration of their ports.
 ``core``            ``MontMulCore``: one product a*b*R^-1 mod N; wires the parts below.
 ``control``         ``ProductControl``: the product's schedule (prologue, iterations, final passes).
-``head``            ``QuotientHead``: one context's quotient digits m_i and its reads of a.
+``head``            ``QuotientHead``: one context's quotient digits (pipelined q_i, the classic m)
+                    and its reads of a.
 ``lanes``           ``LanePipeline``: the column multiply-adders (stages s1..s4) and the copy of b.
 ``accumulator``     ``Accumulator``: the redundant accumulator's memories and their ports' users.
 ``resolve``         ``ResolvePass`` (resolving the accumulator, comparing with N), ``SelectPass``.
-``modulus``         ``ModulusUnit``: SETMOD (odd check, n', Q, the copy of N) and the modulus state.
+``modulus``         ``ModulusUnit``: SETMOD (odd check, n', the copy of N, N') and the modulus state.
 ``sequencer``       ``ExponentSequencer``: EXP_WINDOW, EXP_LADDER and EXP_FIXED as sequences of
                     products; ``ExponentReader`` (the exponent's words).
 ``schemes``         one machine per scheme: ``WindowExponent``, ``LadderExponent``, ``FixedExponent``.

@@ -23,7 +23,8 @@ class Accumulator(wiring.Component):
     of the row after the second address) is, by priority: the resolve pass's row (``resolve_read``), the
     select pass's row (``select_read``), else the lanes' s3 row (``lane_read_row``), the second port the
     row after ``lane_write_row``.  The write is the resolve pass's (``resolved``: V - N in the low-word
-    field, V in the carry field) or else the lanes' column sums (``lane_write``)."""
+    field, V in the carry field and the borrow into the column of V - 2N as its top bit) or else the
+    lanes' column sums (``lane_write``)."""
 
     def __init__(self, config):
         self.config = config
@@ -42,6 +43,7 @@ class Accumulator(wiring.Component):
             "resolved_row":    In(range(rows)),
             "resolved_value":  In(W).array(L),
             "resolved_diff":   In(W).array(L),
+            "resolved_borrow2": In(1).array(L),
             "low":             Out(W).array(L),
             "carry":           Out(CARRY_BITS).array(L),
             "next_low0":       Out(W),
@@ -84,7 +86,7 @@ class Accumulator(wiring.Component):
         with m.If(self.resolved):
             m.d.comb += [write_row.eq(self.resolved_row), write_en.eq(1)]
             m.d.comb += [write_data[j].eq(Cat(self.resolved_diff[j], self.resolved_value[j],
-                                              C(0, CARRY_BITS - W))) for j in range(L)]
+                                              self.resolved_borrow2[j])) for j in range(L)]
         with m.Else():
             m.d.comb += [write_row.eq(self.lane_write_row), write_en.eq(self.lane_write)]
             m.d.comb += [write_data[j].eq(self.lane_write_data[j]) for j in range(L)]

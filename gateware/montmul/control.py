@@ -3,6 +3,10 @@
 States: IDLE; PAIR (a pair reads context 0's b row first); RUN (the prologue's reads, then the
 iterations: rows issued to the lanes 3 cycles ahead of the heads' phase); DRAIN (one cycle); FIN1 (the
 resolve pass issues every row); FIN1W (its pipeline empties); FIN2 (the select pass writes every row).
+
+A context of s iterations (its a's words) issues its rows with N' (``config.n_prime_row`` rows after N
+in the modulus memory) in iterations 0 .. s - 1, and its classic second pass, with N, in iteration
+s - 1 + ``classic_gap(P)``; the product runs until the later context's second pass.
 """
 
 from types import SimpleNamespace
@@ -12,7 +16,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..interface import SIZE_BITS, SLOT_BITS, PAIR_ROW
-from .head import HeadScheduleSignature, period_shape
+from .head import HeadScheduleSignature, period_shape, classic_gap
 from .modulus import ModulusStateSignature
 from .regfile import ReadPortSignature, WritePortSignature, row_address
 
@@ -53,10 +57,10 @@ class IterationCounter(wiring.Component):
             "run":       In(1),
             "begin":     In(1),
             "period":    In(period_shape(config)),
-            "size":      In(SIZE_BITS),
+            "size":      In(SIZE_BITS + 1),
             "on":        Out(1),
             "phase":     Out(period_shape(config)),
-            "iteration": Out(SIZE_BITS),
+            "iteration": Out(SIZE_BITS + 1),
             "last":      Out(1),
         })
 
@@ -81,10 +85,10 @@ class ProductControl(wiring.Component):
     """The schedule of one product (see ``MontMulCore``).
 
     Drives: ``operand_read`` (``en``: the address is the control's in this cycle, over the heads'; its
-    data fills ``b_copy``, the last row masked to the size), ``modulus_row`` (N's row for the lanes'
-    issue, the resolve pass or the prologue), the lanes' ``issue``, each head's ``schedule`` (context
-    1's one cycle behind context 0's), the resolve pass (``resolve_*``, ``resolve_clear``) and the
-    select pass (``select_*``)."""
+    data fills ``b_copy``, the last row masked to the size), ``modulus_row`` (N''s or N's row for the
+    lanes' issue, N's for the resolve pass, and for the select pass a cycle ahead), the lanes' ``issue``
+    (``issue_classic``: the second pass), each head's ``schedule`` (context 1's one cycle behind context
+    0's), the resolve pass (``resolve_*``, ``resolve_clear``) and the select pass (``select_*``)."""
 
     def __init__(self, config):
         self.config = config
@@ -101,6 +105,7 @@ class ProductControl(wiring.Component):
             "rows":           Out(range(rows + 1)),
             "issue":          Out(1),
             "issue_row":      Out(range(rows)),
+            "issue_classic":  Out(1),
             "first":          Out(1),
             "schedule":       Out(HeadScheduleSignature(config)).array(heads),
             "resolve_issue":  Out(1),
@@ -123,7 +128,8 @@ class ProductControl(wiring.Component):
         p.a_words = Signal(SIZE_BITS)   # a pair's shared a (0: each context's own)
         p.shared = Signal()
         p.rows = Signal(range(cfg.rows_per_slot + 1))
-        p.size = Signal(SIZE_BITS)
+        p.size = Signal(SIZE_BITS)              # iterations of the longer context
+        p.own = [Signal(SIZE_BITS, name=f"iterations{c}") for c in range(2)]   # each context's
         p.period = Signal(period_shape(cfg))
         p.context1_a_row = Mux(p.shared, 0, PAIR_ROW)     # the row of a context 1 reads first
         m.d.comb += [p.shared.eq(p.a_words != 0), self.pair.eq(p.pair), self.rows.eq(p.rows),
@@ -133,12 +139,14 @@ class ProductControl(wiring.Component):
         if cfg.has_pairs:
             assert PAIR_ROW == 1
             m.d.comb += [p.rows.eq(Mux(p.pair, 2, mod.rows)),
-                         p.size.eq(Mux(p.shared, p.a_words, Mux(p.pair & (mod1.size > mod.size), mod1.size, mod.size)))]
+                         p.own[0].eq(Mux(p.shared, p.a_words, mod.size)),
+                         p.own[1].eq(Mux(p.shared, p.a_words, mod1.size)),
+                         p.size.eq(Mux(p.pair & (p.own[1] > p.own[0]), p.own[1], p.own[0]))]
             with m.If(start):
                 m.d.sync += [p.pair.eq(ctl.pair), p.a_words.eq(Mux(ctl.pair, ctl.a_words, 0)),
                              p.period.eq(Mux(ctl.pair | (mod.rows <= 2), 2, mod.rows))]
         else:
-            m.d.comb += [p.rows.eq(mod.rows), p.size.eq(mod.size)]
+            m.d.comb += [p.rows.eq(mod.rows), p.size.eq(mod.size), p.own[0].eq(mod.size)]
             with m.If(start):
                 m.d.sync += p.period.eq(Mux(mod.rows > 2, mod.rows, 2))
         return p
@@ -148,15 +156,15 @@ class ProductControl(wiring.Component):
         head0 = self.schedule[0]
         m.d.comb += [head0.running.eq(running), head0.cycle.eq(cycle), head0.on.eq(head_counter.on),
                      head0.phase.eq(head_counter.phase), head0.iteration.eq(head_counter.iteration),
-                     head0.period.eq(p.period), head0.a_slot.eq(p.a_slot), head0.a_row.eq(0),
-                     head0.b_latch.eq(Mux(p.pair, running & (cycle == 0), running & (cycle == 2)))]
+                     head0.period.eq(p.period), head0.iterations.eq(p.own[0]), head0.a_slot.eq(p.a_slot),
+                     head0.a_row.eq(0)]
         if self.config.has_pairs:
             head1 = self.schedule[1]
             m.d.sync += [head1.on.eq(head_counter.on & p.pair), head1.phase.eq(head_counter.phase),
                          head1.iteration.eq(head_counter.iteration), head1.cycle.eq(cycle),
                          head1.running.eq(running & p.pair)]
-            m.d.comb += [head1.period.eq(p.period), head1.a_slot.eq(p.a_slot), head1.a_row.eq(p.context1_a_row),
-                         head1.b_latch.eq(head1.running & (head1.cycle == 2))]
+            m.d.comb += [head1.period.eq(p.period), head1.iterations.eq(p.own[1]), head1.a_slot.eq(p.a_slot),
+                         head1.a_row.eq(p.context1_a_row)]
 
     def _copy_b(self, m, p):
         """b's rows are copied the cycle after they are read, the last one masked to its size; returns the
@@ -183,10 +191,13 @@ class ProductControl(wiring.Component):
         pair, shared, rows = p.pair, p.shared, p.rows
 
         def n_addr(k):
-            """The modulus memory's row for row k of the product."""
+            """The modulus memory's row of N for row k of the product (N' is ``n_prime_row`` rows after)."""
             if not cfg.has_pairs:
                 return k
             return Mux(pair & (k == 1), cfg.bank1_row, k)
+
+        gap = Signal(2)                         # classic_gap(P)
+        m.d.comb += gap.eq(classic_gap(p.period))
 
         # Iteration i owns the cycles mu_i .. mu_i + P - 1 (mu_i = mu_0 + i*P): the heads' phase.  Rows
         # are issued 3 cycles ahead of it: two counters.
@@ -197,11 +208,12 @@ class ProductControl(wiring.Component):
         m.submodules.head_counter = head_counter = IterationCounter(cfg)
         for counter, begin in ((issue_counter, cycle == 3), (head_counter, cycle == 6)):
             m.d.comb += [counter.clear.eq(start), counter.run.eq(running), counter.begin.eq(begin),
-                         counter.period.eq(p.period), counter.size.eq(p.size)]
+                         counter.period.eq(p.period), counter.size.eq(p.size + gap)]
         self._drive_schedules(m, p, running, cycle, head_counter)
         b_copy_valid, b_copy_row = self._copy_b(m, p)
 
-        m.d.comb += [self.first.eq(issue_counter.iteration == 0), self.modulus_row.eq(n_addr(self.issue_row))]
+        m.d.comb += [self.first.eq(issue_counter.iteration == 0),
+                     self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + n_addr(self.issue_row))]
         with m.If(self.resolve_issue):
             m.d.comb += self.modulus_row.eq(n_addr(self.resolve_row))
 
@@ -230,29 +242,30 @@ class ProductControl(wiring.Component):
                 m.d.comb += [ctl.busy.eq(1), running.eq(1)]
                 with m.If(cycle != KM + 8):
                     m.d.sync += cycle.eq(cycle + 1)
-                # prologue reads: c0 a's row 0 (and N's row 0); c1..cK b's rows, copied.  A pair: c1 context
-                # 1's a row (and its N row), c2 its b row.
+                # prologue reads: c0 a's row 0; c1..cK b's rows, copied.  A pair: c1 context 1's a row, c2
+                # its b row.
                 with m.If(cycle == 0):
                     read(p.a_slot, 0)
-                    m.d.comb += self.modulus_row.eq(0)
                 with m.Elif(pair):
                     with m.If(cycle == 1):
                         read(p.a_slot, p.context1_a_row)
-                        m.d.comb += self.modulus_row.eq(n_addr(1))
                     with m.Elif(cycle == 2):
                         read(p.b1_slot, PAIR_ROW)
                         m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(1)]
                 with m.Elif(cycle <= rows):
                     read(p.b_slot, cycle - 1)
                     m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(cycle - 1)]
-                # lanes: rows of iteration issue_iteration, issued 3 cycles ahead of the heads (in a pair
-                # with its own a, a context's rows stop at its own size)
+                # lanes: rows of iteration issue_iteration, issued 3 cycles ahead of the heads: a
+                # context's own iterations, then its classic pass
                 phase, iteration = issue_counter.phase, issue_counter.iteration
-                own_size = Mux(phase == 0, mod.size, mod1.size)
-                with m.If(issue_counter.on & (phase < rows) & (~pair | shared | (iteration < own_size))):
-                    m.d.comb += [self.issue.eq(1), self.issue_row.eq(phase)]
+                own = Mux(pair & (phase == 1), p.own[1], p.own[0])
+                with m.If(issue_counter.on & (phase < rows)):
+                    with m.If(iteration < own):
+                        m.d.comb += [self.issue.eq(1), self.issue_row.eq(phase)]
+                    with m.If(iteration == own - 1 + gap):
+                        m.d.comb += [self.issue.eq(1), self.issue_row.eq(phase), self.issue_classic.eq(1)]
                 with m.If(head_counter.last):
-                    # the last row's update lands by mu_{s-1} + K <= mu_s
+                    # the last row's update lands by mu_{s-1} + K <= mu_s (s: the iterations counted)
                     m.next = "DRAIN"
             with m.State("DRAIN"):
                 m.d.comb += [ctl.busy.eq(1), self.resolve_clear.eq(1)]
@@ -268,11 +281,14 @@ class ProductControl(wiring.Component):
                 m.d.comb += ctl.busy.eq(1)
                 m.d.sync += cycle.eq(cycle + 1)
                 with m.If(cycle == 3):
-                    # the last row's V - N is written and the final borrow registered in this cycle
+                    # the last row's V - N is written and the final borrow registered in this cycle;
+                    # the select pass's N rows are read a cycle ahead
+                    m.d.comb += self.modulus_row.eq(n_addr(0))
                     m.d.sync += final_row.eq(0)
                     m.next = "FIN2"
             with m.State("FIN2"):
-                m.d.comb += [ctl.busy.eq(1), self.select_issue.eq(1), self.select_row.eq(final_row)]
+                m.d.comb += [ctl.busy.eq(1), self.select_issue.eq(1), self.select_row.eq(final_row),
+                             self.modulus_row.eq(n_addr(final_row + 1))]
                 m.d.sync += final_row.eq(final_row + 1)
                 with m.If(final_row == rows - 1):
                     m.d.comb += ctl.done.eq(1)

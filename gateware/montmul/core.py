@@ -2,34 +2,33 @@
 
 Architecture
 ------------
-* Word-level Montgomery (CIOS ordering) on W-bit words (``PeripheralConfig.word_bits``, 16 by default).
-  W = 16 makes every word product a single DSP48E1 multiply (16x16 unsigned fits its 25x18 signed
-  multiplier) with registered inputs and output, so no product is tiled and no adder in the datapath is
-  wider than 34 bits.  W = 32 halves the iterations of a product; its lanes form each 32x32 product from
-  three DSP48E1 (``lanes.word_product``), but its quotient heads grow with W (32x32 products where the
-  default has 16x16 ones).  W = 8 makes small, fast test configurations of the same RTL.
+* Word-level Montgomery on W-bit words (``PeripheralConfig.word_bits``, 16 by default).  W = 16 makes
+  every word product a single DSP48E1 multiply (16x16 unsigned fits its 25x18 signed multiplier) with
+  registered inputs and output, so no product is tiled and no adder in the datapath is wider than 34
+  bits.  W = 32 halves the iterations of a product; its lanes form each 32x32 product from three
+  DSP48E1 (``lanes.word_product``).  W = 8 makes small, fast test configurations of the same RTL.
 * ``lanes`` parallel lanes (default 64, 2 DSP48E1 each).  Lane j owns column j of a row of ``lanes`` words
-  and computes ``u_j = a_i*b_j + m_i*n_j + c_j + t_j``; rows are issued one per cycle.  The accumulator
+  and computes ``u_j = a_i*b_j + q*n_j + c_j + t_j``; rows are issued one per cycle.  The accumulator
   is redundant: every column keeps the low word of u_j (which becomes t_{j-1}: the division by 2^W is a
   renaming) and its carry c_j (the high part of u_j, kept in the column).  No carry crosses a column
   within a product, so the only adders are 33-bit (two products) and 34-bit (plus c_j + t_j).
-* The quotient digit m_i = (t_0 + c_0 + a_i*b_0) * n' mod 2^W is the serial dependency.  A dedicated
-  head (9 DSP48E1; SETMOD uses 2 more once) tracks the two low columns V_i = X_i + 2^W Y_i exactly and uses
-  the identity
-      m_{i+1} = m_i*Q + bits[W:2W) of (n'*V_i mod 2^2W) + n'*a_{i+1}*b_0   (mod 2^W),
-  Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) (a constant from SETMOD; it holds because n'*V_i = m_i mod
-  2^W and n'*n_0 = -1 mod 2^W).  So m_{i+1} is one multiply-add away from m_i; the rest, which depends on
-  m_{i-1} and on lane 2's low word of the previous iteration, has a cycle more.  An outer iteration
-  takes P = max(rows, 2) cycles (rows = ceil(size/lanes)); the lanes multiply by the head's m_i
-  register directly in the P cycles it holds m_i.
-* The end of a product resolves the redundant form a row at a time while computing the borrow of V - N
-  (``.resolve``), then a second row pass writes V or V - N (< N) into the destination slot; both passes
-  are value-independent.
+* Quotient pipelining with delay 1 (Orup; ``gateware.quotient_pipelining`` has the arithmetic and its
+  derivation): with N' = (n'*N + 1)/2^W (from SETMOD, N' <= N), iteration i adds a_i*B + q_{i-1}*N'
+  and its digit q_i is simply the low word of its accumulator, lane 0's low word of the first row: the
+  lanes multiply by q_{i-1} while q_i comes out of them, and no quotient multiplier is needed.  The last
+  iteration is classic: its row pass is the usual one, then m = (its low word)*n' mod 2^W (one W x W
+  multiply per context) and a second pass adds m*N without a product of a and without the division by
+  2^W (``LanePipeline``'s classic rows).  An outer iteration takes P = max(rows, 2) cycles
+  (rows = ceil(size/lanes)); the second pass comes one iteration after the last (two when P < 4: m is
+  ready three cycles after the row that gives it).  The result before the final passes is below 3N.
+* The end of a product resolves the redundant form a row at a time while computing the borrows of V - N
+  and V - 2N (``.resolve``), then a second row pass writes V, V - N or V - 2N (< N) into the destination
+  slot; both passes are value-independent.
 * The core copies b into a row buffer first, so the register file's read port is free to fetch rows of a
   during the loop.
 
-Cycles of one MUL command: P*size + 2*rows + 13 (size in W-bit words, P as above); see
-``gateware.model`` (the cycle model, checked against this RTL).
+Cycles of one MUL command: P*(size + gap) + 2*rows + 13 (size in W-bit words, P as above, gap = 1 when
+P >= 4, else 2); see ``gateware.model`` (the cycle model, checked against this RTL).
 
 Pairs (MUL_PAIR, EXP_FIXED_PAIR's products): two moduli of one row each, two independent products run
 as the two rows of one: row k is context k, with its own operand row, modulus bank and quotient head
@@ -37,10 +36,10 @@ as the two rows of one: row k is context k, with its own operand row, modulus ba
 the contexts every cycle instead of waiting every other cycle.  No carry crosses from row 0 to row 1,
 and the final passes resolve and select each row on its own.  A pair costs one cycle more than a
 two-row product (context 0's b row is read before the prologue, whose cycle 1 reads context 1's a):
-2*iterations + 18 cycles, iterations being the larger size or, with a shared a, its length.
+2*(iterations + 2) + 18 cycles, iterations being the larger size or, with a shared a, its length.
 
-Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + N < 2N still holds, so the one
-conditional subtraction reduces fully); the words of an operand slot above the current size are ignored.
+Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + 2N < 3N still holds, so the
+three-way final choice reduces fully); the words of an operand slot above the current size are ignored.
 A result is written over whole rows: the words of dst above the size up to the end of its last row are
 zeroed, rows above are left as they were.
 """
@@ -71,14 +70,15 @@ class MontMulCore(wiring.Component):
     Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 2) cycles per outer iteration):
 
     * prologue (7 cycles): read the row of a holding a_0..a_3, copy the K rows of b into the lanes' copy
-      (masked above the size), and run the head's a-products for a_0 and a_1, which give m_0 and V_0;
-    * iteration i owns cycles mu_i .. mu_i + P - 1, while the head's register holds m_i.  Row k is
-      issued at mu_i + k - 3: b/n row read | DSP input registers | a_i*b_j | m_i*n_j and
-      z_j = a_i*b_j + c_j + t_j | u_j = m_i*n_j + z_j written back.  The head: at mu_i the products
-      m_i*n_0, m_i*n_1, n'*V'_i and n'*t_1 (+ n'*a_{i+1}*b_0); at mu_i + 1 the next window V'_{i+1};
-      at mu_i + P - 1 m_{i+1} = m_i*Q + G_i;
-    * one cycle, then two row passes: resolve the carries while computing V - N (both kept), write
-      V - N or V.
+      (masked above the size), hand a_0 to the lanes and clear their digit register (q_{-1} = 0);
+    * iteration i owns cycles mu_i .. mu_i + P - 1, while the lanes' digit register holds q_{i-1}.  Row
+      k is issued at mu_i + k - 3: b/N' row read | DSP input registers | a_i*b_j | q_{i-1}*n'_j and
+      z_j = a_i*b_j + c_j + t_j | u_j = q_{i-1}*n'_j + z_j written back.  Row 0 is in the last stage at
+      mu_i + 1: its lane 0's low word is q_i, which the head loads into the digit register at
+      mu_i + P - 1;
+    * after the last iteration (s - 1), the classic pass (rows with N, a = 0, m in the digit register);
+    * one cycle, then two row passes: resolve the carries while computing V - N and the borrows of V - 2N
+      (kept), write V - 2N, V - N or V.
 
     Its parts: ``ProductControl`` (the schedule), a ``QuotientHead`` per context, the ``LanePipeline``,
     the ``Accumulator``, ``ResolvePass`` and ``SelectPass``.
@@ -117,15 +117,17 @@ class MontMulCore(wiring.Component):
         m.d.comb += [self.modulus_read.addr.eq(control.modulus_row),
                      rd.en.eq(self.ctl.busy)]   # the register file's read port is the core's for the product
 
-        # the heads: context k's schedule, modulus bank, lane results; they feed the lanes a_i and m_i
+        # the heads: context k's schedule and n', the lanes' s4 (lane 0's low word gives q_i); they feed the
+        # lanes a_i and the digits
         for context, (head, modulus) in enumerate(zip(heads, (self.modulus, self.modulus1))):
             wiring.connect(m, control.schedule[context], head.schedule)
-            m.d.comb += [head.n_inv.eq(modulus.n_inv), head.q.eq(modulus.q), head.modulus_low.eq(n_data),
+            m.d.comb += [head.n_inv.eq(modulus.n_inv),
                          head.lane_valid.eq(lanes.s4_valid), head.lane_row.eq(lanes.s4_row),
-                         head.lane_t1.eq(lanes.column_sum[2]),
+                         head.lane_classic.eq(lanes.s4_classic), head.lane_low0.eq(lanes.column_sum[0][:cfg.word_bits]),
                          lanes.a_load[context].eq(head.a_lane_load), lanes.a_word[context].eq(head.a_lane),
                          lanes.quotient_update[context].eq(head.update),
-                         lanes.quotient[context].eq(head.next_quotient)]
+                         lanes.quotient[context].eq(head.next_quotient),
+                         resolve.top_carry[context].eq(lanes.top_carry[context])]
 
         # the operand read port: the control's prologue reads over the heads' (context 1's over 0's)
         readers = [control.operand_read, *reversed([head.operand_read for head in heads])]
@@ -138,6 +140,7 @@ class MontMulCore(wiring.Component):
 
         m.d.comb += [
             lanes.issue.eq(control.issue), lanes.issue_row.eq(control.issue_row), lanes.first.eq(control.first),
+            lanes.issue_classic.eq(control.issue_classic),
             lanes.modulus_row.eq(n_data), lanes.pair.eq(control.pair), lanes.rows.eq(control.rows),
             lanes.acc_next_low0.eq(acc.next_low0),
             acc.lane_read_row.eq(lanes.s3_row), acc.lane_write.eq(lanes.s4_valid),
@@ -151,11 +154,13 @@ class MontMulCore(wiring.Component):
             resolve.select_row.eq(control.select_row),
             select.issue.eq(control.select_issue), select.row.eq(control.select_row),
             select.dst_slot.eq(control.dst_slot), select.select.eq(resolve.select),
+            select.select2.eq(resolve.select2), select.pair.eq(control.pair), select.modulus_row.eq(n_data),
         ]
         for j in range(cfg.lanes):
             m.d.comb += [lanes.acc_low[j].eq(acc.low[j]), lanes.acc_carry[j].eq(acc.carry[j]),
                          acc.lane_write_data[j].eq(lanes.column_sum[j]),
                          acc.resolved_value[j].eq(resolve.value[j]), acc.resolved_diff[j].eq(resolve.diff[j]),
+                         acc.resolved_borrow2[j].eq(resolve.borrow2[j]),
                          resolve.acc_low[j].eq(acc.low[j]), resolve.acc_carry[j].eq(acc.carry[j]),
                          select.acc_low[j].eq(acc.low[j]), select.acc_carry[j].eq(acc.carry[j])]
         return m

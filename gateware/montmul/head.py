@@ -1,17 +1,14 @@
-"""The quotient head of one context: the serial part of a product, one quotient digit m_i per iteration.
+"""The quotient head of one context: its quotient digits, and its reads of a.
 
-With V_i = X_i + 2^W Y_i the two low columns (X, Y: column sums including carries), n' = -N^-1 and
-Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) mod 2^2W (from SETMOD):
-
-    m_{i+1} = (m_i*Q + bits[W:2W) of (n'*V_i mod 2^2W) + n'*a_{i+1}*b_0) mod 2^W
-    V_{i+1} = (V_i + m_i*(n_0 + 2^W n_1)) / 2^W + a_{i+1}*b_0 + 2^W*(a_{i+1}*b_1 + t_1)
-
-where t_1 is the low word of lane 2's column sum (the context's row) of iteration i.  The head keeps the
-window V' = V without that lane term (it arrives a cycle later) and adds n'*t_1 separately, so the loop
-from m_i to m_{i+1} is one multiply-add: one iteration every 2 cycles.
+Quotient pipelining with delay 1 (``gateware.quotient_pipelining``): iteration i of a product adds
+q_{i-1}*N' (N' = (n'*N + 1)/2^W, from SETMOD) and its quotient digit q_i is simply the low word of its
+accumulator, lane 0's low word of the context's first row: no multiplier, no dependency but on the lanes.
+The last iteration is classic: its pass adds a_{s-1}*B + q_{s-2}*N' like the others, then
+m = (its low word)*n' mod 2^W (one W x W multiply, registered twice) is the digit of a second pass that
+adds m*N without dividing (see ``LanePipeline``).
 
 The head also reads a's rows (the register file's read port, in the cycle its schedule gives it) and
-hands each a_i to the lanes, two iterations ahead of the products that use it.
+hands each a_i to the lanes, ahead of the products that use it.
 """
 
 from amaranth import *
@@ -21,12 +18,21 @@ from amaranth.lib.wiring import In, Out
 from ..interface import SIZE_BITS, SLOT_BITS
 from .regfile import ReadPortSignature, row_address
 
-__all__ = ["HeadScheduleSignature", "QuotientHead"]
+__all__ = ["HeadScheduleSignature", "QuotientHead", "period_shape", "classic_gap"]
 
 
 def period_shape(config):
     """Shape of an iteration's length P = max(rows, 2) and of a phase within it."""
     return range(max(config.rows_per_slot, 2) + 1)
+
+
+def classic_gap(period):
+    """Iterations from a context's last (classic) iteration to its second pass: the digit m is ready 3
+    cycles after the row that gives it, which is in stage s4 in phase 1, so the second pass waits an
+    iteration more when P < 4.  ``period`` may be an int or an Amaranth value."""
+    if isinstance(period, int):
+        return 1 if period >= 4 else 2
+    return Mux(period >= 4, 1, 2)
 
 
 class HeadScheduleSignature(wiring.Signature):
@@ -35,28 +41,28 @@ class HeadScheduleSignature(wiring.Signature):
 
     def __init__(self, config):
         super().__init__({
-            "running":   Out(1),                                # in RUN: prologue cycle x is cycle == x
-            "cycle":     Out(range(config.rows_per_slot + 9)),  # cycles since RUN began (saturating)
-            "on":        Out(1),                                # the iterations have begun
-            "phase":     Out(period_shape(config)),             # cycle within the current iteration
-            "iteration": Out(SIZE_BITS),
-            "period":    Out(period_shape(config)),             # cycles per iteration, P
-            "a_slot":    Out(SLOT_BITS),
-            "a_row":     Out(1),                                # the row of slot a this context reads first
-            "b_latch":   Out(1),                                # b's row 0 for this context is read data now
+            "running":    Out(1),                                # in RUN: prologue cycle x is cycle == x
+            "cycle":      Out(range(config.rows_per_slot + 9)),  # cycles since RUN began (saturating)
+            "on":         Out(1),                                # the iterations have begun
+            "phase":      Out(period_shape(config)),             # cycle within the current iteration
+            "iteration":  Out(SIZE_BITS + 1),
+            "period":     Out(period_shape(config)),             # cycles per iteration, P
+            "iterations": Out(SIZE_BITS),                        # this context's s (its a's words)
+            "a_slot":     Out(SLOT_BITS),
+            "a_row":      Out(1),                                # the row of slot a this context reads first
         })
 
 
 class QuotientHead(wiring.Component):
     """The quotient head of context ``context``.
 
-    Iteration i owns the cycles mu_i .. mu_i + P - 1 (phases 0 .. P - 1), and ``quotient`` holds m_i
-    for exactly those cycles.  At phase 0 the products m_i*n_0, m_i*n_1, n'*V'_i and n'*t_1
-    (+ n'*a_{i+1}*b_0); at phase 1 the next window V'_{i+1}; at phase P - 1 m_{i+1} = m_i*Q + G_i
-    (``update``, ``next_quotient``).  The prologue (cycles 1..6) reads b_0, b_1, N's two low words and the
-    row of a holding a_0..a_3, and runs the phase-0 products and the update once with Q = V' = t_1 = 0,
-    which gives m_0 through the same datapath.  ``a_lane_load``/``a_lane``: a_i for the lanes (the row in
-    their stage s2).  ``lane_*``: the lanes' stage s4, whose lane 2 gives t_1."""
+    Iteration i owns the cycles mu_i .. mu_i + P - 1 (phases 0 .. P - 1); the lanes' digit register must
+    hold iteration i's digit in exactly those cycles, so the head loads it at phase P - 1 of iteration
+    i - 1 (``update``, ``next_quotient``): 0 for iteration 0 (prologue cycle 6), q_{i-1} for the pipelined
+    ones, m for the second pass.  q_i is lane 0's low word of the context's row (``lane_low0``) when that
+    row (``lane_row``, not of a second pass) is in stage s4, at phase 1: taken from the lanes in that
+    cycle when P = 2, from the register it is kept in otherwise.  ``a_lane_load``/``a_lane``: a_i for
+    the lanes (the row in their stage s2), 0 for the second pass."""
 
     def __init__(self, config, context):
         self.config = config
@@ -65,13 +71,11 @@ class QuotientHead(wiring.Component):
         super().__init__({
             "schedule":      In(HeadScheduleSignature(config)),
             "n_inv":         In(W),
-            "q":             In(W),
             "operand_read":  Out(ReadPortSignature(config.operand_rows, config.row_bits)),
-            "modulus_low":   In(2 * W),             # N's row 0 (n_0, n_1), read data in prologue cycle 1
             "lane_valid":    In(1),
             "lane_row":      In(range(config.rows_per_slot)),
-            "lane_t1":       In(W),
-            "quotient":      Out(W),
+            "lane_classic":  In(1),
+            "lane_low0":     In(W),
             "update":        Out(1),
             "next_quotient": Out(W),
             "a_lane_load":   Out(1),
@@ -85,94 +89,46 @@ class QuotientHead(wiring.Component):
         log_lanes = L.bit_length() - 1
         s = self.schedule
         rd = self.operand_read
-        n_inv = self.n_inv
-        quotient = self.quotient                    # m_i
 
         def at(x):
             return s.running & (s.cycle == x)
 
-        b0, b1 = Signal(W), Signal(W)
-        n0, n1 = Signal(W), Signal(W)
-        t1 = Signal(W)                              # t_1 of the last iteration (lane 2's low word)
-        mn0 = Signal(2 * W)                         # m_i*n_0
-        mn1 = Signal(2 * W)                         # m_i*n_1
-        # V' < 2^(3W+1) for any W (2^49 at W = 16): with X, Y < 2^(2W+1), the bound B = 2^(3W+1) is kept
-        # by V' -> V'/2^W + m*(n_0 + 2^W n_1)/2^W + a*b_0 + 2^W (a*b_1 + t_1) < 2^(2W+1) + 2^(2W+1) + 2^(3W)
-        window_part = Signal(3 * W + 3)             # V'_{i+1} but for the m_i*n terms
-        window = Signal(3 * W + 3)                  # V'_i
-        nv_low = Signal(2 * W)                      # n' * (V'_i mod 2^W)
-        nv_high = Signal(W)                         # n' * bits[W:2W) of V'_i, mod 2^W
-        nt = Signal(W)                              # n'*t_1 + n'*a_{i+1}*b_0, mod 2^W
-        ab0 = Signal(2 * W)                         # a_{i+2}*b_0
-        ab1 = Signal(2 * W)                         # a_{i+2}*b_1
-        ab = Signal(3 * W + 1)                      # a_{i+1} b_0 + 2^W a_{i+1} b_1
-        n_ab0 = Signal(W)                           # n' * a_{i+1} b_0 mod 2^W
-        a_row = Signal(L * W, reset_less=True)      # the row of a holding a_{i+3}
-        a_next = Signal(W)                          # a_{i+1}
-        a_after = Signal(W)                         # a_{i+2}: the a*b_0, a*b_1 products use it
+        # the digits
+        q = Signal(W)                               # q_i, the low word of this context's row
+        q_now = Signal(W)
+        classic = Signal(W, reset_less=True)        # m = q_{s-1} * n' mod 2^W
+        m.d.comb += q_now.eq(q)
+        with m.If(self.lane_valid & (self.lane_row == self.context) & ~self.lane_classic):
+            m.d.comb += q_now.eq(self.lane_low0)
+            m.d.sync += q.eq(self.lane_low0)
+        m.d.sync += classic.eq((q * self.n_inv)[:W])
+        with m.If(at(6)):
+            m.d.comb += [self.update.eq(1), self.next_quotient.eq(0)]
+        with m.If(s.on & (s.phase == s.period - 1)):
+            m.d.comb += [self.update.eq(1),
+                         self.next_quotient.eq(Mux(s.iteration + 1 < s.iterations, q_now, classic))]
+
+        # a's words: ``a_row`` holds the row of a_{i+3}, a_next = a_{i+1}, a_after = a_{i+2}
+        a_row = Signal(L * W, reset_less=True)
+        a_next = Signal(W)
+        a_after = Signal(W)
         a_row_words = Array(a_row.word_select(j, W) for j in range(L))
-
-        with m.If(self.lane_valid & (self.lane_row == self.context)):
-            m.d.sync += t1.eq(self.lane_t1[:W])
-
-        def a_products():
-            m.d.sync += [ab0.eq(a_after * b0), ab1.eq(a_after * b1)]
-
-        def a_sums():
-            m.d.sync += [ab.eq(ab0 + (ab1 << W)), n_ab0.eq((ab0[:W] * n_inv)[:W])]
-
-        # the prologue runs the phase-0 products (at 5) and the update (at 6) once with Q = V' = 0, t_1 = 0
-        # and n_ab0 = n'*a_0*b_0: that gives m_0 through the same datapath (no extra mux)
-        prologue_products = at(5)
-        prologue_update = at(6)
-        with m.If((s.on & (s.phase == 0)) | prologue_products):
-            m.d.sync += [
-                mn0.eq(quotient * n0),
-                mn1.eq(quotient * n1),
-                window_part.eq((window >> W) + t1 + ab + (window[:W] != 0)),
-                nv_low.eq(window[:W] * n_inv),
-                nv_high.eq((window[W:2 * W] * n_inv)[:W]),
-                nt.eq((t1 * n_inv + n_ab0)[:W]),
-            ]
-        update = (s.on & (s.phase == s.period - 1)) | prologue_update
-        quotient_part = Signal(W)                   # G_i
-        m.d.comb += [quotient_part.eq((nv_low[W:] + nv_high + nt)[:W]),
-                     self.next_quotient.eq((quotient * Mux(prologue_update, 0, self.q) + quotient_part)[:W]),
-                     self.update.eq(update)]
-        with m.If(update):
-            m.d.sync += quotient.eq(self.next_quotient)
         with m.If(s.on):
-            with m.If(s.phase == 1):
-                m.d.sync += window.eq(window_part + (mn0 >> W) + mn1)
             with m.If(s.phase == s.period - 1):
-                a_sums()
                 m.d.sync += a_row.eq(rd.data)
             with m.If(s.phase == s.period - 2):
-                a_products()
                 m.d.sync += [a_next.eq(a_after), a_after.eq(a_row_words[(s.iteration + 3)[:log_lanes]])]
-                m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(a_next),
+                # 0 for the classic pass (and the iteration before it, if any)
+                m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(Mux(s.iteration + 1 < s.iterations, a_next, 0)),
                              rd.en.eq(1),
                              rd.addr.eq(row_address(cfg, s.a_slot, s.a_row + ((s.iteration + 4) >> log_lanes)))]
 
-        # prologue: at 1 the row of a holding a_0..a_3 and N's row 0 arrive; b's row 0 arrives with
-        # ``b_latch``; at 2..6 the products for a_0 and a_1 give V'_0, m_0, ab = E_1, n'*a_1*b_0
+        # prologue: at 1 the row of a holding a_0..a_3 arrives; a_0 goes to the lanes at 5 (row 0 of
+        # iteration 0 reaches s2 at cycle 6, row 1 at 7), a_1 at iteration 0's phase P - 2
         with m.If(at(1)):
-            m.d.sync += [a_row.eq(rd.data), n0.eq(self.modulus_low[:W]), n1.eq(self.modulus_low[W:2 * W])]
-        with m.If(s.b_latch):
-            m.d.sync += [b0.eq(rd.data[:W]), b1.eq(rd.data[W:2 * W])]
-        with m.If(at(2)):
-            m.d.sync += [a_after.eq(a_row.word_select(0, W)), t1.eq(0), window.eq(0)]
-        with m.If(at(3)):
-            a_products()
-            m.d.sync += a_after.eq(a_row.word_select(1, W))
+            m.d.sync += a_row.eq(rd.data)
         with m.If(at(4)):
-            a_sums()
-            a_products()
             m.d.sync += [a_after.eq(a_row.word_select(2, W)), a_next.eq(a_row.word_select(1, W))]
-        with m.If(at(5)):
-            a_sums()
-            m.d.sync += window.eq(ab)
-        # a_0 for the lanes (row 0 of iteration 0 reaches s2 at cycle 6, row 1 at 7)
         with m.If(at(5) & ~s.on):
             m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(a_row.word_select(0, W))]
         return m

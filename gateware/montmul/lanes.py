@@ -1,13 +1,21 @@
 """The core's lanes: ``lanes`` column multiply-adders in a five-stage pipeline, and the copy of b they read.
 
-Lane j owns column j of a row and computes u_j = a_i*b_j + m_i*n_j + c_j + t_j, one row per cycle:
+Lane j owns column j of a row and computes u_j = a_i*b_j + q*n_j + c_j + t_j, one row per cycle (q the
+digit register, n_j the word of N' or N the control reads):
 
     s0 issue: b's and N's rows are read | s1 DSP input registers | s2 a_i*b_j
-    | s3 m_i*n_j, and z_j = a_i*b_j + c_j + t_j from the accumulator's row | s4 u_j = m_i*n_j + z_j,
+    | s3 q*n_j, and z_j = a_i*b_j + c_j + t_j from the accumulator's row | s4 u_j = q*n_j + z_j,
     written back
 
-Lane L-1 adds its t (lane 0's low word of the next row) only in s4: that row may have been written in
-the previous cycle.  In the first iteration the accumulator is not read (it holds the last product).
+t_j is the low word of column j+1 (the division by 2^W).  Lane L-1 adds its t (lane 0's low word of the
+next row) only in s4: that row may have been written in the previous cycle.  In the first iteration the
+accumulator is not read (it holds the last product).
+
+A classic row (``issue_classic``: the second pass of a product's last iteration, with a_i = 0) adds m*N
+without the division: u_j = m*n_j + t_j + c_{j-1} with t_j column j's own low word and
+c_{j-1} the carry of column j-1 (lane 0 takes lane L-1's of the previous row, kept from that row's s3;
+none in a context's first row).  The carry of a context's top column has no column above it in the row:
+it is kept in ``top_carry`` (per context), where the resolve pass takes it as that column's t.
 """
 
 from amaranth import *
@@ -21,7 +29,7 @@ from .resolve import lane_signals
 __all__ = ["column_sum_bits", "carry_bits", "DSP_WORD_BITS", "word_product", "LanePipeline"]
 
 def column_sum_bits(config):
-    """Width of a column sum u_j = a_i*b_j + m_i*n_j + c_j + t_j < 2^(2W+1)."""
+    """Width of a column sum u_j = a_i*b_j + q*n_j + c_j + t_j < 2^(2W+1) (a classic row's is smaller)."""
     return 2 * config.word_bits + 1
 
 
@@ -62,12 +70,12 @@ class LanePipeline(wiring.Component):
     """The lanes and the copy of b (``b_write`` fills it before the loop, so that the register file's read
     port is free for a while they run).
 
-    ``issue`` with ``issue_row`` (and ``first``, the first iteration) starts a row in s0; ``modulus_row``
-    is N's row, read data one cycle later.  The heads (one per context) load a_i and m_i: ``a_load[h]``
-    with ``a_word[h]``, ``quotient_update[h]`` with ``quotient[h]``, the last head taking priority (the
-    heads never load in the same cycle).  ``acc_low``/``acc_carry`` are the accumulator's row
+    ``issue`` with ``issue_row`` (``first``: of the first iteration; ``issue_classic``: a classic row)
+    starts a row in s0; ``modulus_row`` is N''s or N's row, read data one cycle later.  The heads (one per
+    context) load a_i and the digit: ``a_load[h]`` with ``a_word[h]``, ``quotient_update[h]`` with
+    ``quotient[h]``, the last head taking priority (the heads never load in the same cycle).  ``acc_low``/``acc_carry`` are the accumulator's row
     ``s3_row``, ``acc_next_low0`` lane 0's low word of the row after ``s4_row``; ``column_sum`` is
-    written back to row ``s4_row`` when ``s4_valid``."""
+    written back to row ``s4_row`` when ``s4_valid`` (``s4_classic``: of a classic row)."""
 
     def __init__(self, config):
         self.config = config
@@ -76,6 +84,7 @@ class LanePipeline(wiring.Component):
         super().__init__({
             "issue":           In(1),
             "issue_row":       In(range(rows)),
+            "issue_classic":   In(1),
             "first":           In(1),
             "b_write":         In(WritePortSignature(rows, config.row_bits)),
             "modulus_row":     In(config.row_bits),
@@ -91,7 +100,9 @@ class LanePipeline(wiring.Component):
             "s3_row":          Out(range(rows)),
             "s4_valid":        Out(1),
             "s4_row":          Out(range(rows)),
+            "s4_classic":      Out(1),
             "column_sum":      Out(column_sum_bits(config)).array(L),
+            "top_carry":       Out(carry_bits(config)).array(heads),
         })
 
     def elaborate(self, platform):
@@ -105,7 +116,7 @@ class LanePipeline(wiring.Component):
         m.d.comb += [b_write.addr.eq(self.b_write.addr), b_write.en.eq(self.b_write.en),
                      b_write.data.eq(self.b_write.data), b_read.addr.eq(self.issue_row)]
 
-        # a_i of the row in s2 and m_i of the row in s3, from the head that loads them
+        # a_i of the row in s2 and the digit of the row in s3, from the head that loads them
         a_lane = Signal(W)
         lane_m = Signal(W)
         for load, word in zip(self.a_load, self.a_word):
@@ -117,15 +128,16 @@ class LanePipeline(wiring.Component):
         with m.If(Cat(self.quotient_update).any()):
             m.d.sync += lane_m.eq(lane_m_next)
 
-        # each stage: valid, row, first iteration (s3's and s4's row are ports)
-        s1_valid, s1_row, s1_first = Signal(), Signal(range(rows)), Signal()
-        s2_valid, s2_row, s2_first = Signal(), Signal(range(rows)), Signal()
-        s3_valid, s3_row, s3_first = Signal(), self.s3_row, Signal()
-        s4_valid, s4_row, s4_first = self.s4_valid, self.s4_row, Signal()
+        # each stage: valid, row, first iteration, classic (s3's and s4's row are ports)
+        s1_valid, s1_row, s1_first, s1_classic = Signal(), Signal(range(rows)), Signal(), Signal()
+        s2_valid, s2_row, s2_first, s2_classic = Signal(), Signal(range(rows)), Signal(), Signal()
+        s3_valid, s3_row, s3_first, s3_classic = Signal(), self.s3_row, Signal(), Signal()
+        s4_valid, s4_row, s4_first, s4_classic = self.s4_valid, self.s4_row, Signal(), self.s4_classic
         m.d.sync += [s1_valid.eq(self.issue), s1_row.eq(self.issue_row), s1_first.eq(self.first),
-                     s2_valid.eq(s1_valid), s2_row.eq(s1_row), s2_first.eq(s1_first),
-                     s3_valid.eq(s2_valid), s3_row.eq(s2_row), s3_first.eq(s2_first),
-                     s4_valid.eq(s3_valid), s4_row.eq(s3_row), s4_first.eq(s3_first)]
+                     s1_classic.eq(self.issue_classic),
+                     s2_valid.eq(s1_valid), s2_row.eq(s1_row), s2_first.eq(s1_first), s2_classic.eq(s1_classic),
+                     s3_valid.eq(s2_valid), s3_row.eq(s2_row), s3_first.eq(s2_first), s3_classic.eq(s2_classic),
+                     s4_valid.eq(s3_valid), s4_row.eq(s3_row), s4_first.eq(s3_first), s4_classic.eq(s3_classic)]
 
         def lanes(name, width):
             return lane_signals(L, name, width)
@@ -141,14 +153,23 @@ class LanePipeline(wiring.Component):
                 n_s2[j].eq(n_s1[j]),
             ]
         ab = [word_product(m, f"ab{j}", a_lane, b[j]) for j in range(L)]       # s3: a_i*b_j
-        mn = [word_product(m, f"mn{j}", lane_m, n_s2[j]) for j in range(L)]    # s4: m_i*n_j
+        mn = [word_product(m, f"mn{j}", lane_m, n_s2[j]) for j in range(L)]    # s4: q*n_j
+        # a classic row: lane 0's carry from the previous row's lane L-1 (none in a context's first row)
+        row_carry = Signal(carry_bits(cfg))
+        m.d.sync += row_carry.eq(self.acc_carry[L - 1])
+        carry_in = Mux((s3_row == 0) | self.pair, 0, row_carry)
+        for context, top in enumerate(self.top_carry):
+            top_row = (s3_row == 1) if context else Mux(self.pair, s3_row == 0, s3_row == self.rows - 1)
+            with m.If(s3_valid & s3_classic & top_row):
+                m.d.sync += top.eq(self.acc_carry[L - 1])
         for j in range(L):
             t_next = self.acc_low[j + 1] if j < L - 1 else 0
-            m.d.sync += z[j].eq(ab[j] + Mux(s3_first, 0, self.acc_carry[j] + t_next))
+            classic = self.acc_low[j] + (self.acc_carry[j - 1] if j else carry_in)
+            m.d.sync += z[j].eq(Mux(s3_classic, classic, ab[j] + Mux(s3_first, 0, self.acc_carry[j] + t_next)))
         for j in range(L):
             if j < L - 1:
                 m.d.comb += self.column_sum[j].eq(mn[j] + z[j])
             else:
-                t_last = Mux(s4_first | self.pair | (s4_row == self.rows - 1), 0, self.acc_next_low0)
+                t_last = Mux(s4_first | s4_classic | self.pair | (s4_row == self.rows - 1), 0, self.acc_next_low0)
                 m.d.comb += self.column_sum[j].eq(mn[j] + z[j] + t_last)
         return m

@@ -5,16 +5,20 @@ From the slot holding N and a size s (in W-bit words) SETMOD
 * reads N's first row and refuses an even N (``even`` pulses; the previous modulus stays in force);
 * computes n' = -N^-1 mod 2^W by a W-step shift-and-add: with t = 1 and x = 0, each step keeps
   1 + N*x = t * 2^step; when t is odd it adds N (setting bit ``step`` of x), then halves t;
-* computes the quotient head's constant Q = 1 + bits[W:2W) of n'*(n_0 + 2^W n_1) mod 2^2W (two
-  multiplies, used once);
 * copies the rows of N below the size into the modulus memory, the last one masked to the size;
+* computes N' = (n'*N + 1) / 2^W = floor(n'*N / 2^W) + 1 (N' <= N, as many words), the multiple of N the
+  core's pipelined iterations add (``gateware.quotient_pipelining``), word-serially with one W x W
+  multiplier: reading N's rows again (a word per cycle), word g of N (g = 0 .. s, 0 at s) gives
+  x_g = n'*n_g + carry (the carry starts at 1, so x_0's low word is 0), word g - 1 of N' is x_g's low
+  word and the carry its high one; N' goes into the modulus memory ``n_prime_row`` rows after N;
 * then makes the new modulus the one in force in its bank (``done`` pulses in that cycle).
 
 Bank 0 (``state``) is the modulus of every command, its rows at the start of the modulus memory; bank
-1 (``state1``, context 1 of the pair commands) is one row, kept in the memory's last row.  Loading one
+1 (``state1``, context 1 of the pair commands) is one row, kept in the row after them (and each bank's
+N' ``config.n_prime_row`` rows after its N).  Loading one
 bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a row.
 
-Cycles: 2 + W + 2 + ceil(s/lanes) + 1 from the cycle after ``start``.
+Cycles: 2 + W + ceil(s/lanes) + (s + 1) + 1 + 1 from the cycle after ``start``.
 """
 
 from amaranth import *
@@ -37,7 +41,6 @@ class ModulusStateSignature(wiring.Signature):
             "rows":          Out(range(config.rows_per_slot + 1)),  # ceil(s / lanes)
             "row":           Out(range(config.modulus_rows)),       # its first row in the modulus memory
             "n_inv":         Out(config.word_bits),                        # n' = -N^-1 mod 2^W
-            "q":             Out(config.word_bits),                        # 1 + bits[W:2W) of n'*(n_0 + 2^W n_1)
             "last_row_mask": Out(config.row_bits),                  # the last row's words below s, all ones
         })
 
@@ -86,7 +89,7 @@ class ModulusUnit(wiring.Component):
         banks = []
         for b, state in enumerate((self.state, self.state1)):
             bank = dict(size=Signal(SIZE_BITS, name=f"size{b}"), rows=Signal(range(KM + 1), name=f"rows{b}"),
-                        n_inv=Signal(W, name=f"n_inv{b}"), q=Signal(W, name=f"q{b}"),
+                        n_inv=Signal(W, name=f"n_inv{b}"),
                         last_row_mask=Signal(cfg.row_bits, reset_less=True, name=f"mask{b}"),
                         valid=Signal(name=f"valid{b}"))
             m.d.comb += [getattr(state, name).eq(value) for name, value in bank.items()]
@@ -103,10 +106,6 @@ class ModulusUnit(wiring.Component):
         new_mask = Signal(cfg.row_bits, reset_less=True)
         inv_t = Signal(W + 1)
         inv_n = Signal(W)
-        inv_n1 = Signal(W)
-        q_lo = Signal(2 * W)
-        q_hi = Signal(W)
-        q = Signal(W)
         inv_x = Signal(W)
         cnt = Signal(range(max(W, KM) + 2))
         cp_v = Signal()
@@ -115,11 +114,46 @@ class ModulusUnit(wiring.Component):
         def read_row(row):
             m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, slot, row))]
 
+        def bank_row(row):
+            return Mux(new_bank, cfg.bank1_row, row)
+
         # Copy: the row read in the previous cycle is written, masked, into the modulus memory.
         m.d.sync += cp_v.eq(0)
         with m.If(cp_v):
-            m.d.comb += [self.write.addr.eq(Mux(new_bank, cfg.bank1_row, cp_k)), self.write.en.eq(1),
+            m.d.comb += [self.write.addr.eq(bank_row(cp_k)), self.write.en.eq(1),
                          self.write.data.eq(Mux(cp_k == new_rows - 1, rd.data & new_mask, rd.data))]
+
+        # N': the row of word g of N is read, then word g (0 from the size up) goes into the product
+        # register, then x_g = product + carry gives word g - 1 of N' (``prime_words``); a row of N' is
+        # written when its last word is made, or at g = s (the words above s are 0: N' < 2^(W*s)).
+        prime_g = Signal(SIZE_BITS + 1)             # the word of N whose row is read
+        fetch_v = Signal()
+        fetch_g = Signal(SIZE_BITS + 1)             # the word of N entering the multiplier
+        read_words = Array(rd.data.word_select(j, W) for j in range(L))
+        product = Signal(2 * W, reset_less=True)
+        product_v = Signal()
+        product_g = Signal(SIZE_BITS + 1)
+        carry = Signal(W)
+        prime_words = [Signal(W, name=f"prime_word{j}", reset_less=True) for j in range(L)]
+        x = Signal(2 * W)
+        m.d.sync += [fetch_v.eq(0), product_v.eq(0)]
+        with m.If(fetch_v):
+            word = Mux(fetch_g < new_size, read_words[fetch_g[:log_lanes]], 0)
+            m.d.sync += [product.eq(inv_x * word), product_v.eq(1), product_g.eq(fetch_g)]
+        m.d.comb += x.eq(product + carry)
+        with m.If(product_v & (product_g != 0)):
+            out = (product_g - 1)[:log_lanes]
+            m.d.sync += carry.eq(x[W:])
+            for j in range(L):
+                with m.If(out == j):
+                    m.d.sync += prime_words[j].eq(x[:W])
+            with m.If((out == L - 1) | (product_g == new_size)):
+                out_row = ((product_g - 1) >> log_lanes)[:len(cp_k)]
+                m.d.comb += [self.write.addr.eq(cfg.n_prime_row + bank_row(out_row)), self.write.en.eq(1),
+                             self.write.data.eq(Cat(Mux(out == j, x[:W], prime_words[j]) for j in range(L)))]
+                m.d.sync += [word.eq(0) for word in prime_words]
+        with m.Elif(product_v):
+            m.d.sync += carry.eq(x[W:])
 
         with m.FSM():
             m.d.comb += self.busy.eq(1)
@@ -139,8 +173,7 @@ class ModulusUnit(wiring.Component):
                     m.d.comb += self.even.eq(1)
                     m.next = "IDLE"
                 with m.Else():
-                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), inv_n1.eq(rd.data[W:2 * W]),
-                                 cnt.eq(0)]
+                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), cnt.eq(0)]
                     m.next = "INVERT"
             with m.State("INVERT"):
                 # invariant: 1 + n*x = t * 2^cnt; after W steps x = -n^-1 mod 2^W
@@ -151,20 +184,22 @@ class ModulusUnit(wiring.Component):
                 m.d.sync += cnt.eq(cnt + 1)
                 with m.If(cnt == W - 1):
                     m.d.sync += cnt.eq(0)
-                    m.next = "Q_PRODUCTS"
-            with m.State("Q_PRODUCTS"):
-                m.d.sync += [q_lo.eq(inv_x * inv_n), q_hi.eq((inv_x * inv_n1)[:W])]
-                m.next = "Q_SUM"
-            with m.State("Q_SUM"):
-                m.d.sync += q.eq((q_lo[W:] + q_hi + 1)[:W])
-                m.next = "COPY"
+                    m.next = "COPY"
             with m.State("COPY"):
                 read_row(cnt)
                 m.d.sync += [cp_v.eq(1), cp_k.eq(cnt), cnt.eq(cnt + 1)]
                 with m.If(cnt == new_rows - 1):
-                    m.next = "FINISH"
+                    m.d.sync += [prime_g.eq(0), carry.eq(1), *(word.eq(0) for word in prime_words)]
+                    m.next = "PRIME"
+            with m.State("PRIME"):
+                read_row(prime_g >> log_lanes)
+                m.d.sync += [fetch_v.eq(1), fetch_g.eq(prime_g), prime_g.eq(prime_g + 1)]
+                with m.If(prime_g == new_size):
+                    m.next = "PRIME_LAST"
+            with m.State("PRIME_LAST"):
+                m.next = "FINISH"
             with m.State("FINISH"):
-                # the last copy write happens in this cycle
+                # N''s last row is written in this cycle
                 m.d.comb += self.done.eq(1)
                 for b, bank in enumerate(banks):
                     if b and not cfg.has_pairs:
@@ -172,6 +207,6 @@ class ModulusUnit(wiring.Component):
                     with m.If(new_bank == b):
                         m.d.sync += [bank["size"].eq(new_size), bank["rows"].eq(new_rows),
                                      bank["last_row_mask"].eq(new_mask), bank["n_inv"].eq(inv_x),
-                                     bank["q"].eq(q), bank["valid"].eq(1)]
+                                     bank["valid"].eq(1)]
                 m.next = "IDLE"
         return m

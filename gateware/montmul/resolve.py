@@ -9,10 +9,14 @@ bits) that still has to be added into column j+1.  Pass 1 goes over the rows onc
 * the row's one-bit carries come from ``carry_chain`` (the row-to-row carry in a register), which gives
   the resolved words V;
 * the same generate/propagate scheme gives the borrows of V - N (``V_j < N_j`` generates, equality
-  propagates), hence V - N.
+  propagates), hence V - N, and the borrows of V - 2N (2N's words are N's shifted left one bit across
+  words and rows), kept per column.
 
-V < 2N, so the result is V - N when V >= N, that is when V overflows the rows or V - N does not borrow,
-and V otherwise.  Pass 2 (``SelectPass``) writes the selected words.
+The value is T = V + O*2^X (X the rows' bits, O the carries out of the top column, O <= 2) and T < 3N
+(quotient pipelining, ``gateware.quotient_pipelining``): the result is T - 2N when O >= (borrow of
+V - 2N) + (N's top bit, the bit of 2N above the rows), else T - N when O >= (borrow of V - N), else V.
+Pass 2 (``SelectPass``) writes the selected words: V - N and V are stored by pass 1, V - 2N is formed
+again from V, N's row and the stored borrows.
 """
 
 from amaranth import C, Signal, Mux, Cat, Module
@@ -73,10 +77,12 @@ class ResolvePass(wiring.Component):
 
     ``issue``/``issue_row``: that row of the accumulator is read in this cycle, ``acc_low[j]`` and
     ``acc_carry[j]`` its columns, ``acc_next_low0`` the low word of lane 0 of the next row, ``modulus_row``
-    the same row of N (read in the same cycle, used a cycle later).  Four cycles later ``valid`` is high
-    with ``row``, the resolved words ``value`` and ``diff`` = V - N.  After the last row ``select`` says
-    whether V - N is the result (for row ``select_row``).  ``clear`` empties the registers that carry
-    between rows; it must come before the first row.
+    the same row of N (read in the same cycle, used a cycle later), ``top_carry`` the carry each
+    context's top column keeps outside the rows (``LanePipeline``).  Four cycles later ``valid`` is high
+    with ``row``, the resolved words ``value``, ``diff`` = V - N and the borrows into each column of
+    V - 2N (``borrow2``).  After the last row ``select`` says whether the result is V - N or less and
+    ``select2`` whether it is V - 2N (for row ``select_row``).  ``clear`` empties the registers that
+    carry between rows; it must come before the first row.
 
     With ``pair`` high the rows are two numbers of one row each (rows 0 and 1, a pair's contexts): no
     carry or borrow crosses from one to the other, each has its own carry registers and its own
@@ -94,13 +100,16 @@ class ResolvePass(wiring.Component):
             "acc_low":       In(W).array(L),
             "acc_carry":     In(W + 1).array(L),
             "acc_next_low0": In(W),
+            "top_carry":     In(W + 1).array(2 if config.has_pairs else 1),
             "modulus_row":   In(config.row_bits),
             "valid":         Out(1),
             "row":           Out(range(rows)),
             "value":         Out(W).array(L),
             "diff":          Out(W).array(L),
+            "borrow2":       Out(1).array(L),
             "select_row":    In(range(rows)),
             "select":        Out(1),
+            "select2":       Out(1),
         })
 
     def elaborate(self, platform):
@@ -124,11 +133,15 @@ class ResolvePass(wiring.Component):
         f4_p = lane_signals(L, "f4_p", 1)
         f4_val = lane_signals(L, "f4_val", W)
         f4_n = lane_signals(L, "f4_n", W)
+        f4_g2 = lane_signals(L, "f4_g2", 1)
+        f4_p2 = lane_signals(L, "f4_p2", 1)
         # carries between rows: one set per number (two in a pair); a row's set is that of its context
         n_sets = 1 if pair is None else 2
         hiprevs = [Signal(len(f1_y[L - 1]) - W, name=f"hiprev{c}") for c in range(n_sets)]  # the high bits
         cins = [Signal(name=f"cin{c}") for c in range(n_sets)]                              # of the last
         bins = [Signal(name=f"bin{c}") for c in range(n_sets)]                              # column, carry
+        bins2 = [Signal(name=f"bin2_{c}") for c in range(n_sets)]                           # and borrows;
+        ntops = [Signal(name=f"ntop{c}") for c in range(n_sets)]    # N's top bit of the previous row
 
         def context(k):
             return C(0, 1) if pair is None else pair & (k == 1)
@@ -148,7 +161,7 @@ class ResolvePass(wiring.Component):
             if j < L - 1:
                 t_next = acc_lo[j + 1]
             else:
-                t_next = Mux(f_last, 0, self.acc_next_low0)
+                t_next = Mux(f_last, of(self.top_carry, self.issue_row), self.acc_next_low0)
             m.d.sync += f1_y[j].eq(acc_c[j] + t_next)
         m.d.sync += [f1_v.eq(self.issue), f1_k.eq(self.issue_row)]
         for j in range(L):
@@ -171,28 +184,41 @@ class ResolvePass(wiring.Component):
         m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
         for j in range(L):
             m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
+        with m.If(f3_v):
+            update(ntops, f3_k, f3_n[L - 1][W - 1])
         for j in range(L):
-            m.d.sync += [f4_g[j].eq(f3_val[j] < f3_n[j]), f4_p[j].eq(f3_val[j] == f3_n[j])]
+            twice = Cat(of(ntops, f3_k) if j == 0 else f3_n[j - 1][W - 1], f3_n[j][:W - 1])   # 2N's word
+            m.d.sync += [f4_g[j].eq(f3_val[j] < f3_n[j]), f4_p[j].eq(f3_val[j] == f3_n[j]),
+                         f4_g2[j].eq(f3_val[j] < twice), f4_p2[j].eq(f3_val[j] == twice)]
         m.d.sync += [f4_v.eq(f3_v), f4_k.eq(f3_k)]
         m.d.sync += [f4_val[j].eq(f3_val[j]) for j in range(L)]
         m.d.sync += [f4_n[j].eq(f3_n[j]) for j in range(L)]
         borrows, borrow_out = carry_chain(m, Cat(f4_g), Cat(f4_p), of(bins, f4_k))
+        borrows2, borrow2_out = carry_chain(m, Cat(f4_g2), Cat(f4_p2), of(bins2, f4_k))
         m.d.comb += [self.value[j].eq(f4_val[j]) for j in range(L)]
         m.d.comb += [self.diff[j].eq((f4_val[j] - f4_n[j] - borrows[j])[:W]) for j in range(L)]
+        m.d.comb += [self.borrow2[j].eq(borrows2[j]) for j in range(L)]
         with m.If(f4_v):
             update(bins, f4_k, borrow_out)
+            update(bins2, f4_k, borrow2_out)
         with m.If(self.clear):
-            m.d.sync += [reg.eq(0) for reg in (*hiprevs, *cins, *bins)]
-        # V >= N iff V overflows the rows or V - N does not borrow; V < 2N, so V - N < N then.
+            m.d.sync += [reg.eq(0) for reg in (*hiprevs, *cins, *bins, *bins2, *ntops)]
+        # T = V + O*2^X with O = hiprev + cin: T >= kN iff O >= (the borrow out of V - kN's rows) + (kN's
+        # bits above the rows); T < 3N, so T - 2N < N, and T - N < N when T < 2N.
         sels = [Signal(name=f"select{c}") for c in range(n_sets)]
-        m.d.comb += [sel.eq((hiprevs[c] != 0) | cins[c] | ~bins[c]) for c, sel in enumerate(sels)]
-        m.d.comb += self.select.eq(of(sels, self.select_row))
+        sels2 = [Signal(name=f"select2_{c}") for c in range(n_sets)]
+        for c in range(n_sets):
+            overflow = hiprevs[c] + cins[c]
+            m.d.comb += [sels[c].eq(overflow >= bins[c]), sels2[c].eq(overflow >= bins2[c] + ntops[c])]
+        m.d.comb += [self.select.eq(of(sels, self.select_row)), self.select2.eq(of(sels2, self.select_row))]
         return m
 
 
 class SelectPass(wiring.Component):
-    """Pass 2: ``issue`` writes row ``row`` of slot ``dst_slot``, V - N (the accumulator's low-word field)
-    where ``select`` is high, V (its carry field) where it is low."""
+    """Pass 2: ``issue`` writes row ``row`` of slot ``dst_slot``: V - 2N where ``select2`` is high, else
+    V - N (the accumulator's low-word field) where ``select`` is high, else V (its carry field).  V - 2N is
+    formed from V, the borrows into its columns (the carry field's top bit) and ``modulus_row``, N's same
+    row (read data in the cycle of the issue: its address a cycle earlier)."""
 
     def __init__(self, config):
         self.config = config
@@ -200,20 +226,35 @@ class SelectPass(wiring.Component):
         super().__init__({
             "issue":    In(1),
             "row":      In(range(rows)),
+            "pair":     In(1),
             "dst_slot": In(SLOT_BITS),
             "select":   In(1),
+            "select2":  In(1),
             "acc_low":  In(W).array(L),
             "acc_carry": In(W + 1).array(L),
+            "modulus_row": In(config.row_bits),
             "write":    Out(WritePortSignature(config.operand_rows, config.row_bits)),
         })
 
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
+        L, W = cfg.lanes, cfg.word_bits
+        n = [self.modulus_row.word_select(j, W) for j in range(L)]
+        top = Signal()          # N's top bit of the previous row
+        with m.If(self.issue):
+            m.d.sync += top.eq(n[L - 1][W - 1])
+        twice_low = Mux((self.row == 0) | self.pair, 0, top)
+        words = []
+        for j in range(L):
+            value = self.acc_carry[j][:W]
+            twice = Cat(twice_low if j == 0 else n[j - 1][W - 1], n[j][:W - 1])
+            less2 = Signal(W, name=f"less2_{j}")
+            m.d.comb += less2.eq(value - twice - self.acc_carry[j][W])
+            words.append(Mux(self.select2, less2, Mux(self.select, self.acc_low[j], value)))
         m.d.comb += [
             self.write.addr.eq(row_address(cfg, self.dst_slot, self.row)),
-            self.write.data.eq(Cat(Mux(self.select, self.acc_low[j], self.acc_carry[j][:cfg.word_bits])
-                                   for j in range(cfg.lanes))),
+            self.write.data.eq(Cat(*words)),
             self.write.en.eq(self.issue),
         ]
         return m

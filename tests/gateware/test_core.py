@@ -8,6 +8,7 @@ from amaranth.sim import Simulator
 
 import pytest
 
+from gateware import quotient_pipelining
 from gateware.interface import PeripheralConfig
 from gateware.montmul import MontMulCore
 from gateware.montmul.regfile import RegisterFile
@@ -30,11 +31,11 @@ def modulus_constants(config, n, size):
     W = config.word_bits
     MASK = (1 << W) - 1
     n_inv = -pow(n, -1, 1 << W) & MASK
-    q = (1 + ((n_inv * (n & ((1 << 2 * W) - 1)) >> W) & MASK)) & MASK
+    n_prime = (n_inv * n + 1) >> W
     rows = -(-size // config.lanes)
     tail = size % config.lanes
     mask = (1 << config.row_bits) - 1 if tail == 0 else (1 << (W * tail)) - 1
-    return n_inv, q, rows, mask
+    return n_inv, n_prime, rows, mask
 
 
 class CoreBench(Elaboratable):
@@ -77,14 +78,15 @@ def run_products(config, cases, seed):
             return value
 
         for (n, size), pairs in cases.items():
-            n_inv, q, rows, mask = modulus_constants(config, n, size)
-            for k, row in enumerate(rows_of(config, n, rows)):
-                ctx.set(rf.modulus_write.addr, k)
-                ctx.set(rf.modulus_write.data, row & mask if k == rows - 1 else row)
-                ctx.set(rf.modulus_write.en, 1)
-                await ctx.tick()
+            n_inv, n_prime, rows, mask = modulus_constants(config, n, size)
+            for first, value in ((0, n), (config.n_prime_row, n_prime)):
+                for k, row in enumerate(rows_of(config, value, rows)):
+                    ctx.set(rf.modulus_write.addr, first + k)
+                    ctx.set(rf.modulus_write.data, row & mask if k == rows - 1 else row)
+                    ctx.set(rf.modulus_write.en, 1)
+                    await ctx.tick()
             ctx.set(rf.modulus_write.en, 0)
-            for name, value in (("size", size), ("rows", rows), ("n_inv", n_inv), ("q", q),
+            for name, value in (("size", size), ("rows", rows), ("n_inv", n_inv),
                                 ("last_row_mask", mask), ("valid", 1)):
                 ctx.set(getattr(core.modulus, name), value)
             for a, b in pairs:
@@ -134,8 +136,9 @@ def test_core_products_and_cycles(word_bits):
     assert len(results) == 4 * len(sizes)
     for got, expected, cycles, size, rows in results:
         assert got == expected
-        # start .. done: the MUL command's P*size + 2*rows + 13 without its accepting cycle
-        assert cycles == max(rows, 2) * size + 2 * rows + 12, (size, cycles)
+        # start .. done: the MUL command's P*(size + gap) + 2*rows + 13 without its accepting cycle
+        P = max(rows, 2)
+        assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 12, (size, cycles)
 
 
 def test_core_rows_wider_than_a_carry_segment():
@@ -147,4 +150,26 @@ def test_core_rows_wider_than_a_carry_segment():
     results = run_products(config, {(n, 65): [(rng.randrange(n), rng.randrange(n)), (n - 1, n - 1)]}, seed=4)
     for got, expected, cycles, size, rows in results:
         assert got == expected
-        assert cycles == 2 * 65 + 2 * 2 + 12
+        assert cycles == 2 * (65 + 2) + 2 * 2 + 12
+
+
+@pytest.mark.parametrize("word_bits", [8, 16])
+def test_core_final_choice(word_bits):
+    """Products whose sum before the final passes is below N, between N and 2N, and at 2N or above
+    (``quotient_pipelining.mont_mul`` tells which), with moduli whose top bit is set (2N overflows the
+    rows) or not, at sizes that fill the last row or leave words above them."""
+    config = PeripheralConfig(max_bits=256, lanes=4, word_bits=word_bits)
+    W = config.word_bits
+    rng = random.Random(7)
+    cases = {}
+    for size, top in ((2, True), (4, True), (4, False), (5, True), (8, True)):
+        bits = W * size - (0 if top else 2)
+        n = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
+        modulus = quotient_pipelining.pipelined_modulus(n, size, W)
+        found = {}
+        while len(found) < 3:
+            a, b = rng.getrandbits(W * size), rng.randrange(n)
+            found.setdefault(quotient_pipelining.mont_mul(a, b, modulus).subtracted, (a, b))
+        cases[(n, size)] = list(found.values())
+    for got, expected, cycles, size, rows in run_products(config, cases, seed=8):
+        assert got == expected, size

@@ -1,4 +1,4 @@
-"""SETMOD alone (with the register file it reads and fills): n', Q, the masked copy of N, odd check."""
+"""SETMOD alone (with the register file it reads and fills): n', the masked copy of N, N', odd check."""
 
 import random
 
@@ -32,12 +32,11 @@ class ModulusBench(Elaboratable):
 def expected_state(config, n, size):
     """The modulus state after SETMOD of ``n`` at ``size`` words, computed the plain way."""
     n_inv = -pow(n, -1, 1 << W) % (1 << W)
-    q = (1 + (n_inv * (n % (1 << 2 * W)) >> W)) % (1 << W)
     assert (n * n_inv) % (1 << W) == (1 << W) - 1
     rows = -(-size // config.lanes)
     tail = size % config.lanes
     mask = (1 << config.row_bits) - 1 if tail == 0 else (1 << (W * tail)) - 1
-    return {"valid": 1, "size": size, "rows": rows, "n_inv": n_inv, "q": q, "last_row_mask": mask}
+    return {"valid": 1, "size": size, "rows": rows, "n_inv": n_inv, "last_row_mask": mask}
 
 
 def test_setmod():
@@ -68,12 +67,12 @@ def test_setmod():
 
         def state():
             return {name: ctx.get(getattr(unit.state, name))
-                    for name in ("valid", "size", "rows", "n_inv", "q", "last_row_mask")}
+                    for name in ("valid", "size", "rows", "n_inv", "last_row_mask")}
 
-        async def modulus_memory(rows):
+        async def modulus_memory(rows, first=0):
             value = 0
             for k in range(rows):
-                ctx.set(rf.modulus_read.addr, k)
+                ctx.set(rf.modulus_read.addr, first + k)
                 await ctx.tick()
                 value |= ctx.get(rf.modulus_read.data) << (CONFIG.row_bits * k)
             return value
@@ -93,11 +92,13 @@ def test_setmod():
             outcome, cycles = await setmod(slot, size)
             want = expected_state(CONFIG, n, size)
             assert outcome == "done"
-            # read, check, W inversion steps, Q (2), one per row copied, the latch
-            assert cycles == 2 + W + 2 + want["rows"] + 1
+            # read, check, W inversion steps, one per row copied, N' (1 + size + 1), the latch
+            assert cycles == 2 + W + want["rows"] + 1 + size + 1 + 1
             assert state() == want, size
-            # the copy holds N's words below the size, the words above it cleared
+            # the copy holds N's words below the size, the words above it cleared; N' after it
             assert await modulus_memory(want["rows"]) == n
+            n_prime = (want["n_inv"] * n + 1) >> W
+            assert await modulus_memory(want["rows"], CONFIG.n_prime_row) == n_prime, size
             log.append(size)
 
             # an even modulus leaves the one in force as it was
