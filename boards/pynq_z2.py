@@ -14,6 +14,7 @@ IOs come from litex-boards' PYNQ-Z2 platform; unlike its target, ours honours `-
 `--uart`. Usage: `python -m soc --board pynq_z2 --help` (the flow is in `soc/board_build.py`).
 """
 
+import dataclasses
 import os
 import shutil
 
@@ -29,7 +30,7 @@ from litex_boards.platforms import tul_pynq_z2 as _stock
 
 from common.errors import ProjectError, reports_errors
 from common.paths import BUILD_DIR
-from gateware.interface import PeripheralConfig
+
 from soc import config
 from soc.soc import RSABenchSoC
 
@@ -255,9 +256,10 @@ def argument_parser(prog=None):
                                help="Tool for --load (auto: vivado if installed, else openFPGALoader).")
     parser.add_target_argument("--report", action="store_true",
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
-    parser.add_target_argument("--montmul-lanes", default=PeripheralConfig().lanes, type=int, metavar="N",
+    parser.add_target_argument("--montmul-lanes", default=config.MONTMUL.lanes, type=int, metavar="N",
                                help="Multiplier lanes of the Montgomery peripheral (a power of two, at least 4; "
-                                    "2 DSP48E1 each; `python -m gateware --sweep` compares them).")
+                                    f"{config.MONTMUL.word_bits}-bit words, 6 DSP48E1 each; "
+                                    "`python -m gateware --sweep` compares them).")
     parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=None,
                         output_dir=str(BUILD_DIR / "pynq_z2"))
     return parser
@@ -266,7 +268,7 @@ def argument_parser(prog=None):
 def peripheral_config(args):
     """The Montgomery peripheral's configuration from the parsed options; ProjectError if invalid."""
     try:
-        return PeripheralConfig(lanes=args.montmul_lanes)
+        return dataclasses.replace(config.MONTMUL, lanes=args.montmul_lanes)
     except ValueError as error:
         raise ProjectError(f"--montmul-lanes {args.montmul_lanes}: {error}") from None
 

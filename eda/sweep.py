@@ -76,7 +76,7 @@ DEFAULT_LANES = default_lanes()
 
 #: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
 #: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.
-FIRMWARE_CONFIG = PeripheralConfig()
+FIRMWARE_CONFIG = soc_config.MONTMUL
 
 
 def parse_lanes(text: str) -> tuple[int, ...]:

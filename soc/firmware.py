@@ -47,7 +47,7 @@ def soc_headers(montmul_config=None):
     benchmark keys and test vectors up to the peripheral's maximum size."""
     from gateware.interface import PeripheralConfig, c_header
     from soc.keys import keys_header
-    montmul_config = montmul_config or PeripheralConfig()
+    montmul_config = montmul_config or config.MONTMUL
     return {"montmul.h": c_header(montmul_config),
             "keys.h": keys_header(montmul_config.max_bits)}
 
