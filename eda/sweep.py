@@ -351,8 +351,13 @@ def format_markdown(data: dict) -> str:
     if per_lane * doubled > DEVICES["xc7z020"]["dsp"]:
         notes.append(f"- lanes={doubled} is not built: its multipliers alone need {per_lane * doubled} "
                      f"DSP48E1 ({per_lane} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
-    notes.append("- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2 "
-                 "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a bitstream).")
+    if data.get("word_bits", WORD_BITS) == WORD_BITS:
+        notes.append("- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2 "
+                     "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a "
+                     "bitstream).")
+    else:
+        notes.append(f"- Any row in the simulated SoC: `python -m sim --montmul-word-bits {data['word_bits']} "
+                     "--montmul-lanes N` (the board takes the default word width only).")
     return "\n".join(["# Design space of the Montgomery peripheral", "", *lines, "", *notes]) + "\n"
 
 

@@ -47,8 +47,8 @@ def word_product(m, name, x, y):
     ``DSP_WORD_BITS`` one multiply (one DSP48E1 with its input and product registers).  Wider words
     (W = 32) use one level of Karatsuba on the halves, three DSP48E1 instead of four: the half products
     L = x0*y0, H = x1*y1 and M = (x0 + x1)*(y0 + y1) (17-bit factors) are the registers, and the product
-    L + (M - L - H)*2^(W/2) + H*2^W is formed after them, in the stage that adds the product (as
-    ``gateware.montmul.karatsuba`` does in its own pipeline).  Returns a signal holding x*y in the cycle
+    L + (M - L - H)*2^(W/2) + H*2^W is formed after them, in the stage that adds the product (the
+    middle term M - (L + H) = x0*y1 + x1*y0 is never negative).  Returns a signal holding x*y in the cycle
     after x and y."""
     W = len(x)
     product = Signal(2 * W, name=name, reset_less=True)
