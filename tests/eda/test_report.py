@@ -14,6 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from common.errors import ProjectError
+from soc import config as soc_config
 from eda import cli, report, synth, timing
 from gateware import driver, model
 from gateware.interface import PeripheralConfig
@@ -186,7 +187,7 @@ def firmware_runs(monkeypatch):
 
 
 def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_runs):
-    config = PeripheralConfig()
+    config = soc_config.MONTMUL
     figure = report.rsa2048_crt(config, 125.0)
     assert firmware_runs == [config]
     assert figure == {"cycles": 500_000, "ms": 4.0, "ms_at_sys_clk": 5.0,
@@ -194,10 +195,10 @@ def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_r
                       "source": 'python -m sim --run "bench 2048 rows=2048:private_crt:hw_seq": the firmware\'s '
                                 "cycle counter on the simulated SoC (build/sim)"}
     # Another configuration: its own SoC, in the build directory `python -m sim` gives it.
-    other = PeripheralConfig(lanes=32, word_bits=32)
+    other = PeripheralConfig(lanes=64, word_bits=16)
     assert report.rsa2048_crt(other, 100.0)["source"].startswith(
-        'python -m sim --montmul-word-bits 32 --montmul-lanes 32 --run "bench 2048 rows=2048:private_crt:hw_seq"')
-    assert report.firmware_build_dir(other).name == "sim-w32-l32"
+        'python -m sim --montmul-word-bits 16 --montmul-lanes 64 --run "bench 2048 rows=2048:private_crt:hw_seq"')
+    assert report.firmware_build_dir(other).name == "sim-w16-l64"
     assert report.firmware_build_dir(PeripheralConfig(max_bits=2048, lanes=16)).name == "sim-w16-l16-b2048"
     # The firmware's whole operation cannot take fewer cycles than the peripheral's commands in it.
     firmware_runs.cycles = report.crt_cycles(config) - 1
@@ -206,10 +207,10 @@ def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_r
 
 
 def test_without_the_firmware_the_rsa2048_figure_says_how_to_get_it(firmware_runs):
-    figure = report.rsa2048_crt(PeripheralConfig(), 125.0, firmware=False)
+    figure = report.rsa2048_crt(soc_config.MONTMUL, 125.0, firmware=False)
     assert firmware_runs == []
     assert figure["cycles"] is figure["ms"] is figure["ms_at_sys_clk"] is None
-    assert figure["peripheral_cycles"] == report.crt_cycles(PeripheralConfig())
+    assert figure["peripheral_cycles"] == report.crt_cycles(soc_config.MONTMUL)
     assert figure["source"].startswith("not measured (--no-firmware); without it: python -m sim --run")
 
 

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from gateware.interface import PeripheralConfig
+import dataclasses
+
+from soc import config as soc_config
 from soc import board_build, firmware
 import soc.__main__ as soc_main
 
@@ -22,14 +24,14 @@ def flow(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("argv, lanes", [([], PeripheralConfig().lanes), (["--montmul-lanes", "16"], 16),
+@pytest.mark.parametrize("argv, lanes", [([], soc_config.MONTMUL.lanes), (["--montmul-lanes", "16"], 16),
                                          (["--montmul-lanes", "4", "--report"], 4)])
 def test_lanes_reach_the_peripheral_and_its_header(flow, argv, lanes):
     assert soc_main.main(["--board", "pynq_z2", *argv]) == 0
     (make_soc, kwargs), = flow
     assert kwargs["report"] == ("--report" in argv)
     soc = make_soc()
-    assert soc.montmul.config == PeripheralConfig(lanes=lanes)
+    assert soc.montmul.config == dataclasses.replace(soc_config.MONTMUL, lanes=lanes)
     header = firmware.soc_headers(soc.montmul.config)["montmul.h"]
     assert f"#define MONTMUL_LANES {lanes}\n" in header
 
