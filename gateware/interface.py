@@ -84,7 +84,7 @@ EXP_INDEX_BITS = ARG_BITS + 1
 #: Default build-time maximum operand size.
 MAX_BITS_DEFAULT = 4096
 #: Smallest operand size accepted by SETMOD, in W-bit words.
-MIN_WORDS = 2
+MIN_WORDS = 1
 #: Exponent window width of EXP_WINDOW (sliding window over odd powers: a^2 and a^3 .. a^(2**k-1) in
 #: 2**(k-1) hidden slots).
 WINDOW_BITS = 5

@@ -3,8 +3,10 @@
 From the slot holding N and a size s (in W-bit words) SETMOD
 
 * reads N's first row and refuses an even N (``even`` pulses; the previous modulus stays in force);
-* computes n' = -N^-1 mod 2^W by a W-step shift-and-add: with t = 1 and x = 0, each step keeps
-  1 + N*x = t * 2^step; when t is odd it adds N (setting bit ``step`` of x), then halves t;
+* computes n' = -N^-1 mod 2^W two bits per cycle (W/2 steps, Hensel lifting in radix 4): with t = 1 and
+  x = 0, each step keeps 1 + n_0*x = t * 2^(2*step); it adds d*n_0 to t, the digit d = -t*n_0 mod 4 making
+  the sum a multiple of 4 (n_0 is its own inverse mod 4), sets bits 2*step and 2*step + 1 of x to d and
+  divides t by 4 (t stays below n_0: t < (n_0 + 3*n_0)/4); 3*n_0 is formed once, before the steps;
 * copies the rows of N below the size into the modulus memory, the last one masked to the size;
 * computes N' = (n'*N + 1) / 2^W = floor(n'*N / 2^W) + 1 (N' <= N, as many words), the multiple of N the
   core's pipelined iterations add (``gateware.quotient_pipelining``), word-serially with one W x W
@@ -18,7 +20,7 @@ Bank 0 (``state``) is the modulus of every command, its rows at the start of the
 N' ``config.n_prime_row`` rows after its N).  Loading one
 bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a row.
 
-Cycles: 2 + W + ceil(s/lanes) + (s + 1) + 1 + 1 from the cycle after ``start``.
+Cycles: 2 + W/2 + ceil(s/lanes) + (s + 1) + 1 + 1 from the cycle after ``start``.
 """
 
 from amaranth import *
@@ -104,8 +106,9 @@ class ModulusUnit(wiring.Component):
         new_size = Signal(SIZE_BITS)
         new_rows = Signal(range(KM + 1))
         new_mask = Signal(cfg.row_bits, reset_less=True)
-        inv_t = Signal(W + 1)
+        inv_t = Signal(W)
         inv_n = Signal(W)
+        inv_n3 = Signal(W + 2)                      # 3*n_0
         inv_x = Signal(W)
         cnt = Signal(range(max(W, KM) + 2))
         cp_v = Signal()
@@ -173,16 +176,18 @@ class ModulusUnit(wiring.Component):
                     m.d.comb += self.even.eq(1)
                     m.next = "IDLE"
                 with m.Else():
-                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), cnt.eq(0)]
+                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), inv_n3.eq(n0 + (n0 << 1)), cnt.eq(0)]
                     m.next = "INVERT"
             with m.State("INVERT"):
-                # invariant: 1 + n*x = t * 2^cnt; after W steps x = -n^-1 mod 2^W
-                with m.If(inv_t[0]):
-                    m.d.sync += [inv_t.eq((inv_t + inv_n) >> 1), inv_x.eq(inv_x | (1 << cnt))]
-                with m.Else():
-                    m.d.sync += inv_t.eq(inv_t >> 1)
+                # invariant: 1 + n*x = t * 4^cnt; after W/2 steps x = -n^-1 mod 2^W
+                digit = Signal(2)
+                m.d.comb += digit.eq(-(inv_t[:2] * inv_n[:2]))
+                multiple = Signal(W + 2)
+                m.d.comb += multiple.eq(Array([0, inv_n, inv_n << 1, inv_n3])[digit])
+                m.d.sync += [inv_t.eq((inv_t + multiple) >> 2),
+                             inv_x.eq(Cat(inv_x[2:], digit))]
                 m.d.sync += cnt.eq(cnt + 1)
-                with m.If(cnt == W - 1):
+                with m.If(cnt == W // 2 - 1):
                     m.d.sync += cnt.eq(0)
                     m.next = "COPY"
             with m.State("COPY"):
