@@ -13,6 +13,7 @@ from pathlib import Path
 
 from common.errors import ProjectError
 from gateware.interface import PeripheralConfig
+from soc import config as soc_config
 
 from . import sweep, timing
 from .report import DEFAULT_BUILD, build_report, format_report
@@ -35,8 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--sweep", nargs="?", const=sweep.DEFAULT_LANES, type=_lanes_list, metavar="LANES",
                         help="the same figures for several configurations, and what they make of RSA-2048 "
                              "(LANES: comma-separated, default "
-                             f"{','.join(map(str, sweep.DEFAULT_LANES))}, "
-                             f"{','.join(map(str, sweep.default_lanes(32)))} with --word-bits 32); writes sweep.json, sweep.md and "
+                             f"{','.join(map(str, sweep.DEFAULT_LANES))} at the SoC's {sweep.FIRMWARE_CONFIG.word_bits}-bit "
+                             f"words, {','.join(map(str, sweep.default_lanes(16)))} with --word-bits 16); writes sweep.json, sweep.md and "
                              "sweep.png in the working directory")
     parser.add_argument("--prove", action="store_true",
                         help="SymbiYosys proofs of constant time and of refusals' integrity, written to "
@@ -53,11 +54,12 @@ def _parser() -> argparse.ArgumentParser:
                              "(default: build/gateware)")
     parser.add_argument("--route-ns", type=float, default=timing.ROUTE_PS / 1000, metavar="NS",
                         help="routing allowance per net in the timing estimate (default: %(default)s)")
-    group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig)")
+    group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig; "
+                                      "by default the SoC's, soc.config.MONTMUL)")
     for field in dataclasses.fields(PeripheralConfig):
         group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=type(field.default),
-                           default=None,
-                           metavar=field.name.upper(), help=f"default: {field.default}")
+                           default=None, metavar=field.name.upper(),
+                           help=f"default: {getattr(soc_config.MONTMUL, field.name)}")
     return parser
 
 
@@ -65,7 +67,7 @@ def _config(args: argparse.Namespace) -> PeripheralConfig:
     overrides = {field.name: getattr(args, field.name) for field in dataclasses.fields(PeripheralConfig)
                  if getattr(args, field.name) is not None}
     try:
-        return PeripheralConfig(**overrides)
+        return dataclasses.replace(soc_config.MONTMUL, **overrides)
     except ValueError as error:
         raise ProjectError(f"invalid configuration: {error}") from None
 

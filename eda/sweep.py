@@ -33,7 +33,7 @@ from pathlib import Path
 
 from common import cache
 from common.errors import ProjectError
-from gateware.interface import MAX_BITS_DEFAULT, WORD_BITS, PeripheralConfig
+from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
 from gateware.montmul.lanes import DSP_WORD_BITS
 from soc import config as soc_config
 
@@ -51,19 +51,27 @@ SIZES = (512, 1024, 2048, 3072, 4096)
 
 RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
 
-def dsp_per_lane(word_bits: int = WORD_BITS) -> int:
+#: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
+#: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.  The sweep's
+#: word width is its by default.
+FIRMWARE_CONFIG = soc_config.MONTMUL
+
+
+def dsp_per_lane(word_bits: int = FIRMWARE_CONFIG.word_bits) -> int:
     """DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle, each product one DSP48E1 up to
     17-bit words and three (Karatsuba) at 32 (``gateware.montmul.lanes.word_product``)."""
     return 2 * (1 if word_bits <= DSP_WORD_BITS else 3)
 
 
-#: DSP48E1 per lane at the default word width.
-DSP_PER_LANE = dsp_per_lane()
 
 SYS_CLK_MHZ = report.SYS_CLK_MHZ
 
 
-def default_lanes(word_bits: int = WORD_BITS, largest_dsp=DEVICES["xc7z020"]["dsp"]):
+#: DSP48E1 per lane at the sweep's default word width.
+DSP_PER_LANE = dsp_per_lane()
+
+
+def default_lanes(word_bits: int = FIRMWARE_CONFIG.word_bits, largest_dsp=DEVICES["xc7z020"]["dsp"]):
     """8, 16, 32, ... while the lanes' own multipliers at ``word_bits`` fit ``largest_dsp`` DSP48E1."""
     lanes, out = 8, []
     while dsp_per_lane(word_bits) * lanes <= largest_dsp:
@@ -73,10 +81,6 @@ def default_lanes(word_bits: int = WORD_BITS, largest_dsp=DEVICES["xc7z020"]["ds
 
 
 DEFAULT_LANES = default_lanes()
-
-#: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
-#: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.
-FIRMWARE_CONFIG = soc_config.MONTMUL
 
 
 def parse_lanes(text: str) -> tuple[int, ...]:
@@ -171,7 +175,7 @@ def _run_jobs(jobs: list, workers: int, say) -> list:
     return results
 
 
-def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = WORD_BITS,
+def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRMWARE_CONFIG.word_bits,
           workdir: Path = report.DEFAULT_BUILD,
           cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, firmware: bool = True,
           progress=None) -> dict:
@@ -244,7 +248,7 @@ def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = WORD
         "command": "python -m gateware --sweep" + ("" if tuple(sorted(lanes)) == default_lanes(word_bits)
                                                   else " " + ",".join(str(c.lanes) for c in configs))
                    + ("" if max_bits == MAX_BITS_DEFAULT else f" --max-bits {max_bits}")
-                   + ("" if word_bits == WORD_BITS else f" --word-bits {word_bits}"),
+                   + ("" if word_bits == FIRMWARE_CONFIG.word_bits else f" --word-bits {word_bits}"),
         "word_bits": word_bits,
         "configs": rows,
         "devices": DEVICES,
@@ -312,14 +316,15 @@ def format_markdown(data: dict) -> str:
         + f". ms: at the Fmax estimate, capped at the SoC's {sys_clk} MHz system clock.",
     ]
     steps = [(a, b) for a, b in zip(rows, rows[1:]) if a["rsa2048_crt_cycles"] and b["rsa2048_crt_cycles"]]
+    half_words = 1024 // data["word_bits"]
     if steps:
         notes.append("- From one row to the next the RSA-2048 estimate falls by "
                      + ", ".join(f"{1 - b['rsa2048_crt_cycles'] / a['rsa2048_crt_cycles']:.0%} "
                                  f"({a['lanes']} -> {b['lanes']} lanes)" for a, b in steps)
-                     + (". Its exponentiations work on 1024-bit halves, 64 words, and a product takes "
+                     + (f". Its exponentiations work on 1024-bit halves, {half_words} words, and a product takes "
                         "max(rows, 2) cycles per word (rows = words / lanes, rounded up; "
-                        "`gateware.model.mul_cycles`): lanes beyond 32 shorten only the products at 2048 bits."
-                        if steps[-1][1]["lanes"] > 32 else "."))
+                        f"`gateware.model.mul_cycles`): lanes beyond {half_words // 2} shorten only the products at "
+                        "2048 bits." if steps[-1][1]["lanes"] > half_words // 2 else "."))
     if measured["cycles"] is not None:
         share = measured["peripheral_cycles"] / measured["cycles"]
         notes.append(
@@ -347,17 +352,17 @@ def format_markdown(data: dict) -> str:
                  "synthesises the whole SoC).")
     largest = max(row["lanes"] for row in rows)
     doubled = 2 * largest
-    per_lane = dsp_per_lane(data.get("word_bits", WORD_BITS))
+    per_lane = dsp_per_lane(data["word_bits"])
     if per_lane * doubled > DEVICES["xc7z020"]["dsp"]:
         notes.append(f"- lanes={doubled} is not built: its multipliers alone need {per_lane * doubled} "
                      f"DSP48E1 ({per_lane} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
-    if data.get("word_bits", WORD_BITS) == WORD_BITS:
+    if data["word_bits"] == FIRMWARE_CONFIG.word_bits:
         notes.append("- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2 "
                      "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a "
                      "bitstream).")
     else:
         notes.append(f"- Any row in the simulated SoC: `python -m sim --montmul-word-bits {data['word_bits']} "
-                     "--montmul-lanes N` (the board takes the default word width only).")
+                     f"--montmul-lanes N` (the board takes {FIRMWARE_CONFIG.word_bits}-bit words only).")
     return "\n".join(["# Design space of the Montgomery peripheral", "", *lines, "", *notes]) + "\n"
 
 

@@ -28,9 +28,19 @@ def run_main(argv):
 
 # --- what the sweep computes ---------------------------------------------------------------------
 
+#: The simulated SoC's peripheral, whose word width the sweep takes by default.
+FW = sweep.FIRMWARE_CONFIG
+
+
+def at_sweep_width(**fields):
+    return PeripheralConfig(word_bits=FW.word_bits, **fields)
+
+
 def test_default_lanes_stop_where_the_multipliers_outgrow_the_xc7z020():
-    assert sweep.DEFAULT_LANES == (8, 16, 32, 64)
-    assert sweep.DSP_PER_LANE * 64 <= sweep.DEVICES["xc7z020"]["dsp"] < sweep.DSP_PER_LANE * 128
+    assert sweep.DEFAULT_LANES == sweep.default_lanes(FW.word_bits) and FW.lanes in sweep.DEFAULT_LANES
+    largest = sweep.DEFAULT_LANES[-1]
+    assert sweep.DSP_PER_LANE * largest <= sweep.DEVICES["xc7z020"]["dsp"] < sweep.DSP_PER_LANE * 2 * largest
+    assert sweep.default_lanes(16) == (8, 16, 32, 64)
 
 
 def test_the_soc_report_sizes_against_the_board_s_part():
@@ -185,11 +195,11 @@ FIRMWARE_CYCLES = 234_567
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_sweep_json(stand_ins, tmp_path, jobs):
-    data = sweep.sweep((64, 8, 32, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=jobs)
+    data = sweep.sweep(tuple(reversed(sweep.DEFAULT_LANES)), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=jobs)
     assert data["command"] == "python -m gateware --sweep"
-    assert [row["lanes"] for row in data["configs"]] == [8, 16, 32, 64]
+    assert [row["lanes"] for row in data["configs"]] == list(sweep.DEFAULT_LANES)
     for row in data["configs"]:
-        config = PeripheralConfig(lanes=row["lanes"])
+        config = at_sweep_width(lanes=row["lanes"])
         assert {"lanes", "dsp", "lut", "ff", "bram36", "fmax_mhz", "mul_cycles", "rsa2048_crt_cycles",
                 "rsa2048_crt_us", "fits"} <= set(row)
         assert {key: row[key] for key in sweep.RESOURCE_LABELS} == fake_resources(row["lanes"])
@@ -205,32 +215,34 @@ def test_sweep_json(stand_ins, tmp_path, jobs):
     assert data["configs"][2]["exceeds"]["xc7z010"] == ["dsp"]
     # The firmware runs once, on the simulated SoC's configuration (counted in this process with one job).
     if jobs == 1:
-        assert [key for key in stand_ins if key[0] == "firmware"] == [("firmware", 64)]
+        assert [key for key in stand_ins if key[0] == "firmware"] == [("firmware", FW.lanes)]
     assert data["rsa2048_crt"]["firmware_measured"] == {
-        "lanes": 64, "max_bits": 4096, "cycles": FIRMWARE_CYCLES,
-        "peripheral_cycles": sweep.crt_cycles(PeripheralConfig()), "source": report.firmware_source(PeripheralConfig())}
+        "lanes": FW.lanes, "max_bits": 4096, "cycles": FIRMWARE_CYCLES,
+        "peripheral_cycles": sweep.crt_cycles(FW), "source": report.firmware_source(FW)}
     json.dumps(data)                                    # plain JSON
 
 
 def test_second_sweep_simulates_no_rtl(stand_ins, tmp_path):
+    assert FW.lanes not in (8, 16)
     sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
     first = Counter(stand_ins)
     again = sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
     assert first[("cycles", 8)] == first[("synth", 16)] == 1 and stand_ins == first
     # Not the simulated SoC's configuration: no firmware run, and the note says so.
-    assert ("firmware", 64) not in stand_ins
+    assert ("firmware", FW.lanes) not in stand_ins
     assert again["rsa2048_crt"]["firmware_measured"]["cycles"] is None
-    assert "- The firmware's count of the whole operation at lanes=64: not measured: the simulated SoC's " \
-           "configuration (lanes=64, max_bits=4096) is not one of the sweep's." in sweep.format_markdown(again)
+    assert f"- The firmware's count of the whole operation at lanes={FW.lanes}: not measured: the simulated " \
+           f"SoC's configuration (lanes={FW.lanes}, max_bits=4096) is not one of the sweep's." \
+           in sweep.format_markdown(again)
     assert again["configs"][1]["lut"] == fake_resources(16)["lut"]
-    assert again["configs"][0]["mul_cycles"]["4096"] == model.mul_cycles(PeripheralConfig(lanes=8), 4096)
+    assert again["configs"][0]["mul_cycles"]["4096"] == model.mul_cycles(at_sweep_width(lanes=8), 4096)
 
 
 def test_sweep_below_2048_bits_has_no_rsa2048_figure(stand_ins, tmp_path):
     data = sweep.sweep((8,), max_bits=1024, workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
     row = data["configs"][0]
     assert row["rsa2048_crt_cycles"] is None and row["rsa2048_crt_us"] is None
-    assert row["mul_cycles"]["1024"] == model.mul_cycles(PeripheralConfig(max_bits=1024, lanes=8), 1024)
+    assert row["mul_cycles"]["1024"] == model.mul_cycles(at_sweep_width(max_bits=1024, lanes=8), 1024)
     assert row["mul_cycles"]["2048"] is None
     assert data["command"] == "python -m gateware --sweep 8 --max-bits 1024"
     assert "| 8 |" in sweep.format_markdown(data)
@@ -249,26 +261,28 @@ def test_command_writes_the_three_files_and_prints_the_table(stand_ins, tmp_path
     columns = [cell.strip() for cell in header.strip("|").split("|")]
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines
             if line.startswith("| ") and line is not header]
-    assert [int(row[0]) for row in rows] == [8, 16, 32, 64]
+    assert [int(row[0]) for row in rows] == list(sweep.DEFAULT_LANES)
     for row, config in zip(rows, data["configs"]):
         cell = dict(zip(columns, row))
         assert cell["LUT"] == f"{config['lut']:,}" and cell["DSP"] == str(config["dsp"])
         assert cell["MUL 4096"] == f"{config['mul_cycles']['4096']:,}"
         assert cell["RSA-2048 CRT (cycles)"] == f"{config['rsa2048_crt_cycles']:,}"
         assert cell["xc7z010"] == ("yes" if config["fits"]["xc7z010"] else "no (DSP, LUT)"
-                                   if config["lanes"] == 64 else "no (DSP)")
+                                   if config["lanes"] >= 64 else "no (DSP)")
         assert cell["xc7z020"] == "yes"
     assert "- xc7z010 (80 DSP, 17,600 LUT, 35,200 FF, 60 BRAM36): the largest configuration that fits " \
            "is lanes=16" in text
-    assert "- lanes=128 is not built: its multipliers alone need 256 DSP48E1 (2 per lane), the xc7z020 has 220." \
-        in text
+    over, per_lane = 2 * sweep.DEFAULT_LANES[-1], sweep.DSP_PER_LANE
+    assert (f"- lanes={over} is not built: its multipliers alone need {over * per_lane} DSP48E1 ({per_lane} per "
+            "lane), the xc7z020 has 220.") in text
     reference = data["configs"][-1]["rsa2048_crt_cycles"]
-    assert (f"- At lanes=64 the firmware measured {FIRMWARE_CYCLES:,} cycles for the whole operation "
-            f"({report.firmware_source(PeripheralConfig())}): the peripheral's {reference:,} are "
+    reference = next(config for config in data["configs"] if config["lanes"] == FW.lanes)["rsa2048_crt_cycles"]
+    assert (f"- At lanes={FW.lanes} the firmware measured {FIRMWARE_CYCLES:,} cycles for the whole operation "
+            f"({report.firmware_source(FW)}): the peripheral's {reference:,} are "
             f"{reference / FIRMWARE_CYCLES:.0%} of it") in text
     crt = [config["rsa2048_crt_cycles"] for config in data["configs"]]
-    assert (f"falls by {1 - crt[1] / crt[0]:.0%} (8 -> 16 lanes), {1 - crt[2] / crt[1]:.0%} (16 -> 32 lanes), "
-            f"{1 - crt[3] / crt[2]:.0%} (32 -> 64 lanes)") in text
+    assert "falls by " + ", ".join(f"{1 - b / a:.0%} ({m} -> {n} lanes)" for a, b, m, n in
+                                   zip(crt, crt[1:], sweep.DEFAULT_LANES, sweep.DEFAULT_LANES[1:])) in text
     assert "python -m soc --board pynq_z2 --montmul-lanes N" in text
     assert "    python -m gateware --sweep\n" in text
 
@@ -279,7 +293,7 @@ def test_sweep_without_the_firmware(stand_ins, tmp_path):
     assert not [key for key in stand_ins if key[0] == "firmware"]
     measured = json.loads((tmp_path / "sweep.json").read_text())["rsa2048_crt"]["firmware_measured"]
     assert measured["cycles"] is None and measured["source"].startswith("not measured (--no-firmware)")
-    assert f"- The firmware's count of the whole operation at lanes=64: {measured['source']}." in \
+    assert f"- The firmware's count of the whole operation at lanes={FW.lanes}: {measured['source']}." in \
         (tmp_path / "sweep.md").read_text()
 
 
