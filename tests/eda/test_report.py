@@ -36,8 +36,9 @@ SHARES_THE_RUN = pytest.mark.xdist_group("eda_small_report")
 
 @pytest.fixture(scope="module")
 def small_report(tmp_path_factory):
-    """One run of the command on PeripheralConfig(max_bits=256, lanes=4): exit status, printed
-    text, the JSON it wrote, and its working directory."""
+    """One run of the command on the SoC's peripheral cut to max_bits=256, lanes=4 (the command's
+    default configuration is the SoC's): exit status, printed text, the JSON it wrote, and its working
+    directory."""
     out = tmp_path_factory.mktemp("report")
     rc, text, err = run_main(["--report", *SMALL, "--json", str(out / "report.json"),
                               "--workdir", str(out / "work")])
@@ -48,14 +49,15 @@ def small_report(tmp_path_factory):
 @SHARES_THE_RUN
 def test_configuration_and_cycle_counts(small_report):
     _, data, _ = small_report
-    assert data["config"] == dataclasses.asdict(PeripheralConfig(max_bits=256, lanes=4))
+    config = dataclasses.replace(soc_config.MONTMUL, max_bits=256, lanes=4)
+    assert data["config"] == dataclasses.asdict(config)
     # Every size asked about is beyond 256 bits: no figure, and no verdict on its target.
     assert set(data["mul_cycles"]) == {"512", "1024", "1536", "2048", "3072", "4096"}
     assert all(value is None for value in data["mul_cycles"].values())
     assert all(value is None for value in data["exp_cycles"].values())
     assert {t["status"] for t in data["targets"]["mul_cycles"].values()} == {"N/A"}
-    # The configuration has pair commands, but for moduli of at most a row (64 bits) only.
-    assert PeripheralConfig(max_bits=256, lanes=4).has_pairs
+    # The configuration has pair commands, but for moduli of at most a row (4 words) only.
+    assert config.has_pairs and config.pair_max_words == 4
     assert data["mul_pair_cycles"] == {key: None for key in data["mul_cycles"]}
 
 

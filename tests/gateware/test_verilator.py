@@ -11,6 +11,7 @@ from gateware.interface import WORD_BITS, NUM_SLOTS, Opcode, PeripheralConfig, b
 from montmul_harness import mont_ref, model_driver
 from pkcs1_vectors import oaep_keys
 from sim.montmul_verilator import VerilatorTransport
+from soc import config as soc_config
 
 CONFIG = PeripheralConfig(max_bits=2048, lanes=8)
 OK = {"busy": 0, "done": 1, "error": 0}
@@ -22,15 +23,16 @@ def dut():
         yield BlockingDriver(transport)
 
 
-def setmod(dut, n, size, slot=0):
-    assert dut.load_modulus(n, size, slot)[1] == OK
+def setmod(dut, n, size, slot=0, word_bits=WORD_BITS):
+    assert dut.load_modulus(n, size, slot, word_bits=word_bits)[1] == OK
 
 
 def mod_exp(dut, x, e, n, size, op, config=CONFIG):
     """x^e mod n on the peripheral (into and out of the Montgomery domain with MULs); checks the EXP's
     cycles against the model."""
-    nw = bus_words(size)
-    r = 1 << (WORD_BITS * size)
+    W = config.word_bits
+    nw = config.bus_words(size)
+    r = 1 << (W * size)
     dut.write_slot(1, x, nw)
     dut.write_slot(2, r * r % n, nw)
     dut.write_slot(4, e, nw)
@@ -40,7 +42,7 @@ def mod_exp(dut, x, e, n, size, op, config=CONFIG):
     bits = max(e.bit_length(), 1)
     cycles, status = dut.exp(3, 6, 4, bits, op)
     assert status == OK
-    assert cycles == model.exp_cycles(config, size * WORD_BITS, op, e, bits)
+    assert cycles == model.exp_cycles(config, size * W, op, e, bits)
     assert dut.mul(7, 3, 5)[1] == OK                                    # back to normal form
     return dut.read_slot(7, nw)
 
@@ -146,29 +148,31 @@ def test_agrees_with_model():
 
 @pytest.mark.slow
 def test_default_config_rsa_2048():
-    """The PYNQ-Z2 configuration in Verilator: products at every RSA size (random operands and (n-1)^2)
-    with the model's cycle counts, and the 2048-bit PKCS#1 key's private and public operations (the
-    model's EXP counts).  (test_montmul.py's test_default_config_full_sizes runs 512 and 1536 bits in the
-    Amaranth simulator, where the larger sizes cost minutes.)"""
-    config = PeripheralConfig()
+    """The SoC's configuration (soc.config.MONTMUL, the PYNQ-Z2's and the simulation's) in Verilator:
+    products at every RSA size (random operands and (n-1)^2) with the model's cycle counts, and the
+    2048-bit PKCS#1 key's private and public operations (the model's EXP counts).  (test_montmul.py's
+    test_default_config_full_sizes runs 512 and 1536 bits in the Amaranth simulator, where the larger
+    sizes cost minutes.)"""
+    config = soc_config.MONTMUL
+    W = config.word_bits
     with VerilatorTransport(config) as transport:
         dut = BlockingDriver(transport)
         rng = random.Random(2048)
         for bits in (1024, 2048, 4096, 512, 1536, 3072):
-            size = bits // WORD_BITS
+            size = bits // W
             n = rng.getrandbits(bits) | 1 | (1 << (bits - 1))
-            setmod(dut, n, size)
+            setmod(dut, n, size, word_bits=W)
             for a, b in ((rng.randrange(n), rng.randrange(n)), (n - 1, n - 1)):
-                dut.write_slot(1, a, bus_words(size))
-                dut.write_slot(2, b, bus_words(size))
+                dut.write_slot(1, a, config.bus_words(size))
+                dut.write_slot(2, b, config.bus_words(size))
                 assert dut.mul(3, 1, 2) == (model.mul_cycles(config, bits), OK)
-                assert dut.read_slot(3, bus_words(size)) == mont_ref(a, b, n, size)
+                assert dut.read_slot(3, config.bus_words(size)) == mont_ref(a, b, n, size, W)
         key = oaep_keys()[9]
         n, e, d = key["n"], key["e"], key["d"]
         assert n.bit_length() == 2048
-        setmod(dut, n, 128)
+        setmod(dut, n, 2048 // W, word_bits=W)
         c = key["ciphertexts"][0]
         for op in (Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
-            m = mod_exp(dut, c, d, n, 128, op, config)
+            m = mod_exp(dut, c, d, n, 2048 // W, op, config)
             assert m == pow(c, d, n)
-        assert mod_exp(dut, m, e, n, 128, Opcode.EXP_WINDOW, config) == c
+        assert mod_exp(dut, m, e, n, 2048 // W, Opcode.EXP_WINDOW, config) == c
