@@ -120,12 +120,12 @@ def pair_mul_cycles(config, bits0, bits1, a_words=0):
 def setmod_cycles(config, bits, odd=True):
     """Cycles of a SETMOD at the size of a ``bits``-bit modulus: accept, read row 0, check n_0 (an
     even modulus ends here), W/2 steps of the n' inversion (two bits each), one per row copied, N'
-    word-serially (size + 1 words through a read, a multiply and an add: one cycle more), one to latch the
-    new state."""
+    word-serially (size + 1 words through a read, a word select, a multiply and an add: two cycles more),
+    one to latch the new state."""
     size = _check_bits(config, bits)
     if not odd:
         return 3
-    return 3 + config.word_bits // 2 + _rows(config, size) + 1 + (size + 1) + 1
+    return 3 + config.word_bits // 2 + _rows(config, size) + 2 + (size + 1) + 1
 
 
 def exponent_windows(exponent, exponent_bits, width):

@@ -20,7 +20,7 @@ Bank 0 (``state``) is the modulus of every command, its rows at the start of the
 N' ``config.n_prime_row`` rows after its N).  Loading one
 bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a row.
 
-Cycles: 2 + W/2 + ceil(s/lanes) + (s + 1) + 1 + 1 from the cycle after ``start``.
+Cycles: 2 + W/2 + ceil(s/lanes) + (s + 1) + 2 + 1 from the cycle after ``start``.
 """
 
 from amaranth import *
@@ -131,18 +131,23 @@ class ModulusUnit(wiring.Component):
         # written when its last word is made, or at g = s (the words above s are 0: N' < 2^(W*s)).
         prime_g = Signal(SIZE_BITS + 1)             # the word of N whose row is read
         fetch_v = Signal()
-        fetch_g = Signal(SIZE_BITS + 1)             # the word of N entering the multiplier
+        fetch_g = Signal(SIZE_BITS + 1)             # the word of N selected from the row read
         read_words = Array(rd.data.word_select(j, W) for j in range(L))
+        fetched = Signal(W, reset_less=True)        # that word, registered: the multiplier's input
+        fetched_v = Signal()
+        fetched_g = Signal(SIZE_BITS + 1)
         product = Signal(2 * W, reset_less=True)
         product_v = Signal()
         product_g = Signal(SIZE_BITS + 1)
         carry = Signal(W)
         prime_words = [Signal(W, name=f"prime_word{j}", reset_less=True) for j in range(L)]
         x = Signal(2 * W)
-        m.d.sync += [fetch_v.eq(0), product_v.eq(0)]
+        m.d.sync += [fetch_v.eq(0), fetched_v.eq(0), product_v.eq(0)]
         with m.If(fetch_v):
-            word = Mux(fetch_g < new_size, read_words[fetch_g[:log_lanes]], 0)
-            m.d.sync += [product.eq(inv_x * word), product_v.eq(1), product_g.eq(fetch_g)]
+            m.d.sync += [fetched.eq(Mux(fetch_g < new_size, read_words[fetch_g[:log_lanes]], 0)),
+                         fetched_v.eq(1), fetched_g.eq(fetch_g)]
+        with m.If(fetched_v):
+            m.d.sync += [product.eq(inv_x * fetched), product_v.eq(1), product_g.eq(fetched_g)]
         m.d.comb += x.eq(product + carry)
         with m.If(product_v & (product_g != 0)):
             out = (product_g - 1)[:log_lanes]
@@ -202,6 +207,8 @@ class ModulusUnit(wiring.Component):
                 with m.If(prime_g == new_size):
                     m.next = "PRIME_LAST"
             with m.State("PRIME_LAST"):
+                m.next = "PRIME_MUL"
+            with m.State("PRIME_MUL"):
                 m.next = "FINISH"
             with m.State("FINISH"):
                 # N''s last row is written in this cycle

@@ -93,7 +93,7 @@ def test_setmod():
             want = expected_state(CONFIG, n, size)
             assert outcome == "done"
             # read, check, W inversion steps, one per row copied, N' (1 + size + 1), the latch
-            assert cycles == 2 + W // 2 + want["rows"] + 1 + size + 1 + 1
+            assert cycles == 2 + W // 2 + want["rows"] + 1 + size + 2 + 1
             assert state() == want, size
             # the copy holds N's words below the size, the words above it cleared; N' after it
             assert await modulus_memory(want["rows"]) == n
