@@ -131,13 +131,13 @@ PROPERTIES = (
     Property("constant_time_reaches_pairs",
              "under the same assumptions, runs from reset reach a pair product (both banks set, then "
              "MUL_PAIR or EXP_FIXED_PAIR) and EXP_FIXED's first squaring",
-             CONSTANT_TIME_OPCODES, mode="cover", depth=50, expect="pass", strengthen=False,
+             CONSTANT_TIME_OPCODES, mode="cover", depth=56, expect="pass", strengthen=False,
              cover_states=("EF_SQUARE",), cover_pair=True, slow=True),
     Property("refusal_changes_nothing",
              "a command strobed while idle and refused writes no operand slot and no modulus bank, in that "
              "cycle or later, and changes no register (sizes, banks' validity, pointers, every state) but "
              "the error code and irq, for any operands and every command word",
-             ALL_OPCODES, mode="prove", depth=3, expect="pass",
+             ALL_OPCODES, mode="prove", depth=4, expect="pass",
              harness="integrity"),
     Property("refusal_changes_nothing_is_not_vacuous",
              "runs from reset reach a refused command, and a refused command with a modulus in force "
