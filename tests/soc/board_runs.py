@@ -11,17 +11,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The peripheral's width in every board run: 4 lanes of the SoC's word width (soc.config.MONTMUL).
-#: What the runs are checked for (generated files, pins, ROM and RAM images, the toolchain's exit, the
-#: report's figures against each other) does not depend on it. The SoC's own 32 lanes take Amaranth
-#: and Yosys longer; at 32-bit words 4 lanes save this module 18 s against 8 (75 s against 93 for the
-#: runs and the report, measured alone). That the width reaches the SoC and the firmware is
-#: test_montmul_lanes.py's; the SoC's own lanes are what `make report` shows.
-LANES = 4
+#: The peripheral in every board run: 8 lanes of 16-bit words. What the runs are checked for (generated
+#: files, pins, ROM and RAM images, the toolchain's exit, the report's figures against each other) does
+#: not depend on it. The SoC's own 32 lanes of 32-bit words take Amaranth and Yosys far longer (three
+#: DSP48E1 and their adders per product); at 32-bit words even 4 lanes took this module 75 s alone
+#: against about 60 here. That the options reach the SoC and the firmware is test_montmul_lanes.py's;
+#: the SoC's own configuration is what `make report` shows.
+LANES = 8
+WORD_BITS = 16
 #: name -> command-line options (besides --output-dir).
 CONFIGURATIONS = {
-    "vivado":  ["--montmul-lanes", str(LANES), "--build"],                     # LiteX's default toolchain
-    "openxc7": ["--montmul-lanes", str(LANES), "--toolchain", "openxc7", "--uart", "jtag", "--build"],
+    "vivado":  ["--montmul-lanes", str(LANES), "--montmul-word-bits", str(WORD_BITS), "--build"],  # LiteX's default toolchain
+    "openxc7": ["--montmul-lanes", str(LANES), "--montmul-word-bits", str(WORD_BITS), "--toolchain", "openxc7",
+                "--uart", "jtag", "--build"],
 }
 #: The configuration that also runs `--report` when the session has the report test, and the options
 #: it adds. The report's code paths (both syntheses, the timing walk, the checks) are the same at any

@@ -1,5 +1,5 @@
-"""`python -m soc --board pynq_z2 --montmul-lanes N`: the option reaches the SoC's peripheral and the
-firmware's generated header, and a bad N is one error line. The board flow itself is stood in for
+"""`python -m soc --board pynq_z2 --montmul-lanes N [--montmul-word-bits W]`: the options reach the SoC's
+peripheral and the firmware's generated header, and a bad N or W is one error line. The board flow itself is stood in for
 (it is run for real in test_pynq_z2_build.py)."""
 
 import subprocess
@@ -24,16 +24,27 @@ def flow(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("argv, lanes", [([], soc_config.MONTMUL.lanes), (["--montmul-lanes", "16"], 16),
-                                         (["--montmul-lanes", "4", "--report"], 4)])
-def test_lanes_reach_the_peripheral_and_its_header(flow, argv, lanes):
+@pytest.mark.parametrize("argv, lanes, word_bits", [
+    ([], soc_config.MONTMUL.lanes, soc_config.MONTMUL.word_bits),
+    (["--montmul-lanes", "16"], 16, soc_config.MONTMUL.word_bits),
+    (["--montmul-lanes", "4", "--report"], 4, soc_config.MONTMUL.word_bits),
+    (["--montmul-lanes", "8", "--montmul-word-bits", "16"], 8, 16)])
+def test_lanes_reach_the_peripheral_and_its_header(flow, argv, lanes, word_bits):
     assert soc_main.main(["--board", "pynq_z2", *argv]) == 0
     (make_soc, kwargs), = flow
     assert kwargs["report"] == ("--report" in argv)
     soc = make_soc()
-    assert soc.montmul.config == dataclasses.replace(soc_config.MONTMUL, lanes=lanes)
+    assert soc.montmul.config == dataclasses.replace(soc_config.MONTMUL, lanes=lanes, word_bits=word_bits)
     header = firmware.soc_headers(soc.montmul.config)["montmul.h"]
     assert f"#define MONTMUL_LANES {lanes}\n" in header
+    assert f"#define MONTMUL_WORD_BITS {word_bits}\n" in header
+
+
+def test_bad_word_width_is_one_error_line(flow, capsys):
+    assert soc_main.main(["--board", "pynq_z2", "--montmul-word-bits", "12"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --montmul-word-bits 12: ") and len(err.splitlines()) == 1
+    assert flow == []
 
 
 @pytest.mark.parametrize("lanes", ["12", "2", "0"])

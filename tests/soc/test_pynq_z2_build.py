@@ -8,7 +8,7 @@ import pytest
 from soc import config
 from soc.firmware import image_words
 
-from board_runs import LANES, ROOT, Run, soc_command, toolchain_free_env
+from board_runs import LANES, ROOT, WORD_BITS, Run, soc_command, toolchain_free_env
 
 #: One worker runs every test of the session's board runs (pynq_z2_runs): they are built once.
 pytestmark = pytest.mark.xdist_group("pynq_z2")
@@ -32,7 +32,7 @@ def arduino_gateware(tmp_path_factory):
     from gateware.interface import PeripheralConfig
 
     build_dir = tmp_path_factory.mktemp("pynq_z2_arduino")
-    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino", montmul_config=PeripheralConfig(lanes=LANES))
+    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino", montmul_config=PeripheralConfig(lanes=LANES, word_bits=WORD_BITS))
     Builder(soc, output_dir=str(build_dir), compile_software=False, compile_gateware=False).build(run=False)
     return Run([], build_dir, 0, "", "")
 
