@@ -200,20 +200,26 @@ class ProductControl(wiring.Component):
         m.d.comb += gap.eq(classic_gap(p.period))
 
         # Iteration i owns the cycles mu_i .. mu_i + P - 1 (mu_i = mu_0 + i*P): the heads' phase.  Rows
-        # are issued 3 cycles ahead of it: two counters.
+        # are issued 3 cycles ahead of it: two counters.  The issue counter runs one cycle earlier still
+        # and its decisions are registered, so that the modulus memory's address (and the lanes' issue)
+        # come from registers, not from the counter's comparisons.
         cycle = Signal(range(KM + 9))           # cycles since RUN began, then the resolve pass's tail
         running = Signal()                      # in RUN
         final_row = Signal(range(KM + 1))       # row counter of the final passes
         m.submodules.issue_counter = issue_counter = IterationCounter(cfg)
         m.submodules.head_counter = head_counter = IterationCounter(cfg)
-        for counter, begin in ((issue_counter, cycle == 3), (head_counter, cycle == 6)):
+        for counter, begin in ((issue_counter, cycle == 2), (head_counter, cycle == 6)):
             m.d.comb += [counter.clear.eq(start), counter.run.eq(running), counter.begin.eq(begin),
                          counter.period.eq(p.period), counter.size.eq(p.size + gap)]
         self._drive_schedules(m, p, running, cycle, head_counter)
         b_copy_valid, b_copy_row = self._copy_b(m, p)
 
-        m.d.comb += [self.first.eq(issue_counter.iteration == 0),
-                     self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + n_addr(self.issue_row))]
+        issue_next = Signal()
+        issue_row_next = Signal.like(self.issue_row)
+        issue_classic_next = Signal()
+        m.d.sync += [self.issue.eq(issue_next), self.issue_row.eq(issue_row_next),
+                     self.issue_classic.eq(issue_classic_next), self.first.eq(issue_counter.iteration == 0)]
+        m.d.comb += self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + n_addr(self.issue_row))
         with m.If(self.resolve_issue):
             m.d.comb += self.modulus_row.eq(n_addr(self.resolve_row))
 
@@ -261,9 +267,9 @@ class ProductControl(wiring.Component):
                 own = Mux(pair & (phase == 1), p.own[1], p.own[0])
                 with m.If(issue_counter.on & (phase < rows)):
                     with m.If(iteration < own):
-                        m.d.comb += [self.issue.eq(1), self.issue_row.eq(phase)]
+                        m.d.comb += [issue_next.eq(1), issue_row_next.eq(phase)]
                     with m.If(iteration == own - 1 + gap):
-                        m.d.comb += [self.issue.eq(1), self.issue_row.eq(phase), self.issue_classic.eq(1)]
+                        m.d.comb += [issue_next.eq(1), issue_row_next.eq(phase), issue_classic_next.eq(1)]
                 with m.If(head_counter.last):
                     # the last row's update lands by mu_{s-1} + K <= mu_s (s: the iterations counted)
                     m.next = "DRAIN"
