@@ -30,7 +30,6 @@ from litex_boards.platforms import tul_pynq_z2 as _stock
 
 from common.errors import ProjectError, reports_errors
 from common.paths import BUILD_DIR
-
 from soc import config
 from soc.soc import RSABenchSoC
 
@@ -269,13 +268,10 @@ def argument_parser(prog=None):
 
 def peripheral_config(args):
     """The Montgomery peripheral's configuration from the parsed options; ProjectError if invalid."""
-    if args.montmul_word_bits != config.MONTMUL.word_bits:
-        try:
-            base = dataclasses.replace(config.MONTMUL, word_bits=args.montmul_word_bits)
-        except ValueError as error:
-            raise ProjectError(f"--montmul-word-bits {args.montmul_word_bits}: {error}") from None
-    else:
-        base = config.MONTMUL
+    try:
+        base = dataclasses.replace(config.MONTMUL, word_bits=args.montmul_word_bits)
+    except ValueError as error:
+        raise ProjectError(f"--montmul-word-bits {args.montmul_word_bits}: {error}") from None
     try:
         return dataclasses.replace(base, lanes=args.montmul_lanes)
     except ValueError as error:

@@ -356,13 +356,10 @@ def format_markdown(data: dict) -> str:
     if per_lane * doubled > DEVICES["xc7z020"]["dsp"]:
         notes.append(f"- lanes={doubled} is not built: its multipliers alone need {per_lane * doubled} "
                      f"DSP48E1 ({per_lane} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
-    if data["word_bits"] == FIRMWARE_CONFIG.word_bits:
-        notes.append("- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2 "
-                     "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a "
-                     "bitstream).")
-    else:
-        notes.append(f"- Any row in the simulated SoC: `python -m sim --montmul-word-bits {data['word_bits']} "
-                     f"--montmul-lanes N` (the board takes {FIRMWARE_CONFIG.word_bits}-bit words only).")
+    word_option = "" if data["word_bits"] == FIRMWARE_CONFIG.word_bits else f" --montmul-word-bits {data['word_bits']}"
+    notes.append(f"- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2{word_option} "
+                 "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a "
+                 "bitstream).")
     return "\n".join(["# Design space of the Montgomery peripheral", "", *lines, "", *notes]) + "\n"
 
 
