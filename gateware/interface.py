@@ -193,7 +193,8 @@ def _field_offsets(layout_cls):
 
 @dataclass(frozen=True)
 class PeripheralConfig:
-    """Build-time parameters.  ``PeripheralConfig()`` is the PYNQ-Z2 (xc7z020, 100 MHz) configuration."""
+    """Build-time parameters.  ``PeripheralConfig()`` is the gateware's default (16-bit words, 64 lanes), the
+    one its tests build; the SoC chooses its own (``soc.config.MONTMUL``)."""
     #: Largest operand size in bits (a multiple of 32).
     max_bits: int = MAX_BITS_DEFAULT
     #: Parallel multiplier lanes; each lane does a_i*b_j and q_i*n_j every cycle (2 DSP48E1 at W = 16).
