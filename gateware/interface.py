@@ -44,8 +44,8 @@ __all__ = [
     "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "SLOT_BITS",
     "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
     "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "fixed_table_slot",
-    "NUM_BANKS", "PAIR_ROW", "Opcode", "ErrorCode", "Command", "Status",
-    "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
+    "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "exponent_scheme", "ErrorCode",
+    "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "c_header",
 ]
 
 #: Internal word width W (bits) of the default build (``PeripheralConfig.word_bits``).  One W x W
@@ -142,6 +142,42 @@ class Opcode(enum.Enum, shape=4):
     EXP_FIXED  = 7
     MUL_PAIR   = 8
     EXP_FIXED_PAIR = 9
+
+
+@dataclass(frozen=True)
+class ExponentScheme:
+    """One way the sequencer runs an exponentiation: the one table every layer reads its schemes from.
+
+    ``name`` names its machine (``gateware.montmul.schemes.MACHINES[name]``, the sequencer's submodule
+    ``sequencer.<name>``, which ``eda.formal`` reaches by that path) and its program in the model
+    (``gateware.model.EXP_PROGRAMS[name]``).  ``opcode`` starts it in bank 0; ``pair_opcode``, if any,
+    in both contexts at once (pair configurations only).  ``constant_time``: its time depends only on the
+    operand size and the declared exponent length, never on the exponent's bits (``eda.formal`` proves it
+    for every scheme that claims it, and shows the others leak)."""
+    name: str
+    opcode: Opcode
+    constant_time: bool
+    pair_opcode: Opcode | None = None
+
+    @property
+    def opcodes(self):
+        return (self.opcode,) if self.pair_opcode is None else (self.opcode, self.pair_opcode)
+
+
+#: The exponent schemes (module docstring).
+EXPONENT_SCHEMES = (
+    ExponentScheme("window", Opcode.EXP_WINDOW, constant_time=False),
+    ExponentScheme("ladder", Opcode.EXP_LADDER, constant_time=True),
+    ExponentScheme("fixed", Opcode.EXP_FIXED, constant_time=True, pair_opcode=Opcode.EXP_FIXED_PAIR),
+)
+
+
+def exponent_scheme(op):
+    """The scheme ``op`` (an opcode, or a scheme's name) starts; None for the other commands."""
+    for scheme in EXPONENT_SCHEMES:
+        if op == scheme.name or op in scheme.opcodes:
+            return scheme
+    return None
 
 
 class ErrorCode(enum.Enum, shape=8):

@@ -29,12 +29,12 @@ from amaranth.lib import data
 
 from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS,
                         FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot,
-                        Opcode, ErrorCode, Command, Status, PeripheralConfig)
+                        EXPONENT_SCHEMES, exponent_scheme, Opcode, ErrorCode, Command, Status, PeripheralConfig)
 
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",
     "mul_cycles", "setmod_cycles", "exp_cycles", "pair_mul_cycles", "pair_exp_cycles",
-    "exponent_windows", "fixed_windows", "exp_program", "pair_program", "Step",
+    "exponent_windows", "fixed_windows", "exp_program", "pair_program", "EXP_PROGRAMS", "PAIR_PROGRAMS", "Step",
     "Modulus", "PeripheralModel",
 ]
 
@@ -188,26 +188,21 @@ def pair_program(exponents, exponent_bits, dst, base, width=FIXED_WINDOW_BITS):
             for s0, s1 in zip(steps0, steps1)]
 
 
-def exp_program(config, op, exponent, exponent_bits, dst, base):
-    """The steps of EXP_WINDOW, EXP_LADDER or EXP_FIXED on slots ``dst`` (the accumulator, which holds
-    the Montgomery one, R mod N, when the command starts) and ``base``."""
-    op = Opcode(op)
-    exponent &= (1 << exponent_bits) - 1
+def _ladder_program(exponent, exponent_bits, dst, base):
+    r1 = LADDER_SLOT
     acc = (dst, dst, dst)
-    if op is Opcode.EXP_FIXED:
-        return _fixed_program(exponent, exponent_bits, dst, base, FIXED_WINDOW_BITS)
-    if op is Opcode.EXP_LADDER:
-        r1 = LADDER_SLOT
-        steps = [Step(0, ((r1, base, dst),))]
-        for i in reversed(range(exponent_bits)):
-            # read the bit (3 cycles); R0 = dst, R1 swap roles with the bit
-            if (exponent >> i) & 1:
-                steps.append(Step(3, ((dst, dst, r1), (r1, r1, r1))))
-            else:
-                steps.append(Step(3, ((r1, dst, r1), acc)))
-        return steps
-    if op is not Opcode.EXP_WINDOW:
-        raise ValueError(f"{op} is not an exponentiation")
+    steps = [Step(0, ((r1, base, dst),))]
+    for i in reversed(range(exponent_bits)):
+        # read the bit (3 cycles); R0 = dst, R1 swap roles with the bit
+        if (exponent >> i) & 1:
+            steps.append(Step(3, ((dst, dst, r1), (r1, r1, r1))))
+        else:
+            steps.append(Step(3, ((r1, dst, r1), acc)))
+    return steps
+
+
+def _window_program(exponent, exponent_bits, dst, base):
+    acc = (dst, dst, dst)
     width = 1 if exponent_bits <= SHORT_EXPONENT_BITS else WINDOW_BITS
     steps = []
     if width > 1:
@@ -231,14 +226,38 @@ def exp_program(config, op, exponent, exponent_bits, dst, base):
     return steps
 
 
+def _fixed_program_k(exponent, exponent_bits, dst, base):
+    return _fixed_program(exponent, exponent_bits, dst, base, FIXED_WINDOW_BITS)
+
+
+#: Each exponent scheme's program (``gateware.interface.EXPONENT_SCHEMES``), by the scheme's name:
+#: ``(exponent, exponent_bits, dst, base) -> [Step]``, the exponent already cut to ``exponent_bits``.
+EXP_PROGRAMS = {"window": _window_program, "ladder": _ladder_program, "fixed": _fixed_program_k}
+#: The same for the schemes with a pair opcode: ``(exponents, exponent_bits, dst, base) -> [Step]``
+#: with products ``(dst, a, b, b1)``, ``exponents`` being (context 0's, context 1's).
+PAIR_PROGRAMS = {"fixed": pair_program}
+
+
+def exp_program(config, op, exponent, exponent_bits, dst, base):
+    """The steps of a single (bank 0) exponentiation ``op`` (a scheme's opcode) on slots ``dst`` (the
+    accumulator, which holds the Montgomery one, R mod N, when the command starts) and ``base``."""
+    op = Opcode(op)
+    scheme = exponent_scheme(op)
+    if scheme is None or op is not scheme.opcode:
+        raise ValueError(f"{op} is not a single exponentiation")
+    return EXP_PROGRAMS[scheme.name](exponent & ((1 << exponent_bits) - 1), exponent_bits, dst, base)
+
+
 def _program_cycles(steps, mul):
     return 1 + sum(step.overhead + mul * len(step.products) for step in steps)
 
 
 def _exp_op(mode):
-    if isinstance(mode, str):
-        return {"window": Opcode.EXP_WINDOW, "ladder": Opcode.EXP_LADDER, "fixed": Opcode.EXP_FIXED}[mode.lower()]
-    return Opcode(mode)
+    """The single opcode of the scheme ``mode`` names (its name, in any case) or is."""
+    scheme = exponent_scheme(mode.lower() if isinstance(mode, str) else Opcode(mode))
+    if scheme is None:
+        raise ValueError(f"{mode!r} is not an exponent scheme")
+    return scheme.opcode
 
 
 def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None, fixed_window_bits=FIXED_WINDOW_BITS):
@@ -412,6 +431,7 @@ class PeripheralModel:
             op = None
         dst, a, b, arg = cmd.dst, cmd.a, cmd.b, cmd.arg
         bad = {slot: slot >= NUM_SLOTS for slot in (dst, a, b)}
+        scheme = exponent_scheme(op) if op is not None else None
         if op is Opcode.NOP:
             return self._accept(1)
         if op is Opcode.WRITE:
@@ -432,7 +452,7 @@ class PeripheralModel:
             if not MIN_WORDS <= arg <= (self.config.pair_max_words if dst == 1 else self.config.max_words):
                 return self._refuse(ErrorCode.BAD_SIZE)
             return self._setmod(a, arg, dst)
-        if op in (Opcode.MUL_PAIR, Opcode.EXP_FIXED_PAIR) and self.config.has_pairs:
+        if (op is Opcode.MUL_PAIR or scheme and op is scheme.pair_opcode) and self.config.has_pairs:
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None or self.modulus1 is None:
@@ -451,9 +471,9 @@ class PeripheralModel:
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
             # each exponent is its row's low ``arg`` bits (not cut at its own modulus' size)
             exponents = (self._row(b, 0), self._row(b, 1))
-            steps = pair_program(exponents, arg, dst, a)
+            steps = PAIR_PROGRAMS[scheme.name](exponents, arg, dst, a)
             return self._run_pair_products(_program_cycles(steps, mul), steps)
-        if op in (Opcode.MUL, Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
+        if op is Opcode.MUL or scheme and op is scheme.opcode:
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None:

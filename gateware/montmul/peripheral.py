@@ -7,7 +7,8 @@ accepted; ``DataPort`` holds the bus pointers) and keeps the status:
 * WRITE / READ set the write / read pointer to the first 32-bit word of a slot; ``wdata_stb`` writes a word
   and advances, ``rdata_stb`` advances (``rdata`` follows the read pointer within two cycles).
 * SETMOD goes to the ``ModulusUnit`` (``dst`` names the bank), MUL and MUL_PAIR straight to the
-  ``MontMulCore``, EXP_WINDOW, EXP_LADDER, EXP_FIXED and EXP_FIXED_PAIR to the ``ExponentSequencer``,
+  ``MontMulCore``, the exponent schemes' opcodes (``EXPONENT_SCHEMES``: EXP_WINDOW, EXP_LADDER, EXP_FIXED
+  and EXP_FIXED_PAIR) to the ``ExponentSequencer``,
   which issues its products to the same core.  A configuration without pairs (one row per slot)
   refuses the pair opcodes as BAD_OPCODE.
 * ``status`` shows busy (one of them runs), done (the last command completed) and the error code of the
@@ -19,7 +20,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import (BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, SLOT_FIELD_BITS, Opcode,
+from ..interface import (BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, SLOT_FIELD_BITS, EXPONENT_SCHEMES, Opcode,
                          ErrorCode, Command, Status, PeripheralConfig)
 from .core import MontMulCore
 from .modulus import ModulusStateSignature, ModulusUnit
@@ -28,6 +29,9 @@ from .sequencer import ExponentSequencer
 
 __all__ = ["CommandDecoder", "DataPort", "MontgomeryPeripheral"]
 
+
+#: The exponentiations over both contexts of a pair (the schemes' pair opcodes).
+PAIR_EXP_OPCODES = tuple(scheme.pair_opcode for scheme in EXPONENT_SCHEMES if scheme.pair_opcode is not None)
 
 class CommandDecoder(wiring.Component):
     """The checks of a command word against the moduli in force (combinational), made while ``strobe``
@@ -101,7 +105,7 @@ class CommandDecoder(wiring.Component):
                     refuse(ErrorCode.NO_MODULUS)
                 with m.Else():
                     accept(self.mul)
-            with m.Case(Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED):
+            with m.Case(*(scheme.opcode for scheme in EXPONENT_SCHEMES)):
                 with m.If(bad_dst | bad_a | bad_b):
                     refuse(ErrorCode.BAD_SLOT)
                 with m.Elif(~state.valid):
@@ -124,7 +128,7 @@ class CommandDecoder(wiring.Component):
                     with m.Else():
                         accept(self.mul)
                         accept(self.mul_pair)
-                with m.Case(Opcode.EXP_FIXED_PAIR):
+                with m.Case(*PAIR_EXP_OPCODES):
                     with m.If(bad_dst | bad_a | bad_b):
                         refuse(ErrorCode.BAD_SLOT)
                     with m.Elif(~state.valid | ~state1.valid):

@@ -18,7 +18,7 @@ from ..interface import (ARG_BITS, EXP_INDEX_BITS, SLOT_BITS, WINDOW_BITS, SHORT
                          FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot)
 from .control import ProductSignature
 
-__all__ = ["ExponentReadSignature", "WindowExponent", "LadderExponent", "FixedExponent"]
+__all__ = ["ExponentReadSignature", "WindowExponent", "LadderExponent", "FixedExponent", "MACHINES"]
 
 
 class ExponentReadSignature(wiring.Signature):
@@ -362,3 +362,7 @@ class FixedExponent(SchemeMachine):
                     m.d.sync += low.eq(low - KF)
                     m.next = "EF_WINDOW"
         return m
+
+
+#: The machine of each exponent scheme (``gateware.interface.EXPONENT_SCHEMES``), by the scheme's name.
+MACHINES = {"window": WindowExponent, "ladder": LadderExponent, "fixed": FixedExponent}

@@ -44,10 +44,10 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..interface import ARG_BITS, SLOT_BITS, Opcode
+from ..interface import ARG_BITS, SLOT_BITS, EXPONENT_SCHEMES, Opcode
 from .control import ProductSignature
 from .regfile import ReadPortSignature, row_address
-from .schemes import ExponentReadSignature, WindowExponent, LadderExponent, FixedExponent
+from .schemes import ExponentReadSignature, MACHINES
 
 __all__ = ["ExponentReader", "ExponentSequencer"]
 
@@ -100,11 +100,11 @@ class ExponentReader(wiring.Component):
 
 
 class ExponentSequencer(wiring.Component):
-    """EXP_WINDOW, EXP_LADDER and EXP_FIXED.
+    """The exponentiations: one machine per scheme of ``gateware.interface.EXPONENT_SCHEMES``.
 
     ``start`` (one cycle, the operands already checked by the caller: ``dst`` differs from ``base`` and
-    ``exponent``, 1 <= ``bits`` <= size*W) begins the exponentiation ``op`` (one of the three EXP
-    opcodes); ``busy`` is high until the cycle in which ``done`` pulses.  Products go to the core
+    ``exponent``, 1 <= ``bits`` <= size*W) begins the exponentiation ``op`` (an opcode of one of
+    the schemes); ``busy`` is high until the cycle in which ``done`` pulses.  Products go to the core
     through ``mul``; exponent bits are read through ``read``."""
 
     def __init__(self, config):
@@ -125,11 +125,12 @@ class ExponentSequencer(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        m.submodules.window = window = WindowExponent(cfg)
-        m.submodules.ladder = ladder = LadderExponent(cfg)
-        m.submodules.fixed = fixed = FixedExponent(cfg)
-        schemes = (window, ladder, fixed)
-        m.submodules.reader = reader = ExponentReader(cfg, len(schemes))
+        # one machine per scheme (gateware.interface.EXPONENT_SCHEMES), submodule sequencer.<name>
+        machines = []
+        for scheme in EXPONENT_SCHEMES:
+            m.submodules[scheme.name] = machine = MACHINES[scheme.name](cfg)
+            machines.append(machine)
+        m.submodules.reader = reader = ExponentReader(cfg, len(machines))
         wiring.connect(m, reader.read, wiring.flipped(self.read))
 
         # the command's operands, kept for the whole exponentiation (reset-less: see ExponentReader)
@@ -138,25 +139,25 @@ class ExponentSequencer(wiring.Component):
         dst = Signal(SLOT_BITS, reset_less=True, name="dst_slot")
         bits = Signal(ARG_BITS, reset_less=True, name="exponent_bits")
         start = Signal()
-        m.d.comb += [self.busy.eq(Cat(scheme.busy for scheme in schemes).any()),
-                     self.done.eq(Cat(scheme.done for scheme in schemes).any()),
+        m.d.comb += [self.busy.eq(Cat(machine.busy for machine in machines).any()),
+                     self.done.eq(Cat(machine.done for machine in machines).any()),
                      start.eq(self.start & ~self.busy), reader.exponent_slot.eq(exponent)]
         with m.If(start):
             m.d.sync += [base.eq(self.base), exponent.eq(self.exponent), dst.eq(self.dst), bits.eq(self.bits)]
-        m.d.comb += [window.start.eq(start & (self.op == Opcode.EXP_WINDOW)),
-                     ladder.start.eq(start & (self.op == Opcode.EXP_LADDER)),
-                     fixed.start.eq(start & ((self.op == Opcode.EXP_FIXED) | (self.op == Opcode.EXP_FIXED_PAIR))),
-                     fixed.start_pair.eq(self.op == Opcode.EXP_FIXED_PAIR)]
+        for scheme, machine in zip(EXPONENT_SCHEMES, machines):
+            m.d.comb += machine.start.eq(start & Cat(self.op == op for op in scheme.opcodes).any())
+            if scheme.pair_opcode is not None:
+                m.d.comb += machine.start_pair.eq(self.op == scheme.pair_opcode)
 
-        for scheme, request in zip(schemes, reader.requests):
-            wiring.connect(m, scheme.exponent, request)
-            m.d.comb += [scheme.word.eq(reader.word), scheme.high_word.eq(reader.high_word),
-                         scheme.start_bits.eq(self.bits), scheme.base.eq(base), scheme.dst.eq(dst),
-                         scheme.exponent_bits.eq(bits),
-                         scheme.mul.busy.eq(self.mul.busy), scheme.mul.done.eq(self.mul.done)]
+        for machine, request in zip(machines, reader.requests):
+            wiring.connect(m, machine.exponent, request)
+            m.d.comb += [machine.word.eq(reader.word), machine.high_word.eq(reader.high_word),
+                         machine.start_bits.eq(self.bits), machine.base.eq(base), machine.dst.eq(dst),
+                         machine.exponent_bits.eq(bits),
+                         machine.mul.busy.eq(self.mul.busy), machine.mul.done.eq(self.mul.done)]
             # the product of the machine that starts one (one machine runs at a time)
-            with m.If(scheme.mul.start):
-                m.d.comb += [self.mul.start.eq(1), self.mul.pair.eq(scheme.mul.pair), self.mul.dst.eq(scheme.mul.dst),
-                             self.mul.a.eq(scheme.mul.a), self.mul.b.eq(scheme.mul.b),
-                             self.mul.b1.eq(scheme.mul.b1)]
+            with m.If(machine.mul.start):
+                m.d.comb += [self.mul.start.eq(1), self.mul.pair.eq(machine.mul.pair), self.mul.dst.eq(machine.mul.dst),
+                             self.mul.a.eq(machine.mul.a), self.mul.b.eq(machine.mul.b),
+                             self.mul.b1.eq(machine.mul.b1)]
         return m

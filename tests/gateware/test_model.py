@@ -6,7 +6,7 @@ import random
 import pytest
 
 from gateware import driver, model
-from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode,
+from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, EXPONENT_SCHEMES, Opcode,
                                 ErrorCode, PeripheralConfig, bus_words)
 from montmul_harness import twin, twin_verilated, mont_ref, mont_exp_ref
 
@@ -79,10 +79,11 @@ def exponents(rng, bits):
     return sorted(patterns)
 
 
-EXP_OPS = [Opcode.EXP_WINDOW, Opcode.EXP_LADDER, Opcode.EXP_FIXED]
+#: The single exponentiations, one per scheme of the table.
+EXP_OPS = [scheme.opcode for scheme in EXPONENT_SCHEMES]
 
 
-@pytest.mark.parametrize("op", EXP_OPS, ids=["window", "ladder", "fixed"])
+@pytest.mark.parametrize("op", EXP_OPS, ids=[scheme.name for scheme in EXPONENT_SCHEMES])
 def test_exp(op):
     """Results and cycles of each EXP with short and long exponents (EXP_WINDOW: 1-bit and 5-bit windows;
     EXP_FIXED: lengths that are and are not multiples of its window), at sizes that fill whole rows or
