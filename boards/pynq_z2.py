@@ -33,7 +33,11 @@ from common.paths import BUILD_DIR
 from soc import config
 from soc.soc import RSABenchSoC
 
+#: The FPGA part (eda/devices.py has its resources: the report's utilisation and margins).
 DEVICE = "xc7z020clg400-1"
+#: Main RAM: the image leaves the peer libraries out to stay within the board's BRAM budget
+#: (docs/pynq_z2.md); this is sized for that smaller firmware.
+MAIN_RAM_SIZE = 0x28000
 CLK125_FREQ = 125e6
 
 #: `--uart` choice -> LiteX `uart_name` (a platform resource, or the JTAG-UART).
@@ -195,7 +199,7 @@ class BaseSoC(RSABenchSoC):
 
         # SoC --------------------------------------------------------------------------------------
         kwargs.setdefault("uart_name", UARTS[uart])
-        kwargs.setdefault("main_ram_size", config.BOARD_MAIN_RAM_SIZE)
+        kwargs.setdefault("main_ram_size", MAIN_RAM_SIZE)
         RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=with_montmul, **kwargs)
 
         # LEDs (without the peripheral, for its cost in `--cpus` reports: LD1 stays dark) ----------

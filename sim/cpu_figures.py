@@ -17,10 +17,10 @@ from pathlib import Path
 
 from common.output import output_to
 from common.paths import BUILD_DIR
-from soc import board_build, config, soc_report
+from soc import board_build, soc_report
 
 #: The figures of each SoC in `cpus.json` (`socs` rows).
-RESOURCES = tuple(soc_report.DEVICE_RESOURCES)
+RESOURCES = soc_report.RESOURCES
 
 
 def board_dir(cpu):
@@ -51,13 +51,14 @@ def soc_figures(sim_build, cpu, build_dir=None, log=print):
     """[{cpu, montmul, lut, ff, dsp, bram36, fmax_mhz, ...}] for the SoC without the peripheral and
     with it. `sim_build`: the CPU's simulation build (sim/build.py), whose BIOS goes in the ROM
     and whose `montmul.v` is the peripheral. Raises ProjectError when a generation or synthesis fails."""
+    from boards import pynq_z2
     from boards.pynq_z2 import BaseSoC
 
     build_dir = Path(build_dir or board_dir(cpu)).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
     # The board's memories: its BIOS in ROM (the simulation build's, the same CPU's) and its main RAM
     # size; the contents of main RAM do not change what it costs (a writable memory is kept whole).
-    ram = [0] * (config.BOARD_MAIN_RAM_SIZE // 4)
+    ram = [0] * (pynq_z2.MAIN_RAM_SIZE // 4)
     log(f"[{cpu}] generating the PYNQ-Z2 SoC without the peripheral")
     with output_to(build_dir / "generate.log"):
         soc = board_build._generate_pass(

@@ -9,15 +9,10 @@ The simulated board is run with `python -m sim`.
 """
 
 import argparse
-import importlib
 import sys
 
+import boards
 from common.errors import reports_errors
-
-#: --board name -> module with `main(argv, prog)`.
-BOARDS = {
-    "pynq_z2": "boards.pynq_z2",
-}
 
 
 @reports_errors
@@ -25,7 +20,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="python -m soc", add_help=False,
                                      description="The RSA benchmark SoC on an FPGA board.")
-    parser.add_argument("--board", choices=sorted(BOARDS), help="target board")
+    parser.add_argument("--board", choices=boards.targets(), help="target board (a module of boards/)")
     parser.add_argument("-h", "--help", action="store_true")
     args, rest = parser.parse_known_args(argv)
     if args.board is None:
@@ -33,8 +28,7 @@ def main(argv=None):
         return 0 if args.help else 2
     if args.help:
         rest.append("--help")
-    board = importlib.import_module(BOARDS[args.board])
-    return board.main(rest, prog=f"python -m soc --board {args.board}")
+    return boards.target(args.board).main(rest, prog=f"python -m soc --board {args.board}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ without a new bitstream. The firmware is built between two SoC passes:
 1. the SoC is elaborated with a zeroed main RAM and LiteX generates its headers, libraries and BIOS
    (`Builder(compile_software=True, compile_gateware=False)`);
 2. `soc.firmware.build()` compiles the firmware against them, without the peer libraries (the
-   board's BRAM budget; soc/config.py, BOARD_MAIN_RAM_SIZE);
+   board's BRAM budget; its module's MAIN_RAM_SIZE);
 3. a fresh SoC with `main_ram_init=soc.firmware.image_words(firmware.bin, ...)` is generated: its
    Verilog, memory images, constraints and toolchain script carry BIOS and firmware.
 

@@ -43,9 +43,7 @@ MAIN_RAM_BASE = 0x40000000  # LiteX's usual `main_ram` origin
 # the top, and such a shift leaves every stack address's place in the (direct-mapped, at most 64 KiB)
 # caches as it was, so no count moves (512 KiB since key generation; 256 KiB before).
 MAIN_RAM_SIZE = 0x80000
-# The PYNQ-Z2 image leaves the peer libraries out to stay within the board's BRAM budget (README,
-# "On the board"); its main RAM is sized for that smaller firmware.
-BOARD_MAIN_RAM_SIZE = 0x28000
+# A board's main RAM is the board's own (its module in boards/, MAIN_RAM_SIZE).
 # Stack the firmware reserves above its bss (checked when it is linked): three times the deepest it
 # has been seen to reach, 3,928 bytes (`info` after `bench hw 4096`, `keygen 2048`, `keygen 512 ... sw`;
 # simulation, 2026-11-25). 16 KiB until the key generation's console code left the board's image

@@ -26,9 +26,9 @@ from common.paths import BUILD_DIR, display_path
 from eda import synth, timing
 from eda.devices import DEVICES
 
-#: The board's part's resources (eda/devices.py), in the order the report lists them.
-DEVICE_RESOURCES = {key: DEVICES["xc7z020"][key] for key in ("lut", "ff", "dsp", "bram36")}
+#: The resources the report counts, in its order.
 LABELS = {"lut": "LUT", "ff": "FF", "dsp": "DSP48E1", "bram36": "BRAM36"}
+RESOURCES = tuple(LABELS)
 #: Fit with margin for place-and-route: at most this share of each resource. DSP48E1 are placed in
 #: fixed columns and need no routing slack (all 220 may be used); LUTs keep a fifth free, block RAMs
 #: two fifths (the firmware's main RAM grows).
@@ -60,9 +60,18 @@ def synthesize_cached(verilog_files, top, cache_dir=CACHE_DIR, **kwargs):
                              log=workdir / "yosys.log", cells=cells, seconds=0.0)
 
 
+def device_resources(part):
+    """The resources of the FPGA part `part` (a board's DEVICE, e.g. xc7z020clg400-1: the device,
+    package and speed grade) from eda/devices.py, in the report's order."""
+    device = next((name for name in DEVICES if part.lower().startswith(name)), None)
+    if device is None:
+        raise ProjectError(f"no resources known for the part {part} (eda/devices.py has {', '.join(DEVICES)})")
+    return {key: DEVICES[device][key] for key in RESOURCES}
+
+
 def figures(result, route_ps=timing.ROUTE_PS):
     estimate = timing.analyze(result.netlist, result.top, route_ps=route_ps)
-    out = {key: result.resources[key] for key in DEVICE_RESOURCES}
+    out = {key: result.resources[key] for key in RESOURCES}
     out["timing"] = {
         "critical_path_ns": round(estimate.critical_path_ns, 3),
         "fmax_mhz": round(estimate.fmax_mhz, 1),
@@ -83,6 +92,7 @@ def build_report(board, cache_dir=CACHE_DIR, route_ps=timing.ROUTE_PS, progress=
     if peripheral_v is None:
         raise ProjectError("the SoC has no montmul.v among its sources")
     device = board.platform.device
+    totals = device_resources(device)
     main_ram_init = f"{board.build_name}_main_ram.init"        # LiteX's name for main RAM's contents
     if not any((path.parent / main_ram_init).exists() for path in sources):
         raise ProjectError(f"the SoC has no {main_ram_init} next to its Verilog")
@@ -115,26 +125,27 @@ def build_report(board, cache_dir=CACHE_DIR, route_ps=timing.ROUTE_PS, progress=
     peripheral = figures(results["peripheral"], route_ps)
     sys_clk_hz = int(board.soc.sys_clk_freq)
     report = {"device": device}
-    report.update({key: soc[key] for key in DEVICE_RESOURCES})
+    report.update({key: soc[key] for key in RESOURCES})
     report["timing"] = soc["timing"]
-    report["peripheral"] = {key: peripheral[key] for key in (*DEVICE_RESOURCES, "timing")}
+    report["peripheral"] = {key: peripheral[key] for key in (*RESOURCES, "timing")}
     report["sys_clk_mhz"] = sys_clk_hz / 1e6
-    report["checks"] = target_checks(soc, soc["timing"]["fmax_mhz"], sys_clk_hz / 1e6)
+    report["checks"] = target_checks(soc, soc["timing"]["fmax_mhz"], sys_clk_hz / 1e6, totals)
     report["config"] = {"cpu": f"{board.soc.cpu_type} {board.soc.cpu_variant}",
                         "peripheral": vars(board.soc.montmul.config).copy()}
     report["details"] = {"soc": soc["details"], "peripheral": peripheral["details"],
-                         "device_resources": DEVICE_RESOURCES,
+                         "device_resources": totals,
                          "netlists": {name: str(result.netlist) for name, result in results.items()}}
     return report
 
 
-def target_checks(resources, fmax_mhz, sys_clk_mhz):
+def target_checks(resources, fmax_mhz, sys_clk_mhz, totals):
     """The targets: the estimated Fmax reaches the system clock; each resource of MARGINS stays
-    within its share of the device (`fit` when all do). Each check is MET or SHORT."""
+    within its share of the device (`totals`: its resources; `fit` when all do). Each check is MET or
+    SHORT."""
     result = {"fmax": {"sys_clk_mhz": sys_clk_mhz, "fmax_mhz": fmax_mhz,
                        "status": "MET" if fmax_mhz >= sys_clk_mhz else "SHORT"}}
     for key, share in MARGINS.items():
-        used = resources[key] / DEVICE_RESOURCES[key]
+        used = resources[key] / totals[key]
         result[key] = {"used": round(100 * used, 1), "limit": round(100 * share),
                        "status": "MET" if used <= share else "SHORT"}
     result["fit"] = {"status": "MET" if all(result[k]["status"] == "MET" for k in MARGINS) else "SHORT"}
@@ -150,7 +161,7 @@ def format_report(report):
              f"{config['cpu']}, Montgomery peripheral ({peripheral_config})", "",
              f"  {'':<9}{'SoC':>9} {'of':>9} {'used':>7}   {'peripheral alone':>16}"]
     for key, label in LABELS.items():
-        total = DEVICE_RESOURCES[key]
+        total = report["details"]["device_resources"][key]
         line = (f"  {label:<9}{report[key]:>9,} {total:>9,} {100 * report[key] / total:>6.1f}%"
                 f"   {report['peripheral'][key]:>16,}")
         if key in MARGINS:

@@ -44,8 +44,10 @@ def test_default_lanes_stop_where_the_multipliers_outgrow_the_xc7z020():
 
 
 def test_the_soc_report_sizes_against_the_board_s_part():
-    assert soc_report.DEVICE_RESOURCES == sweep.DEVICES["xc7z020"]
+    assert soc_report.device_resources(board.DEVICE) == sweep.DEVICES["xc7z020"]
     assert board.DEVICE.startswith("xc7z020")
+    with pytest.raises(ProjectError, match="no resources known for the part xc7a35t"):
+        soc_report.device_resources("xc7a35tcsg324-1")
 
 
 @pytest.mark.parametrize("lanes", [8, 64])

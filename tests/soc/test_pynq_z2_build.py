@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from soc import config
+from boards import pynq_z2
 from soc.firmware import image_words
 
 from board_runs import LANES, ROOT, WORD_BITS, Run, soc_command, toolchain_free_env
@@ -28,7 +28,6 @@ def arduino_gateware(tmp_path_factory):
     (the two command-line runs already cover the firmware and the missing-toolchain exit), with the
     runs' narrow peripheral (the pins do not depend on it)."""
     from litex.soc.integration.builder import Builder
-    from boards import pynq_z2
     from gateware.interface import PeripheralConfig
 
     build_dir = tmp_path_factory.mktemp("pynq_z2_arduino")
@@ -68,8 +67,8 @@ def test_rom_carries_the_bios_and_main_ram_the_firmware(pynq_z2_runs):
     firmware_bin = run.build_dir / "software" / "firmware" / "firmware.bin"
     assert firmware_bin.stat().st_size > 1024
     ram = [int(line, 16) for line in run.text(f"{BUILD_NAME}_main_ram.init").split()]
-    assert ram == image_words(firmware_bin, config.BOARD_MAIN_RAM_SIZE)
-    assert len(ram) * 4 == config.BOARD_MAIN_RAM_SIZE
+    assert ram == image_words(firmware_bin, pynq_z2.MAIN_RAM_SIZE)
+    assert len(ram) * 4 == pynq_z2.MAIN_RAM_SIZE
     # The BIOS boots it when no host answers its serial-boot request.
     soc_h = (run.build_dir / "software" / "include" / "generated" / "soc.h").read_text()
     assert re.search(r"#define ROM_BOOT_ADDRESS (0x40000000|1073741824)\b", soc_h)

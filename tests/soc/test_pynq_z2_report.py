@@ -8,8 +8,12 @@ import json
 
 import pytest
 
-from soc import config, soc_report
-from soc.soc_report import DEVICE_RESOURCES, MARGINS, target_checks
+from boards import pynq_z2
+from soc import soc_report
+from soc.soc_report import MARGINS, target_checks
+
+#: The board's part's resources.
+DEVICE_RESOURCES = soc_report.device_resources(pynq_z2.DEVICE)
 
 from board_runs import REPORT_CONFIGURATION, REPORT_LANES
 
@@ -21,16 +25,16 @@ def _resources(share):
 
 def test_targets_met_at_the_margins_and_short_beyond():
     at_margin = {key: int(share * DEVICE_RESOURCES[key]) for key, share in MARGINS.items()}
-    checks = target_checks(at_margin, fmax_mhz=100.0, sys_clk_mhz=100.0)
+    checks = target_checks(at_margin, fmax_mhz=100.0, sys_clk_mhz=100.0, totals=DEVICE_RESOURCES)
     assert {key: checks[key]["status"] for key in (*MARGINS, "fit", "fmax")} == dict.fromkeys(
         (*MARGINS, "fit", "fmax"), "MET")
     for key in MARGINS:
         over = dict(at_margin, **{key: at_margin[key] + 1})
-        checks = target_checks(over, fmax_mhz=100.0, sys_clk_mhz=100.0)
+        checks = target_checks(over, fmax_mhz=100.0, sys_clk_mhz=100.0, totals=DEVICE_RESOURCES)
         assert checks[key]["status"] == "SHORT" and checks["fit"]["status"] == "SHORT", key
         assert [k for k in MARGINS if checks[k]["status"] == "SHORT"] == [key]
-    assert target_checks(at_margin, fmax_mhz=99.9, sys_clk_mhz=100.0)["fmax"]["status"] == "SHORT"
-    assert target_checks(at_margin, fmax_mhz=99.9, sys_clk_mhz=100.0)["fit"]["status"] == "MET"
+    short_clock = target_checks(at_margin, fmax_mhz=99.9, sys_clk_mhz=100.0, totals=DEVICE_RESOURCES)
+    assert short_clock["fmax"]["status"] == "SHORT" and short_clock["fit"]["status"] == "MET"
 
 
 VERILOG = "module counter(input clk, output reg [7:0] q); initial $readmemh(\"rom.init\", mem); " \
@@ -62,19 +66,21 @@ def test_report(pynq_z2_runs):
     assert "Traceback" not in run.stdout + run.stderr
     report = json.loads((run.build_dir / "report.json").read_text())
 
-    assert report["device"] == "xc7z020clg400-1"
+    assert report["device"] == pynq_z2.DEVICE
+    assert report["details"]["device_resources"] == DEVICE_RESOURCES
     assert report["config"]["peripheral"]["lanes"] == REPORT_LANES
     for key, total in DEVICE_RESOURCES.items():
         assert 0 < report["peripheral"][key] <= report[key] <= total, key
     # Main RAM with the firmware (one RAMB36 per 4 KiB as Yosys maps it), the BIOS ROM (at least one
     # more), the SRAM and the CPU come on top.
-    assert report["bram36"] >= report["peripheral"]["bram36"] + config.BOARD_MAIN_RAM_SIZE // 4096 + 1
+    assert report["bram36"] >= report["peripheral"]["bram36"] + pynq_z2.MAIN_RAM_SIZE // 4096 + 1
     assert report["lut"] > report["peripheral"]["lut"] + 1000
     for timing in (report["timing"], report["peripheral"]["timing"]):
         assert 1.0 < timing["critical_path_ns"] < 50.0
         assert timing["fmax_mhz"] == pytest.approx(1000 / timing["critical_path_ns"], rel=0.01)
         assert timing["start"] and timing["end"]
     assert report["sys_clk_mhz"] == 100
-    assert report["checks"] == target_checks(report, report["timing"]["fmax_mhz"], report["sys_clk_mhz"])
+    assert report["checks"] == target_checks(report, report["timing"]["fmax_mhz"], report["sys_clk_mhz"],
+                                             DEVICE_RESOURCES)
     # The printed report is the JSON one.
     assert soc_report.format_report(report) in run.stdout
