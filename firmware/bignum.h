@@ -144,4 +144,16 @@ void mont_exp_window_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m,
 void mont_exp_ladder_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, const uint32_t *e, unsigned ebits);
 void mont_exp_fixed_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, const uint32_t *e, unsigned ebits);
 
+/* ---- Key generation's primitives (bignum/gcd.c, bignum/divexact.c; not in the timed region) ---- */
+
+/* a = gcd(a, b) for odd a (words limbs, a and b below 2^bits); b is destroyed (wiped). A fixed number
+ * of Bernstein-Yang divsteps for `bits`: no branch or address depends on the values. */
+void bn_gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits);
+
+/* r = a * m + c (words limbs of a; r has words + 1 limbs). */
+void bn_mul_limb_add(uint32_t *r, const uint32_t *a, unsigned words, uint32_t m, uint32_t c);
+
+/* q = a / d for an odd d that divides a exactly (words limbs; q may alias a). No branch, no division. */
+void bn_divexact_odd(uint32_t *q, const uint32_t *a, unsigned words, uint32_t d);
+
 #endif /* BIGNUM_H */

@@ -14,7 +14,7 @@ from soc.keys import generate_key, is_probable_prime, random_prime  # noqa: F401
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 BUILD = ROOT / "build" / "test-firmware"
-SOURCES = ["bignum.c", "rsa.c", "rsa_sw.c"]
+SOURCES = ["bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa.c", "rsa_sw.c"]
 #: Compiled into the test library only: the C layout of the structures below.
 LAYOUT_SOURCE = Path(__file__).resolve().parent / "layout.c"
 
@@ -129,6 +129,9 @@ class BigNumLib:
             "bn_mod": (ctypes.c_int, [u32p, u, u32p, u, u32p, u]),
             "mont_init": (ctypes.c_int, [ctypes.POINTER(MontCtx), u32p, u]),
             "rsa_ctx_init": (ctypes.c_int, [ctypes.POINTER(RsaCtx), ctypes.POINTER(RsaKey)]),
+            "bn_mul_limb_add": (None, [u32p, u32p, u, ctypes.c_uint32, ctypes.c_uint32]),
+            "bn_divexact_odd": (None, [u32p, u32p, u, ctypes.c_uint32]),
+            "bn_gcd_odd": (None, [u32p, u32p, u, u]),
         }
         for name in ["mont_mul"]:
             sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u32p])

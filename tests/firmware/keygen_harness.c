@@ -15,14 +15,7 @@ uint32_t kh_mod_e_small(uint64_t x) { return mod_e_small(x); }
 uint32_t kh_mod_e(const uint32_t *a, unsigned words) { return mod_e(a, words); }
 uint32_t kh_inv_mod_e(uint32_t x) { return inv_mod_e(x); }
 
-void kh_mul_limb_add(uint32_t *r, const uint32_t *a, unsigned words, uint32_t m, uint32_t c)
-{
-	mul_limb_add(r, a, words, m, c);
-}
-
-void kh_divexact_odd(uint32_t *q, const uint32_t *a, unsigned words, uint32_t d) { divexact_odd(q, a, words, d); }
 void kh_inv_e_mod(uint32_t *r, const uint32_t *m, unsigned words) { inv_e_mod(r, m, words); }
-void kh_gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits) { gcd_odd(a, b, words, bits); }
 void kh_double_mod(uint32_t *r, const uint32_t *n, unsigned words) { double_mod(r, n, words); }
 int kh_far_apart(const uint32_t *a, const uint32_t *b, unsigned words, unsigned bits)
 {

@@ -1,4 +1,6 @@
 """firmware/bignum.c against Python integers: parsing, plain arithmetic, Montgomery, exponentiation."""
+import ctypes
+import math
 import random
 
 import pytest
@@ -302,3 +304,63 @@ def test_ctypes_mirrors_follow_the_c_layout(bn):
     stale = mirror_layout((StaleMontCtx,), {StaleMontCtx: C_NAMES[MontCtx]})
     assert set(layout_mismatches({k: v for k, v in c.items() if k.startswith("mont_ctx")}, stale)) == {
         "mont_ctx.words", "mont_ctx.n0inv"}
+
+
+# ---- key generation's primitives (bignum/divexact.c, bignum/gcd.c) ----
+
+def test_mul_limb_add(bn):
+    rng = random.Random(11)
+    for words in (1, 2, 17, 64, 128):
+        for a, m, c in [((1 << 32 * words) - 1, 0xFFFFFFFF, 0xFFFFFFFF), (0, 0, 0), (0, 5, 7)] + \
+                [(rng.getrandbits(32 * words), rng.getrandbits(32), rng.getrandbits(32)) for _ in range(20)]:
+            r = (ctypes.c_uint32 * (words + 1))()
+            bn.lib.bn_mul_limb_add(r, limbs(a, words), words, m, c)
+            assert value(r) == a * m + c
+
+
+def test_divexact_odd(bn):
+    rng = random.Random(12)
+    for words in (1, 2, 3, 16, 33, 64, 129):
+        ds = [1, 3, 65537, 0xFFFFFFFF, 0x80000001] + [rng.getrandbits(32) | 1 for _ in range(20)]
+        for d in ds:
+            for q in [0, 1, ((1 << 32 * words) - 1) // d, rng.getrandbits(32 * words) // d]:
+                a = q * d
+                out = (ctypes.c_uint32 * words)()
+                bn.lib.bn_divexact_odd(out, limbs(a, words), words, d)
+                assert value(out) == q, (words, d, q)
+    # in place, as keygen calls it
+    a = 65537 * rng.getrandbits(2000)
+    buf = limbs(a, 64)
+    bn.lib.bn_divexact_odd(buf, buf, 64, 65537)
+    assert value(buf) == a // 65537
+
+
+def gcd_c(bn, a, b, words, bits):
+    x, y = limbs(a, words), limbs(b, words)
+    bn.lib.bn_gcd_odd(x, y, words, bits)
+    assert value(y) == 0                               # b is wiped
+    return value(x)
+
+
+def test_gcd_odd(bn):
+    rng = random.Random(14)
+    for bits in (64, 96, 127, 256, 511, 512, 1024, 1536, 2048):
+        words = (bits + 31) // 32
+        cases = [(1, rng.getrandbits(bits)), (1, 0), ((1 << bits) - 1, (1 << bits) - 1), ((1 << bits) - 1, 0),
+                 ((1 << bits) - 1, (1 << bits) - 2), (3, 3 << (bits - 3))]
+        cases += [(rng.getrandbits(bits) | 1, rng.getrandbits(bits)) for _ in range(20)]
+        for _ in range(10):                            # a large common factor
+            g = rng.getrandbits(rng.randrange(1, bits - 2)) | 1
+            a = g * (rng.getrandbits(bits - g.bit_length()) | 1)
+            b = g * rng.getrandbits(bits - g.bit_length())
+            cases.append((a, b))
+        a = rng.getrandbits(bits) | 1
+        cases.append((a, a))                           # equal inputs
+        cases.append((a, 2 * a % (1 << bits)))
+        for a, b in cases:
+            assert a % 2 == 1 and a < 1 << bits and b < 1 << bits
+            assert gcd_c(bn, a, b, words, bits) == math.gcd(a, b), (bits, hex(a), hex(b))
+    # keygen's own use: halves of p - 1 and q - 1, word-sized
+    for bits in (256, 1024):
+        a, b = rng.getrandbits(bits) | 1 | 1 << (bits - 1), rng.getrandbits(bits) | 1 | 1 << (bits - 1)
+        assert gcd_c(bn, a, b, bits // 32, bits) == math.gcd(a, b)

@@ -44,10 +44,7 @@ def lib():
         "kh_mod_e_small": (ctypes.c_uint32, [ctypes.c_uint64]),
         "kh_mod_e": (ctypes.c_uint32, [u32p, u]),
         "kh_inv_mod_e": (ctypes.c_uint32, [ctypes.c_uint32]),
-        "kh_mul_limb_add": (None, [u32p, u32p, u, ctypes.c_uint32, ctypes.c_uint32]),
-        "kh_divexact_odd": (None, [u32p, u32p, u, ctypes.c_uint32]),
         "kh_inv_e_mod": (None, [u32p, u32p, u]),
-        "kh_gcd_odd": (None, [u32p, u32p, u, u]),
         "kh_double_mod": (None, [u32p, u32p, u]),
         "kh_far_apart": (ctypes.c_int, [u32p, u32p, u, u]),
         "kh_div_64_32": (ctypes.c_uint32, [ctypes.c_uint64, ctypes.c_uint32]),
@@ -383,33 +380,6 @@ def test_inv_mod_e(lib):
         assert r < E and r * x % E == 1, x
 
 
-def test_mul_limb_add(lib):
-    rng = random.Random(11)
-    for words in (1, 2, 17, 64, 128):
-        for a, m, c in [((1 << 32 * words) - 1, 0xFFFFFFFF, 0xFFFFFFFF), (0, 0, 0), (0, 5, 7)] + \
-                [(rng.getrandbits(32 * words), rng.getrandbits(32), rng.getrandbits(32)) for _ in range(20)]:
-            r = (ctypes.c_uint32 * (words + 1))()
-            lib.kh_mul_limb_add(r, limbs(a, words), words, m, c)
-            assert value(r) == a * m + c
-
-
-def test_divexact_odd(lib):
-    rng = random.Random(12)
-    for words in (1, 2, 3, 16, 33, 64, 129):
-        ds = [1, 3, E, 0xFFFFFFFF, 0x80000001] + [rng.getrandbits(32) | 1 for _ in range(20)]
-        for d in ds:
-            for q in [0, 1, ((1 << 32 * words) - 1) // d, rng.getrandbits(32 * words) // d]:
-                a = q * d
-                out = (ctypes.c_uint32 * words)()
-                lib.kh_divexact_odd(out, limbs(a, words), words, d)
-                assert value(out) == q, (words, d, q)
-    # in place, as keygen calls it
-    a = E * rng.getrandbits(2000)
-    buf = limbs(a, 64)
-    lib.kh_divexact_odd(buf, buf, 64, E)
-    assert value(buf) == a // E
-
-
 def test_inv_e_mod(lib):
     rng = random.Random(13)
     for words in (1, 2, 16, 32, 64, 128):
@@ -422,37 +392,6 @@ def test_inv_e_mod(lib):
             r = (ctypes.c_uint32 * words)()
             lib.kh_inv_e_mod(r, limbs(m, words), words)
             assert value(r) < m and E * value(r) % m == 1, (words, hex(m))
-
-
-def gcd_c(lib, a, b, words, bits):
-    x, y = limbs(a, words), limbs(b, words)
-    lib.kh_gcd_odd(x, y, words, bits)
-    assert value(y) == 0                               # b is wiped
-    return value(x)
-
-
-def test_gcd_odd(lib):
-    rng = random.Random(14)
-    for bits in (64, 96, 127, 256, 511, 512, 1024, 1536, 2048):
-        words = (bits + 31) // 32
-        cases = [(1, rng.getrandbits(bits)), (1, 0), ((1 << bits) - 1, (1 << bits) - 1), ((1 << bits) - 1, 0),
-                 ((1 << bits) - 1, (1 << bits) - 2), (3, 3 << (bits - 3))]
-        cases += [(rng.getrandbits(bits) | 1, rng.getrandbits(bits)) for _ in range(20)]
-        for _ in range(10):                            # a large common factor
-            g = rng.getrandbits(rng.randrange(1, bits - 2)) | 1
-            a = g * (rng.getrandbits(bits - g.bit_length()) | 1)
-            b = g * rng.getrandbits(bits - g.bit_length())
-            cases.append((a, b))
-        a = rng.getrandbits(bits) | 1
-        cases.append((a, a))                           # equal inputs
-        cases.append((a, 2 * a % (1 << bits)))
-        for a, b in cases:
-            assert a % 2 == 1 and a < 1 << bits and b < 1 << bits
-            assert gcd_c(lib, a, b, words, bits) == math.gcd(a, b), (bits, hex(a), hex(b))
-    # keygen's own use: halves of p - 1 and q - 1, word-sized
-    for bits in (256, 1024):
-        a, b = rng.getrandbits(bits) | 1 | 1 << (bits - 1), rng.getrandbits(bits) | 1 | 1 << (bits - 1)
-        assert gcd_c(lib, a, b, bits // 32, bits) == math.gcd(a, b)
 
 
 def test_double_mod(lib):
