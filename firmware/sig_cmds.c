@@ -72,10 +72,13 @@ static int parse_block(const char *name, const char *text, const rsa_key *k)
 	return 0;
 }
 
+/* Bytes as hex digits, EMPTY_HEX for none (as typed). */
 static const char *to_hex(const unsigned char *bytes, size_t len)
 {
 	size_t i;
 
+	if (len == 0)
+		return EMPTY_HEX;
 	if (len > PAD_MAX_BYTES)
 		len = PAD_MAX_BYTES;
 	for (i = 0; i < len; i++) {

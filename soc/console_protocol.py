@@ -177,6 +177,11 @@ def _hex(text):
     return int(text, 16)
 
 
+def _bytes(text):
+    """A hex field as bytes; EMPTY_HEX is none, as in the arguments."""
+    return b"" if text == EMPTY_HEX else bytes.fromhex(text)
+
+
 @dataclass(frozen=True)
 class Line:
     """A line the firmware prints: fixed words, then `key=value` fields."""
@@ -235,13 +240,13 @@ INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cyc
 INFO_STACK = Line("INFO_STACK", (), (Field("stack_bytes", "lu"), Field("stack_used", "lu")))
 # sign: the signature (the modulus' length in bytes) and the cycles of the whole signing (SHA-256 of
 # the message, padding, private CRT operation).
-SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", bytes.fromhex), Field("cycles", "llu")))
+SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", _bytes), Field("cycles", "llu")))
 # verify: yes or no, and the cycles of the whole check (SHA-256, the public operation, the comparison).
 VALID = Line("VALID", (), (Field("valid", "s"), Field("cycles", "llu")))
-# oaep_encrypt, oaep_decrypt: the result as bytes.
-CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", bytes.fromhex),))
+# oaep_encrypt, oaep_decrypt: the result as bytes (EMPTY_HEX for none: an empty message).
+CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", _bytes),))
 # oaep_decrypt also prints the cycles of the whole decryption (private CRT operation, unpadding).
-MESSAGE = Line("MESSAGE", (), (Field("message", "s", bytes.fromhex), Field("cycles", "llu")))
+MESSAGE = Line("MESSAGE", (), (Field("message", "s", _bytes), Field("cycles", "llu")))
 # oaep_decrypt's one line for any failure of the decryption itself, with its cycles (those of a success).
 DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,), (Field("cycles", "llu"),))
 # keygen: the cycles of the generation, the numbers looked at (sieve and Miller-Rabin), the Miller-Rabin
