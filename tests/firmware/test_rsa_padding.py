@@ -31,10 +31,11 @@ def lib():
 class Key:
     """A key in the C structures (the software backend) and in `cryptography`."""
 
-    def __init__(self, bn, bits):
+    def __init__(self, bn, bits, dp_flip=0):
         n, e, d, p, q, dp, dq, qinv = key_numbers(bits, seed="padding")
         self.bytes = (bits + 7) // 8
-        self.c_key = bn.rsa_key(n, e, d, p, q, dp, dq, qinv)
+        # dp_flip: a wrong dp in the C key, so that every CRT result fails its check with e
+        self.c_key = bn.rsa_key(n, e, d, p, q, dp ^ dp_flip, dq, qinv)
         rc, self.c_ctx = bn.rsa_ctx(self.c_key)
         assert rc == 0
         self.private = rsa.RSAPrivateNumbers(p, q, d, dp, dq, qinv, rsa.RSAPublicNumbers(e, n)).private_key()
@@ -143,6 +144,11 @@ def test_oaep_both_ways(keys, bits):
                        (b"\xff" * key.bytes, b""), (bytes(key.bytes), b""),
                        (good, b"\x00"), (labelled, b""), (labelled, b"a labe"), (labelled, b"a label\x00")):
         assert key.oaep_decrypt(bad, label)[0] == PAD_ERR_DECRYPT
+
+
+def test_oaep_decryption_fails_when_the_crt_check_does(lib, keys):
+    good = keys[1025].public.encrypt(MESSAGE, OAEP)
+    assert Key(lib, 1025, dp_flip=2).oaep_decrypt(good)[0] == PAD_ERR_DECRYPT
 
 
 def test_too_small_keys_are_refused(lib, keys):
