@@ -52,6 +52,7 @@ static void cmd_help(int argc, char **argv)
 	(void)argc; (void)argv;
 	puts("Commands:");
 	console_print_help();
+	puts(HEX_NOTE);
 }
 
 static void cmd_info(int argc, char **argv)

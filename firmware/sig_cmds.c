@@ -1,7 +1,8 @@
 /* Console commands for RSA as devices use it, on one of our implementations (hw_seq by default): key
    generation (keygen.h), whose key becomes the user's key (rsa_cmds.c's `key`); with that key, sign
    and verify (PKCS#1 v1.5, PSS) and OAEP encrypt and decrypt with SHA-256 (rsa_padding.h). Refused
-   input gives one `error=` line and leaves the key as it was. */
+   input gives one `error=` line and leaves the key as it was. Hex arguments may be EMPTY_HEX for no
+   bytes (the console splits its line at spaces). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,11 @@
 
 /* A message fills at most the console line, two hex digits a byte. */
 #define SIG_MESSAGE_MAX (CONSOLE_LINE_MAX / 2)
+/* The OAEP commands' label goes after the message (at most the modulus' length: oaep_decrypt's
+   result, oaep_encrypt's message) in the same buffer. */
+#define SIG_LABEL (sig_message + PAD_MAX_BYTES)
+#define SIG_LABEL_MAX (SIG_MESSAGE_MAX - PAD_MAX_BYTES)
+_Static_assert(SIG_MESSAGE_MAX > PAD_MAX_BYTES, "no room for a label after the message");
 
 static unsigned char sig_message[SIG_MESSAGE_MAX], sig_block[PAD_MAX_BYTES];
 static char sig_hex[2 * PAD_MAX_BYTES + 1];      /* a result: at most the modulus' length */
@@ -32,6 +38,10 @@ static int parse_bytes(const char *name, const char *text, unsigned char *out, s
 {
 	size_t digits = strlen(text), i;
 
+	if (strcmp(text, EMPTY_HEX) == 0) {
+		*len = 0;
+		return 0;
+	}
 	for (i = 0; i < digits && hex_value(text[i]) >= 0; i++)
 		;
 	if (i < digits || digits % 2) {
@@ -62,10 +72,13 @@ static int parse_block(const char *name, const char *text, const rsa_key *k)
 	return 0;
 }
 
+/* Bytes as hex digits, EMPTY_HEX for none (as typed). */
 static const char *to_hex(const unsigned char *bytes, size_t len)
 {
 	size_t i;
 
+	if (len == 0)
+		return EMPTY_HEX;
 	if (len > PAD_MAX_BYTES)
 		len = PAD_MAX_BYTES;
 	for (i = 0; i < len; i++) {
@@ -76,21 +89,81 @@ static const char *to_hex(const unsigned char *bytes, size_t len)
 	return sig_hex;
 }
 
-/* The implementation argument (default hw_seq): one of ours; else prints the error line, NULL. */
-static const rsa_backend *parse_impl(int argc, char **argv, int index)
+/* An implementation's name: one of ours; else prints the error line, NULL. */
+static const rsa_backend *find_backend(const char *name)
 {
-	const struct rsa_impl *impl;
+	const struct rsa_impl *impl = rsa_impl_find(name);
 	unsigned i;
 
-	impl = rsa_impl_find(argc > index ? argv[index] : IMPL_HW_SEQ);
 	if (impl && impl->backend)
 		return impl->backend;
-	printf(ERR_UNKNOWN_IMPL " impl=%s choices=", argv[index]);
+	printf(ERR_UNKNOWN_IMPL " impl=%s choices=", name);
 	for (i = 0; rsa_impls[i].name; i++)
 		if (rsa_impls[i].backend)
 			printf("%s%s", i ? "," : "", rsa_impls[i].name);
 	printf("\n");
 	return NULL;
+}
+
+/* The optional arguments after a command's own, in any order: at most one implementation (hw_seq
+   by default) and each option at most once. */
+struct sig_options {
+	const rsa_backend *backend;
+	const char *salt;       /* OPT_SALT's value, NULL when not given */
+	const char *label;      /* OPT_LABEL's value, NULL when not given */
+};
+
+enum { TAKES_SALT = 1, TAKES_LABEL = 2 };
+
+/* argv[first..argc) into o, taking the options `takes` names; else prints the error line, -1. */
+static int parse_options(int argc, char **argv, int first, int takes, struct sig_options *o)
+{
+	const char *impl = NULL, **slot;
+	int i;
+
+	o->salt = o->label = NULL;
+	for (i = first; i < argc; i++) {
+		if (strncmp(argv[i], OPT_SALT, strlen(OPT_SALT)) == 0)
+			slot = takes & TAKES_SALT ? &o->salt : NULL;
+		else if (strncmp(argv[i], OPT_LABEL, strlen(OPT_LABEL)) == 0)
+			slot = takes & TAKES_LABEL ? &o->label : NULL;
+		else
+			slot = &impl;
+		if (!slot || *slot) {           /* an option this command does not take, or a second one */
+			console_usage(argv[0]);
+			printf(" arg=%s\n", argv[i]);
+			return -1;
+		}
+		*slot = slot == &impl ? argv[i] : strchr(argv[i], '=') + 1;
+	}
+	o->backend = find_backend(impl ? impl : IMPL_HW_SEQ);
+	return o->backend ? 0 : -1;
+}
+
+/* The PSS salt length of OPT_SALT's value: a byte count up to what the key has room for, or SALT_ANY
+   where `any` allows it; PAD_SALT_HASH when absent. Else prints the error line, -1. */
+static int parse_salt(const char *text, const rsa_key *k, int any, int *salt_len)
+{
+	int max = pad_pss_max_salt(k);
+	unsigned long n;
+	char *end;
+
+	if (!text) {
+		*salt_len = PAD_SALT_HASH;
+		return 0;
+	}
+	if (any && strcmp(text, SALT_ANY) == 0) {
+		*salt_len = PAD_SALT_ANY;
+		return 0;
+	}
+	n = strtoul(text, &end, 10);
+	if (max < 0 || !(*text >= '0' && *text <= '9') || *end || n > (unsigned long)max) {
+		printf(ERR_BAD_SALT_LENGTH " salt=%s max_bytes=%d (a byte count%s)\n", text, max < 0 ? 0 : max,
+		       any ? ", or " SALT_ANY " for any" : "");
+		return -1;
+	}
+	*salt_len = (int)n;
+	return 0;
 }
 
 static int parse_scheme(const char *text, enum pad_scheme *scheme)
@@ -119,6 +192,9 @@ static void pad_failed(int err)
 	case PAD_ERR_TOO_LONG:
 		printf(ERR_MESSAGE_TOO_LONG " (OAEP with SHA-256 carries at most k - 66 bytes)\n");
 		break;
+	case PAD_ERR_SALT_LENGTH:
+		printf(ERR_BAD_SALT_LENGTH " (no room for this salt in the modulus)\n");
+		break;
 	default:
 		printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
 		break;
@@ -141,26 +217,28 @@ static const rsa_key *start(int argc, char **argv, int min_args, int max_args, i
 	return rsa_cmds_key(private_key, ctx);
 }
 
-/* sign pkcs1|pss <message> [impl]: the whole signature is timed (SHA-256, padding, private CRT). */
+/* sign pkcs1|pss <message> [impl] [salt=<n>]: the whole signature is timed (SHA-256, padding, private
+   CRT). */
 static void cmd_sign(int argc, char **argv)
 {
 	const rsa_ctx *ctx;
 	const rsa_key *k;
-	const rsa_backend *b;
 	enum pad_scheme scheme;
+	struct sig_options o;
 	size_t msg_len;
 	timed_region t;
 	uint64_t cycles;
-	int err;
+	int err, salt_len = PAD_SALT_HASH;
 
-	if (!(k = start(argc, argv, 3, 4, 1, &ctx)) || parse_scheme(argv[1], &scheme)
-	    || !(b = parse_impl(argc, argv, 3))
+	if (!(k = start(argc, argv, 3, 5, 1, &ctx)) || parse_scheme(argv[1], &scheme)
+	    || parse_options(argc, argv, 3, scheme == PAD_PSS ? TAKES_SALT : 0, &o)
+	    || parse_salt(o.salt, k, 0, &salt_len)
 	    || parse_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len))
 		return;
 	pad_random_init();
 	rsa_hw_forget();
 	t = timed_start();
-	err = pad_sign(scheme, b, k, ctx, sig_message, msg_len, sig_block);
+	err = pad_sign(scheme, o.backend, k, ctx, sig_message, msg_len, salt_len, sig_block);
 	cycles = timed_stop(t);
 	if (err) {
 		pad_failed(err);
@@ -169,26 +247,27 @@ static void cmd_sign(int argc, char **argv)
 	printf(SIGNATURE_LINE, to_hex(sig_block, pad_key_bytes(k)), (unsigned long long)cycles);
 }
 
-/* verify pkcs1|pss <message> <signature> [impl] */
+/* verify pkcs1|pss <message> <signature> [impl] [salt=<n>|salt=auto] */
 static void cmd_verify(int argc, char **argv)
 {
 	const rsa_ctx *ctx;
 	const rsa_key *k;
-	const rsa_backend *b;
 	enum pad_scheme scheme;
+	struct sig_options o;
 	size_t msg_len;
 	timed_region t;
 	uint64_t cycles;
-	int valid;
+	int valid, salt_len = PAD_SALT_HASH;
 
-	if (!(k = start(argc, argv, 4, 5, 0, &ctx)) || parse_scheme(argv[1], &scheme)
-	    || !(b = parse_impl(argc, argv, 4))
+	if (!(k = start(argc, argv, 4, 6, 0, &ctx)) || parse_scheme(argv[1], &scheme)
+	    || parse_options(argc, argv, 4, scheme == PAD_PSS ? TAKES_SALT : 0, &o)
+	    || parse_salt(o.salt, k, 1, &salt_len)
 	    || parse_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len)
 	    || parse_block("signature", argv[3], k))
 		return;
 	rsa_hw_forget();
 	t = timed_start();
-	valid = pad_verify(scheme, b, k, ctx, sig_message, msg_len, sig_block);
+	valid = pad_verify(scheme, o.backend, k, ctx, sig_message, msg_len, salt_len, sig_block);
 	cycles = timed_stop(t);
 	if (valid < 0) {
 		pad_failed(valid);
@@ -197,50 +276,62 @@ static void cmd_verify(int argc, char **argv)
 	printf(VALID_LINE, valid ? "yes" : "no", (unsigned long long)cycles);
 }
 
-/* oaep_encrypt <message> [impl] */
+/* The OAEP label: OPT_LABEL's hex (SIG_LABEL), empty when not given. */
+static int parse_label(const char *text, size_t *label_len)
+{
+	*label_len = 0;
+	return text ? parse_bytes("label", text, SIG_LABEL, SIG_LABEL_MAX, label_len) : 0;
+}
+
+/* oaep_encrypt <message> [impl] [label=<hex>] */
 static void cmd_oaep_encrypt(int argc, char **argv)
 {
 	const rsa_ctx *ctx;
 	const rsa_key *k;
-	const rsa_backend *b;
-	size_t msg_len;
+	struct sig_options o;
+	size_t msg_len, label_len;
 	int err;
 
-	if (!(k = start(argc, argv, 2, 3, 0, &ctx)) || !(b = parse_impl(argc, argv, 2))
-	    || parse_bytes("message", argv[1], sig_message, sizeof(sig_message), &msg_len))
+	if (!(k = start(argc, argv, 2, 4, 0, &ctx)) || parse_options(argc, argv, 2, TAKES_LABEL, &o)
+	    || parse_bytes("message", argv[1], sig_message, PAD_MAX_BYTES, &msg_len)
+	    || parse_label(o.label, &label_len))
 		return;
-	if ((err = pad_oaep_encrypt(b, k, ctx, sig_message, msg_len, sig_block)) != PAD_OK) {
+	err = pad_oaep_encrypt(o.backend, k, ctx, SIG_LABEL, label_len, sig_message, msg_len, sig_block);
+	if (err != PAD_OK) {
 		pad_failed(err);
 		return;
 	}
 	printf(CIPHERTEXT_LINE, to_hex(sig_block, pad_key_bytes(k)));
 }
 
-/* oaep_decrypt <ciphertext> [impl]: every failure of the decryption itself (not below the modulus,
-   fault check, padding) gives the same line, so the console is no padding oracle. */
+/* oaep_decrypt <ciphertext> [impl] [label=<hex>]: every failure of the decryption itself (not below
+   the modulus, fault check, padding, label) gives the same line, with the cycles a success takes, so
+   the console is no padding oracle. */
 static void cmd_oaep_decrypt(int argc, char **argv)
 {
 	const rsa_ctx *ctx;
 	const rsa_key *k;
-	const rsa_backend *b;
-	size_t msg_len;
+	struct sig_options o;
+	size_t msg_len, label_len, len;
 	timed_region t;
 	uint64_t cycles;
 	int err;
 
-	if (!(k = start(argc, argv, 2, 3, 1, &ctx)) || !(b = parse_impl(argc, argv, 2))
-	    || parse_block("ciphertext", argv[1], k))
+	if (!(k = start(argc, argv, 2, 4, 1, &ctx)) || parse_options(argc, argv, 2, TAKES_LABEL, &o)
+	    || parse_block("ciphertext", argv[1], k) || parse_label(o.label, &label_len))
 		return;
+	len = pad_key_bytes(k);
 	rsa_hw_forget();
 	t = timed_start();
-	err = pad_oaep_decrypt(b, k, ctx, sig_block, sig_message, &msg_len);
+	err = pad_oaep_decrypt(o.backend, k, ctx, SIG_LABEL, label_len, sig_block, sig_message, &msg_len);
 	cycles = timed_stop(t);
-	if (err != PAD_OK) {
-		printf(ERR_DECRYPTION_FAILED "\n");
-		return;
-	}
-	printf(MESSAGE_LINE, to_hex(sig_message, msg_len), (unsigned long long)cycles);
-	memset(sig_message, 0, msg_len);
+	if (err == PAD_ERR_DECRYPT)
+		printf(DECRYPTION_FAILED_LINE, (unsigned long long)cycles);
+	else if (err != PAD_OK)
+		pad_failed(err);
+	else
+		printf(MESSAGE_LINE, to_hex(sig_message + len - msg_len, msg_len), (unsigned long long)cycles);
+	memset(sig_message, 0, len);
 }
 
 /* keygen <bits> <seed> [impl]: the generation is timed (keygen.h; a peer library's, peer_keygen.h);
@@ -275,7 +366,7 @@ static void cmd_keygen(int argc, char **argv)
 	peer = argc > 3 ? peer_keygen_find(argv[3]) : -1;
 	if (peer >= 0)
 		b = &rsa_sw;
-	else if (!(b = parse_impl(argc, argv, 3)))
+	else if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ)))
 		return;
 	if (parse_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
 		return;

@@ -263,6 +263,11 @@ RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackU
 BENCH_ONLY = ("hw", "ours")
 
 
+def _salt(salt):
+    """The salt option of `sign` and `verify` (PSS), with its leading space; none for None."""
+    return "" if salt is None else f" {protocol.SALT_OPTION}={salt}"
+
+
 def _refusal(command, line):
     if line.startswith("error="):
         raise CommandRefused(command, line)
@@ -462,7 +467,7 @@ class Console:
         """`keygen`: a `bits`-bit key generated on `impl` from `seed` (bytes), which then is the key `time`,
         `sign` and the others use. Returns the GeneratedKey (`ok` False when the device's own check of the
         key failed: the caller decides); UnexpectedAnswer when it is not of the size and implementation
-        asked for. An empty seed is a ValueError: the console has no way to type an empty argument."""
+        asked for. An empty seed is a ValueError: the firmware refuses one."""
         if not seed:
             raise ValueError("keygen takes a seed of at least one byte")
         command = f"keygen {bits} {bytes(seed).hex()} {impl}"
@@ -473,22 +478,27 @@ class Console:
             raise UnexpectedAnswer(command, f"generated a {generation.bits}-bit key on {generation.impl}", output)
         return GeneratedKey(**dataclasses.asdict(generation), **dataclasses.asdict(key))
 
-    def sign(self, scheme, message, impl="hw_seq"):
+    def sign(self, scheme, message, impl="hw_seq", salt=None):
         """`sign`: a SHA-256 signature of `message` (bytes) with padding `scheme` ("pkcs1" or "pss") on
-        `impl`, with the key the console holds. Returns the Signature record."""
-        command = f"sign {scheme} {bytes(message).hex()} {impl}"
+        `impl`, with the key the console holds; PSS with a `salt`-byte salt (None: the firmware's
+        default, the hash's length). Returns the Signature record."""
+        command = f"sign {scheme} {protocol.hex_argument(message)} {impl}" + _salt(salt)
         return self._one(Signature, command, self._answer(command))
 
-    def verify(self, scheme, message, signature, impl="hw_seq"):
+    def verify(self, scheme, message, signature, impl="hw_seq", salt=None):
         """`verify`: whether `signature` (bytes) is a valid `scheme` signature of `message` under the
-        console's key. Returns the Verified record."""
-        command = f"verify {scheme} {bytes(message).hex()} {bytes(signature).hex()} {impl}"
+        console's key; PSS with a salt of `salt` bytes (None: the firmware's default, the hash's length;
+        protocol.SALT_ANY: any length). Returns the Verified record."""
+        command = f"verify {scheme} {protocol.hex_argument(message)} {bytes(signature).hex()} {impl}" + _salt(salt)
         return self._one(Verified, command, self._answer(command))
 
-    def oaep_decrypt(self, ciphertext, impl="hw_seq"):
-        """`oaep_decrypt`: the OAEP (SHA-256) decryption of `ciphertext` (bytes) with the console's key.
-        Returns the Decrypted record."""
+    def oaep_decrypt(self, ciphertext, impl="hw_seq", label=None):
+        """`oaep_decrypt`: the OAEP (SHA-256) decryption of `ciphertext` (bytes) with the console's key
+        and `label` (bytes; None: empty). Returns the Decrypted record; a ciphertext that does not
+        decrypt is a CommandRefused (protocol.Error.DECRYPTION_FAILED)."""
         command = f"oaep_decrypt {bytes(ciphertext).hex()} {impl}"
+        if label is not None:
+            command += f" {protocol.LABEL_OPTION}={protocol.hex_argument(label)}"
         return self._one(Decrypted, command, self._answer(command))
 
     def info(self):

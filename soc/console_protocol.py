@@ -67,6 +67,22 @@ def bench_rows(peers=True):
             if op in PRIVATE_OPS or impl in CONSTANT_TIME_IMPLS
             or (impl in PEER_IMPLS and (op != "mul" or impl in PEER_MUL_IMPLS))]
 
+#: Typed for an empty hex argument (an empty message, or label): the console splits its lines at spaces.
+EMPTY_HEX = "-"
+#: Options of the padded commands, `<name>=<value>` after their other arguments: the PSS salt's
+#: length in bytes (`verify` also takes SALT_ANY: any length), and the OAEP label (hex).
+SALT_OPTION = "salt"
+SALT_ANY = "auto"
+LABEL_OPTION = "label"
+#: What `help` says after the commands about how hex arguments are typed.
+HEX_NOTE = f"Hex arguments: two digits a byte, no prefix; {EMPTY_HEX} for an empty one (a message, a label)."
+
+
+def hex_argument(data):
+    """`data` (bytes) as the console's hex argument."""
+    return bytes(data).hex() or EMPTY_HEX
+
+
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
@@ -80,15 +96,19 @@ COMMANDS = {
     "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
     "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
     "time": ("<op> <impl> <hex>", "one operation with your key on one implementation, timed"),
-    "sign": ("pkcs1|pss <message-hex> [impl]",
-             "SHA-256 signature with your key (CRT; hw_seq by default), timed: hash, padding and RSA"),
-    "verify": ("pkcs1|pss <message-hex> <signature-hex> [impl]", "check a SHA-256 signature with your key"),
-    "oaep_encrypt": ("<message-hex> [impl]", "RSA-OAEP encryption with your key (SHA-256, MGF1-SHA-256, no label)"),
-    "oaep_decrypt": ("<ciphertext-hex> [impl]", "RSA-OAEP decryption with your key (CRT)"),
+    "sign": (f"pkcs1|pss <message-hex> [impl] [{SALT_OPTION}=<n>]",
+             "SHA-256 signature with your key (CRT; hw_seq by default), timed: hash, padding and RSA; "
+             "pss: an n-byte salt (32 by default, or the most the key has room for)"),
+    "verify": (f"pkcs1|pss <message-hex> <signature-hex> [impl] [{SALT_OPTION}=<n>|{SALT_OPTION}={SALT_ANY}]",
+               f"check a SHA-256 signature with your key; pss: its salt must be n bytes (default as sign's; "
+               f"{SALT_ANY}: any)"),
+    "oaep_encrypt": (f"<message-hex> [impl] [{LABEL_OPTION}=<hex>]",
+                     "RSA-OAEP encryption with your key (SHA-256, MGF1-SHA-256; the label empty by default)"),
+    "oaep_decrypt": (f"<ciphertext-hex> [impl] [{LABEL_OPTION}=<hex>]",
+                     "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
     "keygen": ("<bits> <seed-hex> [impl]",
                "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
 }
-
 
 class Error(enum.Enum):
     """Codes of the `error=<code>` line: input the firmware refuses, or an operation that failed."""
@@ -115,8 +135,10 @@ class Error(enum.Enum):
     BAD_LENGTH = "bad_length"               # a signature or ciphertext not of the modulus' length
     MESSAGE_TOO_LONG = "message_too_long"
     KEY_TOO_SMALL = "key_too_small"         # the modulus is too short for the padding with SHA-256
-    # Every failed OAEP decryption (not below the modulus, fault check, padding): one line, no oracle.
+    # Every failed OAEP decryption (not below the modulus, fault check, padding, label): one line, no
+    # oracle; DECRYPTION_FAILED_LINE carries the cycles, the same as a success's.
     DECRYPTION_FAILED = "decryption_failed"
+    BAD_SALT_LENGTH = "bad_salt_length"     # a PSS salt length that is no number, or has no room in the key
     NO_PADDING_LIBRARY = "no_padding_library"   # BearSSL was not fetched: no SHA-256 or padding
     NO_RANDOM_GENERATOR = "no_random_generator"  # BearSSL was not fetched: no HMAC-DRBG for keygen
 
@@ -153,6 +175,11 @@ class Field:
 
 def _hex(text):
     return int(text, 16)
+
+
+def _bytes(text):
+    """A hex field as bytes; EMPTY_HEX is none, as in the arguments."""
+    return b"" if text == EMPTY_HEX else bytes.fromhex(text)
 
 
 @dataclass(frozen=True)
@@ -213,20 +240,23 @@ INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cyc
 INFO_STACK = Line("INFO_STACK", (), (Field("stack_bytes", "lu"), Field("stack_used", "lu")))
 # sign: the signature (the modulus' length in bytes) and the cycles of the whole signing (SHA-256 of
 # the message, padding, private CRT operation).
-SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", bytes.fromhex), Field("cycles", "llu")))
+SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", _bytes), Field("cycles", "llu")))
 # verify: yes or no, and the cycles of the whole check (SHA-256, the public operation, the comparison).
 VALID = Line("VALID", (), (Field("valid", "s"), Field("cycles", "llu")))
-# oaep_encrypt, oaep_decrypt: the result as bytes.
-CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", bytes.fromhex),))
+# oaep_encrypt, oaep_decrypt: the result as bytes (EMPTY_HEX for none: an empty message).
+CIPHERTEXT = Line("CIPHERTEXT", (), (Field("ciphertext", "s", _bytes),))
 # oaep_decrypt also prints the cycles of the whole decryption (private CRT operation, unpadding).
-MESSAGE = Line("MESSAGE", (), (Field("message", "s", bytes.fromhex), Field("cycles", "llu")))
+MESSAGE = Line("MESSAGE", (), (Field("message", "s", _bytes), Field("cycles", "llu")))
+# oaep_decrypt's one line for any failure of the decryption itself, with its cycles (those of a success).
+DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,), (Field("cycles", "llu"),))
 # keygen: the cycles of the generation, the numbers looked at (sieve and Miller-Rabin), the Miller-Rabin
 # rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then the key.
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
 KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
-         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, SIGNATURE, VALID, CIPHERTEXT, MESSAGE, KEYGEN, KEY)
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, SIGNATURE, VALID, CIPHERTEXT, MESSAGE, DECRYPTION_FAILED,
+         KEYGEN, KEY)
 
 
 def _c_string(text):
@@ -247,6 +277,12 @@ def c_header():
     lines += [f"#define IMPL_{name.upper()}_CONSTANT_TIME {int(name in CONSTANT_TIME_IMPLS)}" for name in ALL_IMPLS]
     legend = ", ".join(f"{name}: {what}" for name, what in ALL_IMPLS.items())
     lines += [f"#define IMPL_LEGEND {_c_string(legend)}", "",
+              "/* Arguments and options. */",
+              f"#define EMPTY_HEX {_c_string(EMPTY_HEX)}",
+              f"#define OPT_SALT {_c_string(SALT_OPTION + '=')}",
+              f"#define OPT_LABEL {_c_string(LABEL_OPTION + '=')}",
+              f"#define SALT_ANY {_c_string(SALT_ANY)}",
+              f"#define HEX_NOTE {_c_string(HEX_NOTE)}", "",
               "/* Output lines (printf formats). */"]
     lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]
     lines += ["", "/* Error lines start with these; details follow. */"]

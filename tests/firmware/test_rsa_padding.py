@@ -9,12 +9,13 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from bnlib import FIRMWARE, BigNumLib, compile_with_bearssl, key_numbers
 
-PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT = 0, -2, -3, -5
+PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT, PAD_ERR_SALT_LENGTH = 0, -2, -3, -5, -6
 PAD_PKCS1, PAD_PSS = 0, 1
+PAD_SALT_HASH, PAD_SALT_ANY = -1, -2
 #: BearSSL's modules rsa_padding.c uses (firmware/Makefile, PAD_BEARSSL_SOURCES), and ccopy.
 BEARSSL_SOURCES = ["hash/sha2small.c", "hash/mgf1.c", "mac/hmac.c", "rand/hmac_drbg.c", "codec/dec32be.c",
                    "codec/enc32be.c", "codec/ccopy.c", "rsa/rsa_pkcs1_sig_pad.c", "rsa/rsa_pkcs1_sig_unpad.c",
-                   "rsa/rsa_oaep_pad.c", "rsa/rsa_oaep_unpad.c"]
+                   "rsa/rsa_oaep_pad.c"]
 SIZES = (512, 521, 1025, 1031, 2048)
 MESSAGE = b"a message to sign, of no particular length"
 OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -30,10 +31,11 @@ def lib():
 class Key:
     """A key in the C structures (the software backend) and in `cryptography`."""
 
-    def __init__(self, bn, bits):
+    def __init__(self, bn, bits, dp_flip=0):
         n, e, d, p, q, dp, dq, qinv = key_numbers(bits, seed="padding")
         self.bytes = (bits + 7) // 8
-        self.c_key = bn.rsa_key(n, e, d, p, q, dp, dq, qinv)
+        # dp_flip: a wrong dp in the C key, so that every CRT result fails its check with e
+        self.c_key = bn.rsa_key(n, e, d, p, q, dp ^ dp_flip, dq, qinv)
         rc, self.c_ctx = bn.rsa_ctx(self.c_key)
         assert rc == 0
         self.private = rsa.RSAPrivateNumbers(p, q, d, dp, dq, qinv, rsa.RSAPublicNumbers(e, n)).private_key()
@@ -41,30 +43,38 @@ class Key:
         self.lib = bn.lib
         self.key_args = (ctypes.c_void_p(bn.sw_backend), ctypes.byref(self.c_key), ctypes.byref(self.c_ctx))
 
-    def sign_rc(self, scheme, message):
+    def sign_rc(self, scheme, message, salt=PAD_SALT_HASH):
         out = ctypes.create_string_buffer(self.bytes)
-        rc = self.lib.pad_sign(scheme, *self.key_args, message, ctypes.c_size_t(len(message)), out)
+        rc = self.lib.pad_sign(scheme, *self.key_args, message, ctypes.c_size_t(len(message)), salt, out)
         return rc, out.raw
 
-    def sign(self, scheme, message):
-        rc, signature = self.sign_rc(scheme, message)
+    def sign(self, scheme, message, salt=PAD_SALT_HASH):
+        rc, signature = self.sign_rc(scheme, message, salt)
         assert rc == PAD_OK
         return signature
 
-    def verify(self, scheme, message, signature):
+    def verify(self, scheme, message, signature, salt=PAD_SALT_HASH):
         assert len(signature) == self.bytes
-        return self.lib.pad_verify(scheme, *self.key_args, message, ctypes.c_size_t(len(message)), signature)
+        return self.lib.pad_verify(scheme, *self.key_args, message, ctypes.c_size_t(len(message)), salt, signature)
 
-    def oaep_encrypt(self, message):
+    def max_salt(self):
+        return self.lib.pad_pss_max_salt(ctypes.byref(self.c_key))
+
+    def oaep_encrypt(self, message, label=b""):
         out = ctypes.create_string_buffer(self.bytes)
-        rc = self.lib.pad_oaep_encrypt(*self.key_args, message, ctypes.c_size_t(len(message)), out)
+        rc = self.lib.pad_oaep_encrypt(*self.key_args, label, ctypes.c_size_t(len(label)), message,
+                                       ctypes.c_size_t(len(message)), out)
         return rc, out.raw
 
-    def oaep_decrypt(self, ciphertext):
-        out = ctypes.create_string_buffer(self.bytes)
+    def oaep_decrypt(self, ciphertext, label=b""):
+        """(rc, the message); the whole output block is zeros when the decryption fails."""
+        out = ctypes.create_string_buffer(b"\x5a" * self.bytes, self.bytes)
         length = ctypes.c_size_t(0)
-        rc = self.lib.pad_oaep_decrypt(*self.key_args, ciphertext, out, ctypes.byref(length))
-        return rc, out.raw[:length.value]
+        rc = self.lib.pad_oaep_decrypt(*self.key_args, label, ctypes.c_size_t(len(label)), ciphertext, out,
+                                       ctypes.byref(length))
+        if rc == PAD_ERR_DECRYPT:
+            assert out.raw == bytes(self.bytes) and length.value == 0
+        return rc, out.raw[self.bytes - length.value:]
 
 
 @pytest.fixture(scope="module")
@@ -72,49 +82,80 @@ def keys(lib):
     return {bits: Key(lib, bits) for bits in SIZES}
 
 
+def _pss(salt_length):
+    return padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=salt_length)
+
+
 @pytest.mark.parametrize("bits", SIZES)
 def test_signatures_both_ways(keys, bits):
     key = keys[bits]
     pkcs1 = key.sign(PAD_PKCS1, MESSAGE)
     assert pkcs1 == key.private.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
+    longest = key.bytes - (bits % 8 == 1) - 34           # em_len - hLen - 2
+    assert key.max_salt() == longest
+    default = min(32, longest)                            # the hash's length, or what there is room for
     for _ in range(3):          # a salt each time; the salt's first byte decides the top bits' fate
         pss = key.sign(PAD_PSS, MESSAGE)
-        key.public.verify(pss, MESSAGE, padding.PSS(mgf=padding.MGF1(hashes.SHA256()),
-                                                    salt_length=padding.PSS.AUTO), hashes.SHA256())
-    salts = [padding.PSS.MAX_LENGTH, 0] + ([padding.PSS.DIGEST_LENGTH] if bits >= 528 else [])
-    theirs = [(PAD_PKCS1, pkcs1)] + [(PAD_PSS, key.private.sign(MESSAGE, padding.PSS(
-        mgf=padding.MGF1(hashes.SHA256()), salt_length=salt), hashes.SHA256())) for salt in salts]
-    for scheme, signature in theirs:
-        assert key.verify(scheme, MESSAGE, signature) == 1
-        assert key.verify(scheme, MESSAGE + b".", signature) == 0
-        assert key.verify(1 - scheme, MESSAGE, signature) == 0
+        key.public.verify(pss, MESSAGE, _pss(default), hashes.SHA256())
+    for salt in (0, 1, longest):
+        key.public.verify(key.sign(PAD_PSS, MESSAGE, salt), MESSAGE, _pss(salt), hashes.SHA256())
+    assert key.sign_rc(PAD_PSS, MESSAGE, longest + 1)[0] == PAD_ERR_SALT_LENGTH
+    assert key.verify(PAD_PSS, MESSAGE, pss, longest + 1) == PAD_ERR_SALT_LENGTH
+    salts = [longest, 0, 20] + ([32] if longest >= 32 else [])
+    theirs = [(PAD_PKCS1, PAD_SALT_HASH, pkcs1)] + [(PAD_PSS, salt, key.private.sign(MESSAGE, _pss(salt), hashes.SHA256()))
+                                                     for salt in salts]
+    for scheme, salt, signature in theirs:
+        assert key.verify(scheme, MESSAGE, signature, salt) == 1
+        assert key.verify(scheme, MESSAGE + b".", signature, salt) == 0
+        assert key.verify(1 - scheme, MESSAGE, signature, PAD_SALT_ANY) == 0
+        if scheme == PAD_PSS:
+            # the default takes only the default's length; salt=auto any; another length none
+            assert key.verify(scheme, MESSAGE, signature) == (salt == default)
+            assert key.verify(scheme, MESSAGE, signature, PAD_SALT_ANY) == 1
+            assert key.verify(scheme, MESSAGE, signature, salt - 1 if salt else 1) == 0
         for bit in (0, 7, 8 * key.bytes - 1):
             flipped = bytearray(signature)
             flipped[bit // 8] ^= 1 << (bit % 8)
-            assert key.verify(scheme, MESSAGE, bytes(flipped)) == 0
+            assert key.verify(scheme, MESSAGE, bytes(flipped), salt) == 0
     assert key.verify(PAD_PKCS1, MESSAGE, b"\xff" * key.bytes) == 0          # not below the modulus
+    # the empty message
+    key.public.verify(key.sign(PAD_PSS, b""), b"", _pss(default), hashes.SHA256())
+    assert key.verify(PAD_PKCS1, b"", key.private.sign(b"", padding.PKCS1v15(), hashes.SHA256())) == 1
+
+
+def _oaep(label):
+    return padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=label or None)
 
 
 @pytest.mark.parametrize("bits", [b for b in SIZES if b >= 1024])
 def test_oaep_both_ways(keys, bits):
     key = keys[bits]
     longest = key.bytes - 66
-    for message in (b"\x01", MESSAGE, bytes(i % 251 for i in range(longest))):
-        rc, ciphertext = key.oaep_encrypt(message)
-        assert rc == PAD_OK
-        assert key.private.decrypt(ciphertext, OAEP) == message
-        assert key.oaep_decrypt(key.public.encrypt(message, OAEP)) == (PAD_OK, message)
+    for message in (b"", b"\x01", MESSAGE, bytes(i % 251 for i in range(longest))):
+        for label in (b"", b"\x00", b"a label"):
+            rc, ciphertext = key.oaep_encrypt(message, label)
+            assert rc == PAD_OK
+            assert key.private.decrypt(ciphertext, _oaep(label)) == message
+            assert key.oaep_decrypt(key.public.encrypt(message, _oaep(label)), label) == (PAD_OK, message)
     assert key.oaep_encrypt(bytes(longest + 1))[0] == PAD_ERR_TOO_LONG
     good = key.public.encrypt(MESSAGE, OAEP)
-    for bad in (good[:-1] + bytes([good[-1] ^ 1]), key.public.encrypt(MESSAGE, padding.PKCS1v15()),
-                b"\xff" * key.bytes, bytes(key.bytes)):
-        assert key.oaep_decrypt(bad)[0] == PAD_ERR_DECRYPT
+    labelled = key.public.encrypt(MESSAGE, _oaep(b"a label"))
+    for bad, label in ((good[:-1] + bytes([good[-1] ^ 1]), b""), (key.public.encrypt(MESSAGE, padding.PKCS1v15()), b""),
+                       (b"\xff" * key.bytes, b""), (bytes(key.bytes), b""),
+                       (good, b"\x00"), (labelled, b""), (labelled, b"a labe"), (labelled, b"a label\x00")):
+        assert key.oaep_decrypt(bad, label)[0] == PAD_ERR_DECRYPT
+
+
+def test_oaep_decryption_fails_when_the_crt_check_does(lib, keys):
+    good = keys[1025].public.encrypt(MESSAGE, OAEP)
+    assert Key(lib, 1025, dp_flip=2).oaep_decrypt(good)[0] == PAD_ERR_DECRYPT
 
 
 def test_too_small_keys_are_refused(lib, keys):
     # 512 bits: both signatures fit (above), OAEP with SHA-256 does not (66 bytes at least); 528 bits
     # carries the empty message only
     assert keys[512].oaep_encrypt(b"")[0] == PAD_ERR_KEY_SIZE
+    assert keys[512].oaep_decrypt(bytes(64))[0] == PAD_ERR_KEY_SIZE
     key = Key(lib, 528)
     assert key.oaep_encrypt(b"x")[0] == PAD_ERR_TOO_LONG
     rc, ciphertext = key.oaep_encrypt(b"")
@@ -124,4 +165,6 @@ def test_too_small_keys_are_refused(lib, keys):
     key = Key(lib, 256)
     assert key.sign_rc(PAD_PKCS1, MESSAGE)[0] == PAD_ERR_KEY_SIZE
     assert key.sign_rc(PAD_PSS, MESSAGE)[0] == PAD_ERR_KEY_SIZE
+    assert key.max_salt() == PAD_ERR_KEY_SIZE
+    assert key.verify(PAD_PSS, MESSAGE, bytes(32), PAD_SALT_ANY) == 0
     assert key.oaep_encrypt(b"")[0] == PAD_ERR_KEY_SIZE
