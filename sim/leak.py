@@ -34,7 +34,6 @@ one bar at 0).
 import inspect
 import json
 import math
-import queue
 import random
 import sys
 import threading
@@ -201,49 +200,11 @@ def by_soc(job_list):
     return [(False, job) for job in software if job] + [(True, job) for job in hardware if job]
 
 
-class _Worker(threading.Thread):
-    """One simulation at a time taking jobs from a shared queue until it is empty; `builds`:
-    {True: the SoC with the peripheral, False: the one for the software rows}."""
-
-    def __init__(self, builds, keys, jobs, record, stop, timeout):
-        super().__init__(daemon=True)
-        self.builds, self.keys, self.jobs, self.record, self.stop = builds, keys, jobs, record, stop
-        self.timeout = timeout
-        self.console = None
-        self.error = None
-
-    def run(self):
-        try:
-            try:
-                self._run_jobs()
-            finally:
-                if self.console is not None:
-                    self.console.close()
-        except Exception as error:          # handed to the main thread, which raises it
-            self.error = error
-            self.stop.set()
-
-    def _run_jobs(self):
-        from sim.console import SimConsole
-        build, current = None, None
-        while not self.stop.is_set():
-            try:
-                peripheral, job = self.jobs.get_nowait()
-            except queue.Empty:
-                return
-            if self.builds[peripheral] is not build:
-                if self.console is not None:
-                    self.console.close()
-                build, current = self.builds[peripheral], None
-                self.console = SimConsole(build.model, build.gateware_dir, timeout=self.timeout)
-                self.console.wait_prompt()
-            if job[0].key != current:
-                self.console.set_key(self.keys[job[0].key])
-                current = job[0].key
-            for m in job:
-                if self.stop.is_set():
-                    return
-                self.record(m, self.console.time(m.op, m.impl, m.message))
+@dataclass(frozen=True)
+class _Job:
+    """A job of the simulations (sim.pool): measurements of one key on one SoC."""
+    peripheral: bool
+    measurements: list
 
 
 def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress=sys.stderr, bare=None):
@@ -253,12 +214,10 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
     result was wrong, [(measurement, sim.console.Timed)]. Raises a ConsoleError (a ProjectError) when
     the firmware refuses a command or does not answer as it should."""
     started = time.monotonic()
-    jobs = queue.Queue()
-    for job in by_soc(job_list):
-        jobs.put(job)
     total = sum(len(job) for job in job_list)
     samples, wrong = {}, []
     lock = threading.Lock()
+    keys_set = {}                   # simulation (its console's id) -> the key it holds
 
     def record(m, timed):
         ok = timed.ok and timed.result == expected(key_list[m.key], m.op, m.message)
@@ -272,24 +231,18 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
                            f"{'ok' if ok else 'WRONG RESULT'}\n")
             progress.flush()
 
-    stop = threading.Event()
-    builds = {True: build, False: bare or build}
-    workers = [_Worker(builds, key_list, jobs, record, stop, timeout) for _ in range(simulations)]
-    for w in workers:
-        w.start()
-    try:
-        while any(w.is_alive() for w in workers):
-            for w in workers:
-                w.join(0.5)
-    except BaseException:           # Ctrl-C: end the simulations, then let it go on
-        stop.set()
-        for w in workers:
-            if w.console is not None and w.console.proc.poll() is None:
-                w.console.proc.kill()
-        raise
-    errors = [w.error for w in workers if w.error is not None]
-    if errors:
-        raise errors[0]
+    def run_job(console, job):
+        key = job.measurements[0].key
+        if keys_set.get(id(console)) != (console, key):
+            console.set_key(key_list[key])
+            keys_set[id(console)] = (console, key)
+        for m in job.measurements:
+            record(m, console.time(m.op, m.impl, m.message))
+        return [f"{m.case} {m.op} {m.impl}" for m in job.measurements]
+
+    from sim import pool
+    jobs = [_Job(peripheral, job) for peripheral, job in by_soc(job_list)]
+    pool.run_jobs({True: build, False: bare or build}, jobs, run_job, "measurements", simulations, timeout)
     return samples, wrong
 
 

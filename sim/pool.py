@@ -1,5 +1,5 @@
-"""Jobs spread over parallel simulations of the same firmware: the runner behind `python -m sim --bench`
-and `--keygen`. Each of `simulations` threads boots a console on the SoC its next job asks for (with
+"""Jobs spread over parallel simulations of the same firmware: the runner behind `python -m sim --bench`,
+`--keygen` and `--leak`. Each of `simulations` threads boots a console on the SoC its next job asks for (with
 or without the peripheral), keeps it while its jobs ask for the same SoC, and records what each
 simulation ran, for how long, and how many cycles it simulated."""
 
@@ -15,13 +15,14 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
     `builds`: {True: the SoC with the peripheral, False: without} (sim.build.SimBuild, or anything
     with `model` and `gateware_dir`). `run_job` is called from several threads: it guards what it
     shares. The first error stops every simulation at its next job and is raised once all have
-    stopped. Returns the simulations' records: soc, peripheral, `listed`, seconds, cycles and
+    stopped; Ctrl-C (or any exception in the calling thread) ends the simulations at once and is
+    raised. Returns the simulations' records: soc, peripheral, `listed`, seconds, cycles and
     cycles_per_second."""
     from sim.console import SimConsole
     todo = queue.Queue()
     for job in jobs:
         todo.put(job)
-    records, errors = [], []
+    records, errors, running = [], [], set()
     lock = threading.Lock()
     deadline = time.monotonic() + timeout
 
@@ -30,6 +31,8 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
 
         def close():
             if console is not None:
+                with lock:
+                    running.discard(console)
                 console.close()
                 transport = console.transport
                 record["seconds"] = round(time.monotonic() - started, 2)
@@ -48,6 +51,8 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
                     close()
                     build = builds[job.peripheral]
                     console = SimConsole(build.model, build.gateware_dir, timeout=max(60, deadline - time.monotonic()))
+                    with lock:
+                        running.add(console)
                     record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",
                               "peripheral": job.peripheral, listed: []}
                     started = time.monotonic()
@@ -61,11 +66,21 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
             except BaseException as error:
                 errors.append(error)
 
-    threads = [threading.Thread(target=worker) for _ in range(max(1, simulations))]
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, simulations))]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        while any(thread.is_alive() for thread in threads):
+            for thread in threads:
+                thread.join(0.5)
+    except BaseException:           # Ctrl-C: end the simulations, then let it go on
+        errors.append(None)
+        with lock:
+            for console in running:
+                if console.proc.poll() is None:
+                    console.proc.kill()
+        raise
+    errors = [error for error in errors if error is not None]
     if errors:
         raise errors[0]
     return records
