@@ -35,14 +35,15 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from amaranth.hdl import Shape
 from amaranth.lib import data
 
+from common import report as report_files
 from common import tools
+from common.jobs import run_parallel
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
@@ -442,8 +443,7 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
 
     # Each property is its own SymbiYosys run (a process): `jobs` at a time, the slowest first.
     order = sorted(properties, key=lambda prop: -prop.depth if prop.mode != "prove" else 0)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        done = dict(zip(order, pool.map(run, order)))
+    done = dict(zip(order, run_parallel([(prop.name, run, (prop,)) for prop in order], max(1, jobs))))
     outcomes = [done[prop] for prop in properties]
     report = {
         "config": {"lanes": config.lanes, "word_bits": config.word_bits, "max_bits": config.max_bits,
@@ -458,8 +458,7 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
                         "seconds": o.seconds, "log": o.log, "slow": o.property.slow} for o in outcomes],
     }
     report["passed"] = all(o.as_expected for o in outcomes)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    (out_dir / "report.md").write_text(markdown(report))
+    report_files.write(out_dir, "report", report, markdown, indent=2)
     return report
 
 

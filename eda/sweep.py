@@ -25,14 +25,13 @@ when ``sim.build`` finds the SoC up to date.
 from __future__ import annotations
 
 import dataclasses
-import json
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from common import cache
+from common import report as report_files
 from common.errors import ProjectError
+from common.jobs import run_parallel
 from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
 from gateware.montmul.lanes import DSP_WORD_BITS
 from soc import config as soc_config
@@ -150,31 +149,6 @@ def _firmware_job(config: PeripheralConfig) -> dict:
     return {**report.firmware_crt(config, log=lambda message: None), "seconds": round(time.monotonic() - started, 1)}
 
 
-def _run_jobs(jobs: list, workers: int, say) -> list:
-    """``[(label, function, args), ...]`` -> their results in the same order; on ``workers``
-    processes (forked: the functions and their arguments need not be importable elsewhere), or in
-    this one when ``workers`` is 1."""
-    results = [None] * len(jobs)
-    if workers <= 1:
-        for index, (label, function, args) in enumerate(jobs):
-            results[index] = function(*args)
-            say(f"{label}: {results[index]['seconds']} s")
-        return results
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(function, *args): index for index, (_, function, args) in enumerate(jobs)}
-        try:
-            for future in as_completed(futures):
-                index = futures[future]
-                results[index] = future.result()
-                say(f"{jobs[index][0]}: {results[index]['seconds']} s")
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
-    return results
-
-
 def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRMWARE_CONFIG.word_bits,
           workdir: Path = report.DEFAULT_BUILD,
           cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, firmware: bool = True,
@@ -211,7 +185,8 @@ def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRM
     job_list += [(f"lanes={c.lanes}: RTL products", _cycles_job, (c, sizes, cache_dir))
                  for c in configs]
     say(f"sweeping lanes {', '.join(str(c.lanes) for c in configs)} on {jobs} process(es) ...")
-    results = _run_jobs(job_list, jobs, say)
+    results = run_parallel(job_list, jobs, processes=True,
+                           done=lambda label, result: say(f"{label}: {result['seconds']} s"))
     synthesis = {c.lanes: r for c, r in zip(reversed(configs), results[len(job_list) - 2 * len(configs):])}
     cycles = {c.lanes: r["mul_cycles"] for c, r in zip(configs, results[len(job_list) - len(configs):])}
     if measure:
@@ -366,9 +341,7 @@ def format_markdown(data: dict) -> str:
 def plot(data: dict, path: Path) -> None:
     """Area against RSA-2048 CRT time: LUTs and DSP48E1 in two panels, one point per configuration,
     the two parts' totals as lines."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     from matplotlib import ticker
 
     rows = [row for row in data["configs"] if row["rsa2048_crt_us"] is not None]
@@ -391,16 +364,9 @@ def plot(data: dict, path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, loc="upper right")
     fig.suptitle("Montgomery peripheral: area against RSA-2048 time (python -m gateware --sweep)", fontsize=10)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    report_files.save_figure(fig, path, dpi=120)
 
 
 def write_outputs(data: dict, directory: Path) -> dict:
     """``sweep.json``, ``sweep.md`` and ``sweep.png`` in ``directory``; returns their paths by suffix."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = {suffix: directory / f"sweep.{suffix}" for suffix in ("json", "md", "png")}
-    paths["json"].write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    paths["md"].write_text(format_markdown(data))
-    plot(data, paths["png"])
-    return paths
+    return report_files.write(directory, "sweep", data, format_markdown, plot, indent=2)

@@ -29,7 +29,7 @@ from amaranth.lib import data
 
 from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS,
                         FIXED_WINDOW_BITS, SQUARE_SLOT, LADDER_SLOT, PAIR_ROW, table_slot, fixed_table_slot,
-                        EXPONENT_SCHEMES, exponent_scheme, Opcode, ErrorCode, Command, Status, PeripheralConfig)
+                        exponent_scheme, Opcode, ErrorCode, Command, Status, PeripheralConfig)
 
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",

@@ -15,13 +15,13 @@ per second), results.md (tables per size) and results.png (cycles against key si
 line per implementation).
 """
 
-import json
 import statistics
 import sys
 import threading
 import time
 from dataclasses import dataclass
 
+from common import report as report_files
 from sim import pool
 from sim.console import ConsoleError, Missing
 from soc import console_protocol as protocol
@@ -313,10 +313,7 @@ def write(results, missing, out_dir, soc_info, source, command, timing=None, ext
                                       "keygen_seed_text": KEYGEN_SEED_TEXT}
     if timing is not None:
         data["timing"] = timing
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
-    (out_dir / "results.md").write_text(markdown(data))
-    plot(data, out_dir / "results.png")
+    report_files.write(out_dir, "results", data, markdown, plot)
     return data
 
 
@@ -442,18 +439,13 @@ def extra_markdown(data):
 
 
 def plot(data, path):
-    import matplotlib.pyplot as plt
-    fig = figure(data)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report_files.save_figure(figure(data), path, dpi=110)
 
 
 def figure(data):
     """The results plot: cycles against key size, one panel per RSA operation, one line per
     implementation (the same style and colour in every panel)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     results = data["results"]
     sizes = sorted({r["bits"] for r in results})
     fig, axes = plt.subplots(1, len(RSA_OPS), figsize=(15, 4.5), sharey=True)

@@ -20,13 +20,13 @@ cpus.md and cpus.png (the largest size's CRT time at each SoC's estimated Fmax a
 """
 
 import json
-import multiprocessing
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from common import report as report_files
 from common.errors import ProjectError
+from common.jobs import run_parallel
 from common.paths import BUILD_DIR
 from sim.bench import cycles_cell, speedup_cell
 from sim.console import AnswerError, ConsoleError, Result, SimConsole
@@ -251,20 +251,20 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
     todo = [cpu for cpu in cpus if not reused.get(cpu)]
     if todo:
         _prepare()
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {cpu: pool.submit(run_cpu, cpu.name, sizes, budget, synth, timeout) for cpu in todo}
-        per_cpu = []
-        for cpu in cpus:
-            if cpu in futures:
-                result = futures[cpu].result()
-                result.update(sizes=list(sizes), budget_s=budget, hw_timeout_s=timeout or budget)
-                _cpu_file(out_dir, cpu).parent.mkdir(parents=True, exist_ok=True)
-                _cpu_file(out_dir, cpu).write_text(json.dumps(result, indent=1) + "\n")
-            else:
-                result = reused[cpu]
-                _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
-            per_cpu.append(result)
+    # fresh processes (spawn): each CPU's run builds and simulates on its own
+    ran = dict(zip(todo, run_parallel([(cpu.name, run_cpu, (cpu.name, sizes, budget, synth, timeout))
+                                       for cpu in todo], jobs, processes="spawn")))
+    per_cpu = []
+    for cpu in cpus:
+        if cpu in ran:
+            result = ran[cpu]
+            result.update(sizes=list(sizes), budget_s=budget, hw_timeout_s=timeout or budget)
+            _cpu_file(out_dir, cpu).parent.mkdir(parents=True, exist_ok=True)
+            _cpu_file(out_dir, cpu).write_text(json.dumps(result, indent=1) + "\n")
+        else:
+            result = reused[cpu]
+            _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
+        per_cpu.append(result)
     data = {
         "command": command or (f"python -m sim --bench --cpus {','.join(c.name for c in cpus)} "
                                f"--sizes {','.join(map(str, sizes))}"),
@@ -279,11 +279,7 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
         "skipped": [s for c in per_cpu for s in c["skipped"]],
         "socs": [s for c in per_cpu for s in c["socs"]],
     }
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "cpus.json").write_text(json.dumps(data, indent=1) + "\n")
-    (out_dir / "cpus.md").write_text(markdown(data))
-    plot(data, out_dir / "cpus.png")
+    report_files.write(out_dir, "cpus", data, markdown, plot)
     return data
 
 
@@ -387,9 +383,7 @@ def markdown(data):
 
 
 def plot(data, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     bits = max(data["sizes"])
     fig, ax = plt.subplots(figsize=(8, 5.5))
     with_figures = bool(data["socs"])
@@ -420,5 +414,4 @@ def plot(data, path):
     ax.legend()
     ax.set_title(f"RSA-{bits} CRT across softcores: bigger CPU or a peripheral? ({data['date']})", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report_files.save_figure(fig, path, dpi=110)

@@ -21,7 +21,6 @@ checks, and the summary rows), report.md (the summary and the targets of issue 2
 
 import dataclasses
 import hashlib
-import json
 import math
 import random
 import statistics
@@ -31,6 +30,7 @@ import threading
 import time
 from pathlib import Path
 
+from common import report as report_files
 from common.errors import ProjectError
 from sim import pool
 from soc import config
@@ -363,9 +363,7 @@ def markdown(report):
 def plot(report, path):
     """report.png: cycles per key against key size, log scale, one colour per implementation, the median
     marked."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     impls = [impl for impl in protocol.IMPLS if any(k["impl"] == impl for k in report["keys"])]
     sizes = sorted({k["bits"] for k in report["keys"]})
@@ -395,16 +393,11 @@ def plot(report, path):
     ax.set_title(f"Key generation on {report['soc']['cpu']} ({report['date']}): each key a point, the median a "
                  "bar,\nissue 24's target dashed", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    report_files.save_figure(fig, path, dpi=100)
 
 
 def write(report, out_dir):
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
-    (out_dir / "report.md").write_text(markdown(report))
-    plot(report, out_dir / "report.png")
+    report_files.write(out_dir, "report", report, markdown, plot, allow_nan=False)
 
 
 def run(builds, sizes, impls, count, out_dir, *, seed=DEFAULT_SEED, soc, command, simulations=2, timeout=7200,

@@ -32,7 +32,6 @@ one bar at 0).
 """
 
 import inspect
-import json
 import math
 import random
 import sys
@@ -42,6 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from common import cache
+from common import report as report_files
 from common.errors import ProjectError
 from soc import config
 from soc import console_protocol as protocol
@@ -291,9 +291,7 @@ def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc
 
 
 def write(report, out_dir):
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
-    (out_dir / "report.md").write_text(markdown(report))
+    report_files.write(out_dir, "report", report, markdown, allow_nan=False)
     histogram(report, out_dir / "histogram.png")
 
 
@@ -324,9 +322,7 @@ def histogram_bins(report):
 def histogram(report, path):
     """histogram.png: one panel per (operation, case), one row of bars per implementation (its
     counts above its own minimum, heights scaled to the row's largest bin)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     bins = histogram_bins(report)
     ops = [op for op in OPS if any(key[0] == op for key in bins)]
     cases = [case for case in CASES if any(key[1] == case for key in bins)]
@@ -359,8 +355,7 @@ def histogram(report, path):
     fig.suptitle(f"Timing-leak test, RSA-{report['bits']} ({report['date']}): a constant-time row (blue) "
                  "must be one bar at 0")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    report_files.save_figure(fig, path, dpi=100)
 
 
 def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,

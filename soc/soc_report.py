@@ -11,17 +11,17 @@ few tens of LUTs. The peripheral is also synthesised alone, for comparison with
 `python -m gateware --report`. Both netlists go through `eda.timing.analyze` (a static
 estimate: 7-series -1 cell delays plus a fixed routing allowance per net, no place-and-route).
 
-The two Yosys runs are independent and run side by side; each is skipped when the same inputs
+The two Yosys runs are independent and run side by side (common.jobs); each is skipped when the same inputs
 were synthesised before (netlists are kept in `build/synth_cache/`).
 """
 
 import json
 import sys
-import threading
 from pathlib import Path
 
 from common import cache
 from common.errors import ProjectError
+from common.jobs import run_parallel
 from common.paths import BUILD_DIR, display_path
 from eda import synth, timing
 from eda.devices import DEVICES
@@ -101,24 +101,13 @@ def build_report(board, cache_dir=CACHE_DIR, route_ps=timing.ROUTE_PS, progress=
         "soc": (sources, board.build_name, {"iopad": True, "blank_inits": (main_ram_init,)}),
         "peripheral": ([peripheral_v], peripheral_v.stem, {}),
     }
-    results, errors = {}, {}
 
-    def run(name):
-        files, top, kwargs = jobs[name]
-        try:
-            results[name] = synthesize_cached(files, top, cache_dir, **kwargs)
-        except Exception as error:      # re-raised below, in the caller's thread
-            errors[name] = error
+    def run(files, top, kwargs):
+        return synthesize_cached(files, top, cache_dir, **kwargs)
 
     say(f"synthesising the SoC and the peripheral for {device} (yosys synth_xilinx, side by side; "
         f"unchanged inputs reuse {display_path(cache_dir)}) ...")
-    threads = [threading.Thread(target=run, args=(name,)) for name in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    for error in errors.values():
-        raise error
+    results = dict(zip(jobs, run_parallel([(name, run, job) for name, job in jobs.items()], workers=2)))
 
     say("timing estimates ...")
     soc = figures(results["soc"], route_ps)

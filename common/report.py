@@ -1,0 +1,43 @@
+"""One writer for what the tools measure: `<stem>.json` (the data), `<stem>.md` (its tables, for a
+reader) and `<stem>.png` (its plot) side by side in one directory, each made from the same data by
+the tool's own `markdown(data)` and `plot(data, path)`.
+
+    paths = write(out_dir, "report", data, markdown=markdown, plot=plot)
+
+`pyplot()` is matplotlib's pyplot on its file-only backend (no display is needed), and
+`save_figure(fig, path)` writes a figure and frees it."""
+
+import json
+from pathlib import Path
+
+__all__ = ["write", "pyplot", "save_figure"]
+
+
+def write(out_dir, stem, data, markdown=None, plot=None, indent=1, allow_nan=True):
+    """Writes `<stem>.json`, and `<stem>.md` and `<stem>.png` when `markdown` and `plot` are given;
+    returns {"json": path, "md": path, "png": path} for the files written. `allow_nan=False` refuses
+    data holding NaN or infinities, which JSON has no notation for."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out_dir / f"{stem}.json"}
+    paths["json"].write_text(json.dumps(data, indent=indent, allow_nan=allow_nan, ensure_ascii=False) + "\n")
+    if markdown is not None:
+        paths["md"] = out_dir / f"{stem}.md"
+        paths["md"].write_text(markdown(data))
+    if plot is not None:
+        paths["png"] = out_dir / f"{stem}.png"
+        plot(data, paths["png"])
+    return paths
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (files only)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(fig, path, dpi=100):
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
