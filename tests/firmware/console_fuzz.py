@@ -56,7 +56,7 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 #: As the firmware's target: RISC-V's char is unsigned.
 #: One section per function, linked with --gc-sections as the firmware is: the peers' modules reference
 #: what the firmware never calls and does not link (mbedTLS's rsa.c its message digests).
-COMMON = ["-g", "-O1", "-fno-omit-frame-pointer", "-funsigned-char", "-ffunction-sections", "-fdata-sections"]
+COMMON = ["-g", "-O2", "-fno-omit-frame-pointer", "-funsigned-char", "-ffunction-sections", "-fdata-sections"]
 
 
 def peripheral_config(max_bits):
@@ -316,26 +316,29 @@ def write_dictionary(path):
 
 # ---- running ----
 
-def fuzz(target, seconds, work_dir=None, max_bits=FUZZ_MAX_BITS, extra=(), log=print):
+def fuzz(target, seconds, work_dir=None, max_bits=FUZZ_MAX_BITS, extra=(), seeds=True, log=print):
     """Runs libFuzzer on `target` for `seconds` in one process, corpus in build/fuzz/<bits>/corpus (kept
-    between runs) from the seeds and the regressions; findings in build/fuzz/<bits>/findings/. Returns
-    (exit code, libFuzzer's final statistics as {name: int})."""
+    between runs) from the seeds (seeds=False: without them; they take seconds to load) and the
+    regressions; findings in build/fuzz/<bits>/findings/. Returns (exit code, libFuzzer's final
+    statistics as {name: int})."""
     work_dir = Path(work_dir or BUILD / str(max_bits))
-    corpus, seeds, findings = work_dir / "corpus", work_dir / "seeds", work_dir / "findings"
+    corpus, findings = work_dir / "corpus", work_dir / "findings"
     corpus.mkdir(parents=True, exist_ok=True)
     findings.mkdir(parents=True, exist_ok=True)
-    write_seeds(seeds, max_bits)
+    corpora = [corpus, write_seeds(work_dir / "seeds", max_bits)] if seeds else [corpus]
     dictionary = write_dictionary(work_dir / "console.dict")
     command = [str(target), f"-max_total_time={seconds}", f"-max_len={MAX_LEN}", f"-timeout={TIMEOUT}",
                f"-dict={dictionary}", f"-artifact_prefix={findings}/", "-print_final_stats=1",
-               "-rss_limit_mb=4096", *extra, str(corpus), str(seeds), str(REGRESSIONS)]
+               "-rss_limit_mb=4096",
+               # an input's energy scaled down by its time: `bench` and `keygen` take up to a second each
+               "-entropic_scale_per_exec_time=1", *extra, *map(str, corpora), str(REGRESSIONS)]
     log("[fuzz] " + " ".join(command))
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, errors="replace")
     tail = []
-    for line in process.stderr:
-        sys.stderr.write(line)
-        tail = (tail + [line])[-200:]
-    code = process.wait()
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True, errors="replace") as process:
+        for line in process.stderr:
+            sys.stderr.write(line)
+            tail = (tail + [line])[-200:]
+        code = process.wait()
     stats = {m.group(1): int(m.group(2)) for m in re.finditer(r"^stat::(\w+):\s+(\d+)", "".join(tail), re.M)}
     return code, stats
 
