@@ -13,7 +13,7 @@ prompt after every line. After the last line a known-answer command (`modexp`, a
 still be right.
 
 The lines are kept cheap for the simulation: a command that would run for long when its arguments
-happened to be valid (bench, vectors, keygen, an exponentiation with a huge exponent) always gets an
+happened to be valid (bench, vectors, keygen, an exponentiation of huge numbers) always gets an
 argument it refuses, and `key` lines never set a key.
 
 What the console echoes for each typed byte is modelled here (`LineEditor`, firmware/console.c's
@@ -118,11 +118,13 @@ def random_line(rng):
         data = line.encode("latin-1")
     elif kind == "huge_number":
         digits = rng.choice([MAX_BITS // 4 - 1, MAX_BITS // 4, MAX_BITS // 4 + 1, rng.randrange(MAX_BITS // 4, 3000)])
-        modulus = "f" + _hex_digits(rng, digits - 2) + rng.choice("13579bdf")
-        base = _hex_digits(rng, digits)
-        # an exponent longer than the modulus' limbs: refused (a valid one of 4,096 bits is minutes)
+        # every modexp refused: a base above the modulus, an even modulus, an exponent longer than the
+        # modulus' limbs (a 4,096-bit modexp takes the simulation 40 s with e = 3, hours with a long e)
+        modulus = "e" + _hex_digits(rng, digits - 2) + rng.choice("13579bdf")
+        base = "f" + _hex_digits(rng, digits - 1)
         exponent = "1" + "0" * (-(-digits // 8) * 8)
-        line = rng.choice([f"modexp {base} 3 {modulus}", f"modexp 2 {exponent} {modulus}", f"encrypt {base}",
+        line = rng.choice([f"modexp {base} 3 {modulus}", f"modexp 3 3 {modulus[:-1]}0",
+                           f"modexp 2 {exponent} {modulus}", f"encrypt {base}",
                            f"key {modulus[:-1]}0 10001", f"time public sw {base}", f"oaep_decrypt {base}"])
         data = line.encode()
     else:
