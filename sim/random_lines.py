@@ -110,7 +110,8 @@ def random_line(rng):
         name = rng.choice(["modexp", "key", "encrypt", "decrypt", "time public sw", "sign pkcs1", "sign pss",
                            "verify pkcs1 00", "oaep_encrypt", "oaep_decrypt", "keygen 100"])
         if name == "modexp":
-            line = f"modexp {cut} {rng.choice(['3', '1', cut[:4] or '0'])} {_hex_digits(rng, 8)}{rng.choice('13579bdf')}"
+            exponent = rng.choice(["3", "1", cut[:4] or "0"])
+            line = f"modexp {cut} {exponent} {_hex_digits(rng, 8)}{rng.choice('13579bdf')}"
         elif name == "key":
             line = f"key {cut}0 10001"          # an even modulus: never a key
         else:

@@ -144,8 +144,10 @@ def _compile(args, out):
     command_file.write_text(command)
 
 
-def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, log=lambda msg: None):
-    """Builds the fuzz target; returns its path (build/fuzz/<max_bits>/console_fuzz)."""
+def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source_coverage=False,
+          log=lambda msg: None):
+    """Builds the fuzz target; returns its path (build/fuzz/<max_bits>/console_fuzz). source_coverage: the
+    same with clang's source coverage in the firmware's files (console_fuzz_cov, for `coverage`)."""
     from soc import peer_libs
     if shutil.which(CLANG) is None:
         raise ProjectError("clang not found: run tools/setup.sh (apt-get install clang libclang-rt-14-dev)")
@@ -185,11 +187,13 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, log=la
                         "--keep-global-symbol=mbedtls_rsa_private_no_crt",
                         str(out_dir / "mbedtls" / "rsa_no_crt.tmp.o"), str(renamed)], check=True)
         peer_objects.append(renamed)
-    target = out_dir / "console_fuzz"
+    target = out_dir / ("console_fuzz_cov" if source_coverage else "console_fuzz")
     firmware_sources = sorted(FIRMWARE.glob("*.c"))
     harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "montmul_model.c"]
     stack_bytes = 4 * 2048          # console_fuzz.c's fuzz_stack_space
-    _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+    _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer",
+              *(["-fprofile-instr-generate", "-fcoverage-mapping"] if source_coverage else []),
+              "-std=gnu11", "-Wall", "-Wextra", "-Werror",
               "-Wno-unused-function",
               "-Wno-bitwise-instead-of-logical",  # keygen.c's constant-time `|` of comparisons
               "-include", "firmware_config.h", *includes, "-Dmain=firmware_main",
@@ -207,15 +211,20 @@ def _hex(x):
     return f"{x:x}"
 
 
+def seed_key():
+    """The smallest built-in key: the one the input's first byte '1' and '3' give the console."""
+    from soc.keys import bench_keys
+    return bench_keys((min(config.KEY_SIZES),))[0]
+
+
 def argument_values(max_bits):
     """Example values of every placeholder the protocol's usage lines name, with the smallest built-in
     key (the one input byte '1' and '3' give the console) where a value must fit the key."""
-    from soc.keys import bench_keys
-    key = bench_keys((512,))[0]
+    key = seed_key()
     n, e, d, p, q = (key[k] for k in "nedpq")
     sizes = [b for b in config.KEY_SIZES if b <= max_bits]
     k = (n.bit_length() + 7) // 8
-    signature = pow(0x1ffff << (8 * k - 32), d, n)     # a block of the modulus' length, not a valid one
+    signed = signatures(key, bytes(1))        # the message "00"
     return {
         "hex": [_hex(0x1234), _hex(n - 1), "0", "g1"],
         "n": [_hex(n), _hex(3233), "0"], "e": [_hex(e), "11", "1"], "d": [_hex(d), _hex(2753)],
@@ -224,12 +233,28 @@ def argument_values(max_bits):
         "op": [*(op for op in protocol.OPS if op != "mul"), "nope"],
         "impl": [*protocol.IMPLS, "nope"],
         "message-hex": ["00", "616263", "", "0g"],
-        "signature-hex": [f"{signature:0{2 * k}x}", "00"],
+        "signature-hex": [signed["pkcs1"], f"{pow(0x1234, e, n):0{2 * k}x}", "00"],
         "ciphertext-hex": [f"{pow(0x1234, e, n):0{2 * k}x}", "abc"],
         "bits": [*map(str, sizes), "768", "100000"],
         "seed-hex": ["0102", "", "0" * 130],
         "index": ["0", "1", "99"],
     }
+
+
+def signatures(key, message):
+    """Hex of valid answers with `key` to the message (bytes): its PKCS#1 v1.5 and PSS signatures (SHA-256)
+    and an OAEP ciphertext of it (SHA-256, MGF1-SHA-256), by the `cryptography` package."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding, rsa
+    public = rsa.RSAPublicNumbers(key["e"], key["n"])
+    private = rsa.RSAPrivateNumbers(key["p"], key["q"], key["d"], key["dp"], key["dq"], key["qinv"],
+                                    public).private_key()
+    mgf = padding.MGF1(hashes.SHA256())
+    found = {"pkcs1": private.sign(message, padding.PKCS1v15(), hashes.SHA256()).hex(),
+             "pss": private.sign(message, padding.PSS(mgf, padding.PSS.MAX_LENGTH), hashes.SHA256()).hex()}
+    if key["n"].bit_length() >= 8 * (2 * 32 + 2 + len(message)):      # OAEP with SHA-256 has room
+        found["oaep"] = private.public_key().encrypt(message, padding.OAEP(mgf, hashes.SHA256(), None)).hex()
+    return found
 
 
 def seed_lines(max_bits):
@@ -275,8 +300,13 @@ def seed_lines(max_bits):
             lines.append(" ".join([name, *args]).rstrip())
         lines.append(" ".join([name, *["x"] * 9]))          # too many arguments
     lines += ["", "   help   ", "hxlp\x08\x08\x08elp", "frobnicate 1 2", "h" * (config.CONSOLE_LINE_MAX + 8),
-              "modexp " + "f" * (2 * max_bits // 8 + 1) + " 2 3"]
-    return lines
+              "modexp " + "f" * (2 * max_bits // 8 + 1) + " 2 3",
+              "verify pss 00 " + signatures(seed_key(), bytes(1))["pss"]]
+    # the largest built-in key's (input byte '2'): OAEP with SHA-256 needs more than 512 bits
+    from soc.keys import bench_keys
+    largest = signatures(bench_keys((max(b for b in config.KEY_SIZES if b <= max_bits),))[0], bytes(1))
+    lines += ["verify pkcs1 00 " + largest["pkcs1"], "oaep_decrypt " + largest.get("oaep", "00")]
+    return list(dict.fromkeys(lines))
 
 
 def write_seeds(directory, max_bits=FUZZ_MAX_BITS):
@@ -350,6 +380,20 @@ def replay(target, inputs, timeout=None):
                           errors="replace", timeout=timeout)
 
 
+def coverage(corpora, max_bits=FUZZ_MAX_BITS, log=print):
+    """Runs every input of `corpora` (directories) once through the coverage build; returns llvm-cov's
+    report of the firmware's files (lines, functions, regions, branches covered)."""
+    target = build(max_bits, source_coverage=True, log=log)
+    profile = target.with_suffix(".profraw")
+    subprocess.run([str(target), "-runs=0", f"-timeout={TIMEOUT}", *map(str, corpora)], capture_output=True,
+                   env={**os.environ, "LLVM_PROFILE_FILE": str(profile)}, check=True)
+    merged = target.with_suffix(".profdata")
+    subprocess.run(["llvm-profdata", "merge", "-sparse", str(profile), "-o", str(merged)], check=True)
+    report = subprocess.run(["llvm-cov", "report", str(target), f"-instr-profile={merged}",
+                             *map(str, sorted(FIRMWARE.glob("*.c")))], capture_output=True, text=True, check=True)
+    return report.stdout
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=60, help="how long to fuzz (default: %(default)s)")
@@ -357,9 +401,17 @@ def main(argv=None):
                         help="the fuzz build's bignum limit (default: %(default)s; the firmware's: "
                              f"{config.MONTMUL.max_bits})")
     parser.add_argument("--replay", nargs="+", metavar="FILE", help="run these inputs once instead of fuzzing")
+    parser.add_argument("--coverage", action="store_true",
+                        help="instead of fuzzing: run the corpus, the seeds and the regressions once through a "
+                             "build with source coverage and print llvm-cov's report of firmware/*.c")
     parser.add_argument("--libfuzzer", default="", metavar="FLAGS",
                         help="more libFuzzer flags, e.g. '-runs=1000000 -jobs=1'")
     args = parser.parse_args(argv)
+    if args.coverage:
+        work = BUILD / str(args.max_bits)
+        print(coverage([work / "corpus", write_seeds(work / "seeds", args.max_bits), REGRESSIONS], args.max_bits,
+                       log=lambda msg: print(msg, file=sys.stderr)))
+        return 0
     target = build(args.max_bits, log=lambda msg: print(msg, file=sys.stderr))
     if args.replay:
         result = replay(target, args.replay)
@@ -367,10 +419,12 @@ def main(argv=None):
         return result.returncode
     code, stats = fuzz(target, args.seconds, max_bits=args.max_bits, extra=args.libfuzzer.split(),
                        log=lambda msg: print(msg, file=sys.stderr))
-    print(f"[fuzz] {stats.get('number_of_executed_units', '?')} inputs in {args.seconds} s, "
+    interrupted = code == 72            # libFuzzer's code for a run stopped by a signal (Ctrl-C)
+    print(f"[fuzz] {stats.get('number_of_executed_units', '?')} inputs, "
           f"{stats.get('new_units_added', '?')} new in the corpus; exit {code}"
-          + ("" if code == 0 else f"; findings in {BUILD / str(args.max_bits) / 'findings'}"))
-    return code
+          + (" (interrupted)" if interrupted else "")
+          + ("" if code == 0 or interrupted else f"; findings in {BUILD / str(args.max_bits) / 'findings'}"))
+    return 0 if interrupted else code
 
 
 if __name__ == "__main__":

@@ -97,7 +97,8 @@ static int echo;
 static void report_and_abort(const char *what)
 {
 	answer[answer_len] = 0;
-	fprintf(stderr, "console_fuzz: protocol violation: %s; the command and its output (first %d bytes):\n%s\n", what, KEEP, answer);
+	fprintf(stderr, "console_fuzz: protocol violation: %s; the command and its output (first %d bytes):\n%s\n",
+	        what, KEEP, answer);
 	abort();
 }
 
