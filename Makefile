@@ -1,8 +1,9 @@
 # One-command entry points. Each installs what is missing first (tools/setup.sh).
 PY := .venv/bin/python
 SIZES ?=
+FUZZ_SECONDS ?= 60
 
-.PHONY: bench test setup sim report clean
+.PHONY: bench test setup sim report fuzz clean
 
 # The main job: the benchmark in the simulated SoC over parallel simulations (SIZES=512,1024,2048,3072,4096
 # for more; FULL=1 adds the software rows without CRT from 2048 bits on). The set-up's time is passed on
@@ -23,6 +24,11 @@ setup:
 # The console attached to this terminal.
 sim: setup
 	$(PY) -m sim
+
+# The firmware's console fuzzed on the host (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer) for
+# FUZZ_SECONDS in one process; findings in build/fuzz/<bits>/findings/ (docs/console.md).
+fuzz: setup
+	$(PY) tests/firmware/console_fuzz.py --seconds $(FUZZ_SECONDS)
 
 # Synthesis and timing reports (Yosys, no vendor tools).
 report: setup

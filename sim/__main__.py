@@ -10,8 +10,10 @@ same firmware on a board over a serial port.
                                         build/keygen/; exits 1 when a key fails a check
     python -m sim --pty                 the simulated SoC's UART as a serial device (litex_term, --port)
     python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
+    python -m sim --random-lines 2000   random lines typed into the console, every answer checked (sim/random_lines.py);
+                                        exits 1 on a wrong answer
 
-    --run and --bench with --port DEVICE [--baud N] talk to a board (or a --pty simulation) instead.
+    --run, --bench and --random-lines with --port DEVICE [--baud N] talk to a board (or a --pty simulation) instead.
 """
 
 import argparse
@@ -104,6 +106,10 @@ def _parse_args(argv):
                         help="baud rate of --port (default: %(default)s, the SoC's UART)")
     serial.add_argument("--answer-timeout", type=float, default=10.0, metavar="S",
                         help="seconds the console at --port has to answer (default: %(default)s)")
+    parser.add_argument("--random-lines", type=int, default=None, metavar="N",
+                        help="type N random lines (binary bytes, over-long lines, truncated hex, huge numbers, "
+                             "the protocol's words) and check each answer and a known answer after them; exit 1 "
+                             "on a problem (--seed: the lines' seed text, default random-lines)")
     parser.add_argument("--pty", action="store_true",
                         help="expose the simulated SoC's UART as a pseudo-terminal and wait (Ctrl-C ends it)")
     parser.add_argument("--empty-ram", action="store_true",
@@ -342,6 +348,23 @@ def _bench(args, build, sizes, log):
     return 0
 
 
+def _random_lines(args, build, log):
+    """--random-lines: the lines, each answer checked, then a known answer; exit 1 on a problem."""
+    from sim import random_lines
+    console = open_console(args, build, args.timeout or 7200)
+    try:
+        report = random_lines.run(console, args.random_lines, seed=args.seed or "random-lines", progress=log)
+    finally:
+        console.close()
+    for index, kind, data, problem in report["problems"]:
+        print(f"line {index} ({kind}, {len(data)} bytes, {data[:60]!r}): {problem}")
+    kinds = ", ".join(f"{kind} {n}" for kind, n in report["kinds"].items())
+    print(f"{report['lines']} random lines ({kinds}) in {report['seconds']:.0f} s, "
+          f"{len(report['problems'])} problems; the known answer after them "
+          + ("wrong" if any(kind == "known_answer" for _, kind, _, _ in report["problems"]) else "right"))
+    return 1 if report["problems"] else 0
+
+
 @reports_errors
 def main(argv=None):
     args = _parse_args(argv)
@@ -378,8 +401,8 @@ def main(argv=None):
             print("error: --keygen runs simulations of its own: not with --bench, --leak, --run, --pty or --port",
                   file=sys.stderr)
             return 2
-    if args.port and not (args.run is not None or args.bench):
-        print("error: --port goes with --run or --bench", file=sys.stderr)
+    if args.port and not (args.run is not None or args.bench or args.random_lines is not None):
+        print("error: --port goes with --run, --bench or --random-lines", file=sys.stderr)
         return 2
     if args.port and (args.leak or args.pty):
         print("error: --leak and --pty run a simulation; --port is for --run and --bench", file=sys.stderr)
@@ -424,6 +447,8 @@ def main(argv=None):
         return _leak(build, args, log)
     if args.keygen is not None:
         return _keygen(args, build, keygen_sizes, keygen_impls, log)
+    if args.random_lines is not None:
+        return _random_lines(args, build, log)
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]

@@ -358,6 +358,19 @@ class Console:
                 self._read(lambda: printable in self.output[mark:], self.echo_timeout,
                            f"no echo of the typed text {printable[:20]!r}")
 
+    def send_bytes(self, chunks, pause=0.1):
+        """Types any bytes: `chunks` is [(bytes, echo)], each chunk at most CHUNK bytes and `echo` the text
+        the console echoes for it (sim/random_lines.py's model of its line editing). A chunk with an echo
+        waits for it (flow control); one without is paced by `pause` seconds."""
+        for data, echo in chunks:
+            mark = len(self.output)
+            self.transport.write(data)
+            if echo:
+                self._read(lambda: echo in self.output[mark:], self.echo_timeout,
+                           f"no echo of the typed bytes {data[:20]!r}")
+            else:
+                time.sleep(pause)
+
     def wait_prompt(self, limit=None):
         before = self.expect(PROMPT, limit, "no prompt")
         self._idle()

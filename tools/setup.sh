@@ -12,6 +12,7 @@ declare -A TOOLS=(
   [gcc]=gcc
   [g++]=g++
   [openssl]=openssl   # tests/sim/test_signatures.py checks the device's signatures with it
+  [clang]=clang       # the console's fuzz target (tests/firmware/console_fuzz.py): clang 14, libFuzzer
 )
 # header -> Debian package (the Verilator harness links against these)
 declare -A HEADERS=(
@@ -19,10 +20,15 @@ declare -A HEADERS=(
   [/usr/include/json-c/json.h]=libjson-c-dev
   [/usr/include/zlib.h]=zlib1g-dev
 )
+# file pattern -> Debian package (the runtimes clang links the fuzz target with)
+declare -A FILES=(
+  ['/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a']=libclang-rt-14-dev
+)
 
 missing=()
 for tool in "${!TOOLS[@]}"; do command -v "$tool" >/dev/null 2>&1 || missing+=("${TOOLS[$tool]}"); done
 for header in "${!HEADERS[@]}"; do [ -e "$header" ] || missing+=("${HEADERS[$header]}"); done
+for pattern in "${!FILES[@]}"; do compgen -G "$pattern" >/dev/null || missing+=("${FILES[$pattern]}"); done
 python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
 
 if [ ${#missing[@]} -gt 0 ]; then
