@@ -84,6 +84,14 @@ def makefile_variables(path=FIRMWARE / "Makefile"):
     return found
 
 
+def bignum_objects_sources():
+    """The files under firmware/bignum/ that the firmware compiles as objects of their own (the
+    Makefile's BIGNUM_OBJECTS, bn_<name>.o from bignum/<name>.c)."""
+    makefile = (FIRMWARE / "Makefile").read_text()
+    [names] = re.findall(r"^BIGNUM_OBJECTS\s*:=(.*)$", makefile, re.M)
+    return [FIRMWARE / "bignum" / (name.removeprefix("bn_").removesuffix(".o") + ".c") for name in names.split()]
+
+
 def bearssl_sources(tree):
     """BearSSL's source files the firmware's archives take (BEARSSL_SOURCES, PAD_ and KEYGEN_BEARSSL_SOURCES):
     every `.c` the three variables name, a bare name or pattern found anywhere under src/."""
@@ -188,7 +196,7 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
                         str(out_dir / "mbedtls" / "rsa_no_crt.tmp.o"), str(renamed)], check=True)
         peer_objects.append(renamed)
     target = out_dir / ("console_fuzz_cov" if source_coverage else "console_fuzz")
-    firmware_sources = sorted(FIRMWARE.glob("*.c"))
+    firmware_sources = sorted(FIRMWARE.glob("*.c")) + bignum_objects_sources()
     harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "montmul_model.c"]
     stack_bytes = 4 * 2048          # console_fuzz.c's fuzz_stack_space
     _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer",
@@ -232,12 +240,15 @@ def argument_values(max_bits):
         "base": ["2", _hex(n - 2)], "exp": [_hex(d), "10001", "0"], "mod": [_hex(n), "ca1", "2", "0"],
         "op": [*(op for op in protocol.OPS if op != "mul"), "nope"],
         "impl": [*protocol.IMPLS, "nope"],
-        "message-hex": ["00", "616263", "", "0g"],
+        "message-hex": ["00", "616263", "-", "", "0g"],
         "signature-hex": [signed["pkcs1"], f"{pow(0x1234, e, n):0{2 * k}x}", "00"],
         "ciphertext-hex": [f"{pow(0x1234, e, n):0{2 * k}x}", "abc"],
         "bits": [*map(str, sizes), "768", "100000"],
         "seed-hex": ["0102", "", "0" * 130],
         "index": ["0", "1", "99"],
+        # options written name=<value>: their values by the option's name
+        "salt": ["32", "0", "20", "223", "x"],
+        "label": ["6c6162656c", "-", "0g"],
     }
 
 
@@ -280,6 +291,18 @@ def seed_lines(max_bits):
                 continue
             if "|" in inner and "<" not in inner:
                 choices = inner.split("|") + ["nope"]
+            elif "=" in inner:          # an option, name=<value>, or alternatives of them
+                choices = []
+                for alternative in inner.split("|"):
+                    option, _, value = alternative.partition("=")
+                    if not value.startswith("<"):
+                        choices.append(alternative)
+                        continue
+                    if option not in values:
+                        raise ProjectError(f"no example values for the option {option}= of `{name} {usage}`: "
+                                           "add them to argument_values()")
+                    choices += [f"{option}={v}" for v in values[option]]
+                choices.append(f"{option}=nope")
             else:
                 placeholder = inner.strip("<>")
                 if placeholder not in values:
