@@ -11,6 +11,7 @@
 #include "bench_cmds.h"
 #include "console.h"
 #include "cycles.h"
+#include "montmul.h"
 #include "rsa_cmds.h"
 #include "sig_cmds.h"
 
@@ -72,6 +73,7 @@ static void cmd_info(int argc, char **argv)
 	printf(INFO_COUNTER_LINE, (t1 > t0 && t1 - t0 < 1000000) ? "ok" : "broken",
 	       (unsigned long)t1, (unsigned long)(t1 - t0));
 	printf(INFO_STACK_LINE, (unsigned long)((char *)_fstack - (char *)_end), stack_used());
+	printf(INFO_PERIPHERAL_LINE, MONTMUL_LANES, MONTMUL_WORD_BITS, MONTMUL_MAX_BITS, MONTMUL_NUM_SLOTS);
 }
 
 static const struct console_command base_commands[] = {

@@ -291,17 +291,19 @@ def run_console(console, sizes, full=False, progress=sys.stderr):
 
 def soc_from_info(console):
     """What the firmware says of its SoC (`info`): for a board, where no local build describes it."""
-    soc = console.info().soc
+    info = console.info()
+    soc, peripheral = info.soc, info.peripheral
     cpu = soc.cpu
     return {"cpu": cpu.split("_")[0].lower(), "variant": cpu.split("_", 1)[1].lower() if "_" in cpu else "",
-            "sys_clk_hz": soc.clk_hz}
+            "sys_clk_hz": soc.clk_hz,
+            "peripheral": {"max_bits": peripheral.max_bits, "lanes": peripheral.peripheral_lanes,
+                           "word_bits": peripheral.word_bits, "slots": peripheral.slots}}
 
 
 def write(results, missing, out_dir, soc_info, source, command, timing=None, extra=None):
     """Writes results.{json,md,png}; returns the results dict. `extra`: issue 24's rows (run_simulations)."""
-    from sim.build import peripheral_info
     data = {
-        "soc": {"peripheral": peripheral_info(), **soc_info},
+        "soc": soc_info,
         "source": source,
         "command": command,
         "date": time.strftime("%Y-%m-%d"),

@@ -168,12 +168,22 @@ class StackUse(_Record):
 
 
 @dataclasses.dataclass(frozen=True)
+class PeripheralBuild(_Record):
+    LINE: ClassVar = protocol.INFO_PERIPHERAL
+    peripheral_lanes: int
+    word_bits: int
+    max_bits: int
+    slots: int
+
+
+@dataclasses.dataclass(frozen=True)
 class Info:
     """`info`: one record of each of its lines."""
     soc: SocInfo
     limits: Limits
     counter: CounterCheck
     stack: StackUse
+    peripheral: PeripheralBuild
 
 
 @dataclasses.dataclass(frozen=True)
@@ -517,7 +527,8 @@ class Console:
     def info(self):
         """`info`: the SoC, the firmware's limits, the cycle counter's check and the stack's use."""
         output = self._answer("info")
-        return Info(*(self._one(record, "info", output) for record in (SocInfo, Limits, CounterCheck, StackUse)))
+        return Info(*(self._one(record, "info", output)
+                      for record in (SocInfo, Limits, CounterCheck, StackUse, PeripheralBuild)))
 
     def close(self):
         self.transport.close()

@@ -238,6 +238,9 @@ INFO_COUNTER = Line("INFO_COUNTER", (), (Field("cycle_counter", "s"), Field("cyc
 # The stack: the space between the end of bss and the top of main RAM, and the deepest the firmware
 # has reached in it since it started (the space is painted at start-up; the first changed word).
 INFO_STACK = Line("INFO_STACK", (), (Field("stack_bytes", "lu"), Field("stack_used", "lu")))
+# The peripheral the firmware was built for (its generated montmul.h): what a result file records of it.
+INFO_PERIPHERAL = Line("INFO_PERIPHERAL", (), (Field("peripheral_lanes", "d"), Field("word_bits", "d"),
+                                               Field("max_bits", "d"), Field("slots", "d")))
 # sign: the signature (the modulus' length in bytes) and the cycles of the whole signing (SHA-256 of
 # the message, padding, private CRT operation).
 SIGNATURE = Line("SIGNATURE", (), (Field("signature", "s", _bytes), Field("cycles", "llu")))
@@ -255,7 +258,7 @@ KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Fi
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
 KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
-         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, SIGNATURE, VALID, CIPHERTEXT, MESSAGE, DECRYPTION_FAILED,
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE, DECRYPTION_FAILED,
          KEYGEN, KEY)
 
 

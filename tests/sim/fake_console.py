@@ -115,9 +115,11 @@ def _info(mode):
                                          "sram_bytes": 8192, "main_ram_bytes": 262144}),
              _fields(protocol.INFO_LIMITS, {"bignum_max_bits": 4096, "console_line_max": 4095}),
              _fields(protocol.INFO_COUNTER, {"cycle_counter": "ok", "cycles": 672955, "loop_cycles": 15064}),
-             _fields(protocol.INFO_STACK, {"stack_bytes": 44680, "stack_used": 432})]
+             _fields(protocol.INFO_STACK, {"stack_bytes": 44680, "stack_used": 432}),
+             _fields(protocol.INFO_PERIPHERAL, {"peripheral_lanes": 32, "word_bits": 32, "max_bits": 4096,
+                                                "slots": 16})]
     if mode == "garbled":
-        lines[-1] = _cut(lines[-1])
+        lines[3] = _cut(lines[3])
     if mode == "astray":
         lines.insert(1, lines[0])
     return "".join(lines)

@@ -93,6 +93,8 @@ def test_typed_commands_on_the_firmware(console):
     assert info.soc.cpu.startswith("VexRiscv") and info.soc.clk_hz == config.SYS_CLK_FREQ
     assert info.limits.console_line_max == config.CONSOLE_LINE_MAX - 1
     assert info.counter.cycle_counter == "ok" and 0 < info.stack.stack_used < info.stack.stack_bytes
+    assert (info.peripheral.peripheral_lanes, info.peripheral.word_bits, info.peripheral.max_bits) == \
+        (config.MONTMUL.lanes, config.MONTMUL.word_bits, config.MONTMUL.max_bits)
     [key] = bench_keys((512,))
     assert console.set_key(key) == KeySet(bits=512, private="yes")
     message = 0x1234567
@@ -207,6 +209,7 @@ def test_info_returns_one_record_of_each_line(fake_console):
     info = fake_console().info()
     assert info.soc.cpu == "Fake_Full" and info.soc.main_ram_bytes == 262144
     assert (info.limits.console_line_max, info.counter.cycle_counter, info.stack.stack_used) == (4095, "ok", 432)
+    assert (info.peripheral.peripheral_lanes, info.peripheral.slots) == (32, 16)
 
 
 def test_keygen_returns_one_record_of_both_lines_and_the_key_becomes_the_console_s(fake_console):
