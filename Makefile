@@ -16,7 +16,7 @@ bench:
 # that share an expensive fixture (xdist_group: the board runs, the leak run), which stay on one worker;
 # builds shared across workers take turns (a lock).
 test: setup
-	$(PY) -m pytest -n auto --dist loadgroup --durations=15
+	$(PY) -m pytest -n auto --dist loadgroup --durations=40
 
 setup:
 	@bash tools/setup.sh
