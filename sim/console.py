@@ -93,87 +93,39 @@ class _Record:
         return dataclasses.asdict(self)
 
 
-@dataclasses.dataclass(frozen=True)
-class KeySet(_Record):
-    """`key`: the size of the key the firmware now holds, and whether it has its private part."""
-    LINE: ClassVar = protocol.KEY_SET
-    bits: int
-    private: str        # "yes" or "no", as the firmware prints it
+def _field_type(field, flags):
+    if field.key in flags:
+        return bool
+    if field.parse is not None:
+        return object          # what the field's own parser gives (an int from hex, bytes)
+    return int if field.conversion in protocol.INTEGER_CONVERSIONS else str
 
 
-@dataclasses.dataclass(frozen=True)
-class Timed(_Record):
-    """`time`: one operation's cycles and result; `ok` when it succeeded (a private result also mapped
-    back to the message with e)."""
-    LINE: ClassVar = protocol.TIMED
-    FLAGS: ClassVar = ("ok",)
-    op: str
-    impl: str
-    cycles: int
-    ok: bool
-    result: int
+def record(name, line, flags=(), doc=None):
+    """The record class of `line` (a protocol.Line): a frozen dataclass with one attribute per field,
+    in the line's order, typed as the line declares it; `flags`: the 0/1 fields, held as bools. The
+    protocol is the one place the fields are written."""
+    cls = dataclasses.make_dataclass(name, [(f.key, _field_type(f, flags)) for f in line.fields],
+                                     bases=(_Record,), frozen=True,
+                                     namespace={"LINE": line, "FLAGS": tuple(flags), "__module__": __name__})
+    cls.__doc__ = doc or f"The line {line.name} as a record."
+    return cls
 
 
-@dataclasses.dataclass(frozen=True)
-class Result(_Record):
-    """One row of `bench`: its cycles, and whether its result was right."""
-    LINE: ClassVar = protocol.RESULT
-    FLAGS: ClassVar = ("ok",)
-    bits: int
-    op: str
-    impl: str
-    cycles: int
-    ok: bool
-
-
-@dataclasses.dataclass(frozen=True)
-class Missing(_Record):
-    """A row of `bench` a peer library missing from the firmware could not give."""
-    LINE: ClassVar = protocol.RESULT_MISSING
-    bits: int
-    op: str
-    impl: str
-
-
-@dataclasses.dataclass(frozen=True)
-class SocInfo(_Record):
-    LINE: ClassVar = protocol.INFO_SOC
-    cpu: str
-    clk_hz: int
-    rom_bytes: int
-    sram_bytes: int
-    main_ram_bytes: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Limits(_Record):
-    LINE: ClassVar = protocol.INFO_LIMITS
-    bignum_max_bits: int
-    console_line_max: int
-
-
-@dataclasses.dataclass(frozen=True)
-class CounterCheck(_Record):
-    LINE: ClassVar = protocol.INFO_COUNTER
-    cycle_counter: str      # "ok" or "broken"
-    cycles: int
-    loop_cycles: int
-
-
-@dataclasses.dataclass(frozen=True)
-class StackUse(_Record):
-    LINE: ClassVar = protocol.INFO_STACK
-    stack_bytes: int
-    stack_used: int
-
-
-@dataclasses.dataclass(frozen=True)
-class PeripheralBuild(_Record):
-    LINE: ClassVar = protocol.INFO_PERIPHERAL
-    peripheral_lanes: int
-    word_bits: int
-    max_bits: int
-    slots: int
+KeySet = record("KeySet", protocol.KEY_SET,
+                doc=("`key`: the size of the key the firmware now holds, and whether it has its private part."))
+Timed = record("Timed", protocol.TIMED, flags=("ok",),
+               doc=("`time`: one operation's cycles and result; `ok` when it succeeded (a private result also "
+                    "mapped back to the message with e)."))
+Result = record("Result", protocol.RESULT, flags=("ok",),
+                doc=("One row of `bench`: its cycles, and whether its result was right."))
+Missing = record("Missing", protocol.RESULT_MISSING,
+                 doc=("A row of `bench` a peer library missing from the firmware could not give."))
+SocInfo = record("SocInfo", protocol.INFO_SOC)
+Limits = record("Limits", protocol.INFO_LIMITS)
+CounterCheck = record("CounterCheck", protocol.INFO_COUNTER)
+StackUse = record("StackUse", protocol.INFO_STACK)
+PeripheralBuild = record("PeripheralBuild", protocol.INFO_PERIPHERAL)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,53 +145,19 @@ class BenchAnswer:
     missing: list
 
 
-@dataclasses.dataclass(frozen=True)
-class KeygenLine(_Record):
-    """`keygen`'s first line: the generation's cycles, the numbers it looked at, the Miller-Rabin rounds
-    it ran, and `ok` when the key passed the device's pairwise check."""
-    LINE: ClassVar = protocol.KEYGEN
-    FLAGS: ClassVar = ("ok",)
-    bits: int
-    impl: str
-    cycles: int
-    candidates: int
-    mr_rounds: int
-    ok: bool
-
-
-@dataclasses.dataclass(frozen=True)
-class KeyLine(_Record):
-    """`keygen`'s second line: the key it made."""
-    LINE: ClassVar = protocol.KEY
-    n: int
-    e: int
-    d: int
-    p: int
-    q: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Signature(_Record):
-    """`sign`: the signature and the cycles of the whole signing (hash, padding, private CRT operation)."""
-    LINE: ClassVar = protocol.SIGNATURE
-    signature: bytes
-    cycles: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Verified(_Record):
-    """`verify`: "yes" or "no", and the cycles of the whole check (hash, public operation, comparison)."""
-    LINE: ClassVar = protocol.VALID
-    valid: str
-    cycles: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Decrypted(_Record):
-    """`oaep_decrypt`: the message and the cycles of the whole decryption (private CRT, unpadding)."""
-    LINE: ClassVar = protocol.MESSAGE
-    message: bytes
-    cycles: int
+KeygenLine = record("KeygenLine", protocol.KEYGEN, flags=("ok",),
+                    doc=("`keygen`'s first line: the generation's cycles, the numbers it looked at, the "
+                         "Miller-Rabin rounds it ran, and `ok` when the key passed the device's pairwise check."))
+KeyLine = record("KeyLine", protocol.KEY, doc="`keygen`'s second line: the key it made.")
+Signature = record("Signature", protocol.SIGNATURE,
+                   doc=("`sign`: the signature and the cycles of the whole signing (hash, padding, private CRT "
+                        "operation)."))
+Verified = record("Verified", protocol.VALID,
+                  doc=("`verify`: \"yes\" or \"no\", and the cycles of the whole check (hash, public operation, "
+                       "comparison)."))
+Decrypted = record("Decrypted", protocol.MESSAGE,
+                   doc=("`oaep_decrypt`: the message and the cycles of the whole decryption (private CRT, "
+                        "unpadding)."))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -267,8 +185,8 @@ class GeneratedKey:
 
 
 #: The records, each of one Line of the protocol.
-RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse, KeygenLine, KeyLine,
-           Signature)
+RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse, PeripheralBuild, KeygenLine,
+           KeyLine, Signature, Verified, Decrypted)
 #: The words `bench` takes before its sizes: only the hardware rows, or only our implementations.
 BENCH_ONLY = ("hw", "ours")
 

@@ -158,7 +158,7 @@ def error_lines(text):
     return [line for line in text.splitlines() if error_code(line) is not None]
 
 
-_INTEGER_CONVERSIONS = ("u", "lu", "llu", "d")
+INTEGER_CONVERSIONS = ("u", "lu", "llu", "d")
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class Field:
     def value(self, text):
         if self.parse is not None:
             return self.parse(text)
-        return int(text) if self.conversion in _INTEGER_CONVERSIONS else text
+        return int(text) if self.conversion in INTEGER_CONVERSIONS else text
 
 
 def _hex(text):

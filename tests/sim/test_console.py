@@ -136,9 +136,22 @@ def fake_console(tmp_path):
         con.close()
 
 
-def test_every_record_has_its_line_s_fields_in_order():
+def test_every_record_parses_its_line_into_typed_fields():
+    """Each record is made from its protocol Line (sim.console.record): a line printed with that Line's
+    fields parses into the record, integers as ints, flags as bools, each field in the Line's order."""
+    samples = {"s": "yes", "u": "7", "lu": "7", "llu": "7", "d": "1"}
     for record in RECORDS:
-        assert [f.name for f in dataclasses.fields(record)] == [f.key for f in record.LINE.fields]
+        fields = record.LINE.fields
+        text = " ".join([*record.LINE.words, *(f"{f.key}={'ab' if f.parse else samples[f.conversion]}"
+                                               for f in fields)])
+        parsed = record.parse(text)
+        assert [f.name for f in dataclasses.fields(parsed)] == [f.key for f in fields], record
+        for f in fields:
+            value = getattr(parsed, f.key)
+            if f.key in record.FLAGS:
+                assert value is True, (record, f.key)
+            elif f.parse is None:
+                assert value == (int(samples[f.conversion]) if f.conversion != "s" else "yes"), (record, f.key)
     assert Result.parse("result bits=512 op=mul impl=sw cycles=7 ok=0") == Result(512, "mul", "sw", 7, False)
     assert Result.parse("missing bits=512 op=mul impl=bearssl") is None
 
