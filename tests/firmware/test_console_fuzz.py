@@ -10,7 +10,10 @@ import pytest
 import console_fuzz
 from soc import console_protocol as protocol
 
-#: Seconds of fuzzing in `make test`, from the regressions and the seeds.
+#: One worker builds the target and runs these (a second would link the same file meanwhile).
+pytestmark = pytest.mark.xdist_group("console_fuzz")
+
+#: Seconds of fuzzing in `make test`, from the regressions.
 SHORT_RUN_SECONDS = 4
 
 
