@@ -51,6 +51,10 @@ FUZZ_MAX_BITS = 1024
 MAX_LEN = 3 * config.CONSOLE_LINE_MAX
 #: An input taking longer than this is a hang (libFuzzer's -timeout, seconds).
 TIMEOUT = 20
+#: libFuzzer's flags for every run. No leak detection: the firmware allocates nothing (mbedTLS from its own
+#: static heap), while the sanitizers' own handling of the harness's longjmp allocates, which made
+#: libFuzzer run every input a second time to look for a leak.
+LIBFUZZER_FLAGS = [f"-timeout={TIMEOUT}", "-detect_leaks=0"]
 
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 #: As the firmware's target: RISC-V's char is unsigned.
@@ -380,7 +384,7 @@ def fuzz(target, seconds, work_dir=None, max_bits=FUZZ_MAX_BITS, extra=(), seeds
     findings.mkdir(parents=True, exist_ok=True)
     corpora = [corpus, write_seeds(work_dir / "seeds", max_bits)] if seeds else [corpus]
     dictionary = write_dictionary(work_dir / "console.dict")
-    command = [str(target), f"-max_total_time={seconds}", f"-max_len={MAX_LEN}", f"-timeout={TIMEOUT}",
+    command = [str(target), *LIBFUZZER_FLAGS, f"-max_total_time={seconds}", f"-max_len={MAX_LEN}",
                f"-dict={dictionary}", f"-artifact_prefix={findings}/", "-print_final_stats=1",
                "-rss_limit_mb=4096",
                # an input's energy scaled down by its time: `bench` and `keygen` take up to a second each
@@ -396,11 +400,12 @@ def fuzz(target, seconds, work_dir=None, max_bits=FUZZ_MAX_BITS, extra=(), seeds
     return code, stats
 
 
-def replay(target, inputs, timeout=None):
-    """Runs each input once (files, or directories of them); returns the CompletedProcess (stderr holds
-    any report)."""
-    return subprocess.run([str(target), f"-timeout={TIMEOUT}", *map(str, inputs)], capture_output=True, text=True,
-                          errors="replace", timeout=timeout)
+def replay(target, inputs, timeout=None, echo=False):
+    """Runs each input once (files); returns the CompletedProcess (stderr holds any report, and with `echo`
+    the console's output)."""
+    env = {**os.environ, **({"CONSOLE_FUZZ_ECHO": "1"} if echo else {})}
+    return subprocess.run([str(target), *LIBFUZZER_FLAGS, *map(str, inputs)], capture_output=True, text=True,
+                          errors="replace", timeout=timeout, env=env)
 
 
 def coverage(corpora, max_bits=FUZZ_MAX_BITS, log=print):
@@ -408,7 +413,7 @@ def coverage(corpora, max_bits=FUZZ_MAX_BITS, log=print):
     report of the firmware's files (lines, functions, regions, branches covered)."""
     target = build(max_bits, source_coverage=True, log=log)
     profile = target.with_suffix(".profraw")
-    subprocess.run([str(target), "-runs=0", f"-timeout={TIMEOUT}", *map(str, corpora)], capture_output=True,
+    subprocess.run([str(target), "-runs=0", *LIBFUZZER_FLAGS, *map(str, corpora)], capture_output=True,
                    env={**os.environ, "LLVM_PROFILE_FILE": str(profile)}, check=True)
     merged = target.with_suffix(".profdata")
     subprocess.run(["llvm-profdata", "merge", "-sparse", str(profile), "-o", str(merged)], check=True)

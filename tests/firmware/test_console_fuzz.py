@@ -10,7 +10,10 @@ import pytest
 import console_fuzz
 from soc import console_protocol as protocol
 
-#: Seconds of fuzzing in `make test`, from the regressions and the seeds.
+#: One worker builds the target and runs these (a second would link the same file meanwhile).
+pytestmark = pytest.mark.xdist_group("console_fuzz")
+
+#: Seconds of fuzzing in `make test`, from the regressions.
 SHORT_RUN_SECONDS = 4
 
 
@@ -56,3 +59,24 @@ def test_a_short_fuzz_run_finds_nothing(target, tmp_path):
                                     log=lambda msg: None)
     assert code == 0, f"libFuzzer exited {code}: see {tmp_path / 'findings'}"
     assert stats.get("number_of_executed_units", 0) > 0
+
+
+def test_the_hardware_paths_reach_their_results_over_the_host_model(target, tmp_path):
+    """The host model of the peripheral answers as the peripheral does, so the fuzzer gets past the hardware
+    paths' checks: a vector on hw_seq and hw_cpu, bench rows on both, a PKCS#1 signature on hw_seq equal
+    to `cryptography`'s (deterministic), a key generated on hw_seq."""
+    text = "\n".join(["vectors 0", "bench hw 512 rows=512:private_crt:hw_seq,512:private:hw_cpu,512:mul:hw_seq",
+                      "sign pkcs1 00 hw_seq", "keygen 512 01 hw_seq"])
+    (tmp_path / "input").write_bytes(b"1" + text.encode())
+    result = console_fuzz.replay(target, [tmp_path / "input"], echo=True)
+    out = result.stderr
+    assert result.returncode == 0, out[-2000:]
+    [vector] = protocol.VECTOR.parse_all(out)
+    assert vector["ok"] == 1
+    rows = protocol.RESULT.parse_all(out)
+    assert [(r["op"], r["impl"], r["ok"]) for r in rows] == [("private", "hw_cpu", 1), ("private_crt", "hw_seq", 1),
+                                                              ("mul", "hw_seq", 1)]
+    [signature] = protocol.SIGNATURE.parse_all(out)
+    assert signature["signature"].hex() == console_fuzz.signatures(console_fuzz.seed_key(), bytes(1))["pkcs1"]
+    [generated] = protocol.KEYGEN.parse_all(out)
+    assert generated["ok"] == 1
