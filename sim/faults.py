@@ -325,6 +325,23 @@ def _private_key(key):
                                  rsa.RSAPublicNumbers(key["e"], key["n"])).private_key()
 
 
+def oaep_encrypt(key, message, seed):
+    """RSA-OAEP (SHA-256, MGF1-SHA-256, empty label; RFC 8017 7.1.1) with a given seed, so that a campaign
+    repeats from its --seed (cryptography draws the seed itself)."""
+    import hashlib
+
+    def mgf1(data, length):
+        return b"".join(hashlib.sha256(data + i.to_bytes(4, "big")).digest()
+                        for i in range(-(-length // 32)))[:length]
+
+    k = (key["n"].bit_length() + 7) // 8
+    db = hashlib.sha256(b"").digest() + bytes(k - len(message) - 66) + b"\x01" + message
+    masked_db = bytes(a ^ b for a, b in zip(db, mgf1(seed, k - 33)))
+    masked_seed = bytes(a ^ b for a, b in zip(seed, mgf1(masked_db, 32)))
+    encoded = int.from_bytes(b"\x00" + masked_seed + masked_db, "big")
+    return pow(encoded, key["e"], key["n"]).to_bytes(k, "big")
+
+
 class Operation:
     """The console command of a run and what a correct answer is."""
 
@@ -340,11 +357,12 @@ class Operation:
             # the encoded message m = s^e: what a released s is checked against
             self.encoded = pow(int.from_bytes(self.expected, "big"), key["e"], key["n"])
         else:
-            oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
-            ciphertext = private.public_key().encrypt(self.message, oaep)
+            ciphertext = oaep_encrypt(key, self.message, rng.randbytes(32))
             self.expected = self.message
             self.command = f"oaep_decrypt {ciphertext.hex()} {IMPL}"
             self.encoded = None
+            private.decrypt(ciphertext, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(),
+                                                     label=None))      # cryptography takes it
 
     def released(self, output):
         """What the answer released (bytes), or None; and its error line, or None."""
@@ -431,93 +449,137 @@ def _sample(sites, cls, rng):
     return site, rng.choice(site.live), rng.randrange(site.bits)
 
 
+def peripheral_config(build):
+    """The PeripheralConfig a SimBuild's SoC carries."""
+    from gateware.interface import PeripheralConfig
+    info = build.soc_info["peripheral"]
+    return PeripheralConfig(max_bits=info["max_bits"], lanes=info["lanes"], word_bits=info["word_bits"])
+
+
+class Injector:
+    """The fault model booted with `key`, and an unfaulted operation watched: its span on the
+    peripheral (`span`), its commands (`trace`), where its check with e starts (`check`), its cycles as
+    the firmware counts them (`cycles`). `inject` runs one faulted operation and classifies it."""
+
+    def __init__(self, build, key, op="sign", rng=None, timeout=None, bits=None):
+        if op not in OPS:
+            raise ProjectError(f"the operation is one of {', '.join(OPS)}, not {op!r}")
+        self.build, self.key, self.op = build, key, op
+        self.rng = rng or random.Random(DEFAULT_SEED)
+        self.timeout = timeout or 10 * 3600
+        self.elements = state_elements((build.gateware_dir / "montmul.v").read_text())
+        self.session = Session(build, key, timeout=self.timeout)
+        self.boots = 1
+        try:
+            self.sites = catalog(self.session.hook.sites(), self.elements, peripheral_config(build),
+                                 bits or key["n"].bit_length())
+            calibration = Operation(op, key, self.rng)
+            self.session.hook.arm()
+            output = self.session.operation(calibration.command)
+            watched = self.session.hook.report()
+            released, _ = calibration.released(output or "")
+            if released != calibration.expected:
+                raise ProjectError(f"the unfaulted operation failed: {(output or '').strip()[:300]!r}")
+        except BaseException:
+            self.close()
+            raise
+        self.span, self.trace = watched["span"], watched["commands"]
+        self.check = check_start(self.trace)
+        self.cycles = _cycles(calibration, output)
+        self.limit = max(MIN_LIMIT_CYCLES, LIMIT_FACTOR * self.cycles)
+
+    def site(self, label):
+        """The Site of `label` ("regfile.operands", "fsm_state", "sequencer.fixed.digit", ...)."""
+        found = [s for s in self.sites if s.label == label]
+        if len(found) != 1:
+            raise ProjectError(f"{len(found)} fault sites named {label!r}")
+        return found[0]
+
+    def command_offsets(self, opcode):
+        """Where each command of `opcode` (its name) starts in the unfaulted trace, and how long it ran."""
+        return [(offset, busy) for offset, word, busy in self.trace if _op_field(word) == opcode]
+
+    def restart(self):
+        self.session.close()
+        self.session = Session(self.build, self.key, timeout=self.timeout)
+        self.boots += 1
+
+    def inject(self, site, element, bit, offset):
+        """One operation with bit `bit` of element `element` of `site` flipped `offset` cycles after the
+        peripheral's first activity; the run's record (outcome, error line, the flip's before and after
+        words, the peripheral resets seen, whether a wrong signature factors n)."""
+        operation = Operation(self.op, self.key, self.rng)
+        self.session.hook.arm(site.index, element, bit, offset, self.limit)
+        output = self.session.operation(operation.command)
+        record = {"class": site.cls, "site": site.label, "element": element, "bit": bit, "offset": offset,
+                  "phase": "check" if self.check is not None and offset >= self.check else "crt",
+                  "command": _command_at(self.trace, offset)}
+        if output is None:
+            record.update(outcome="hang", error=None, factors=None)
+            self.restart()
+            return record
+        seen = self.session.hook.report()
+        if not seen["fired"]:
+            raise ProjectError(f"the fault did not fire (offset {offset} of a {self.span}-cycle span; this run's "
+                               f"span {seen['span']}, {len(seen['commands'])} commands; output "
+                               f"{output.strip()[:200]!r})")
+        record.update(before=f"{seen['before']:x}", after=f"{seen['after']:x}", resets=seen["resets"])
+        released, error = operation.released(output)
+        record["error"] = error
+        if released is not None:
+            right = released == operation.expected
+            record["outcome"] = "correct" if right else "released_wrong"
+            record["factors"] = None if right else operation.factors(released)
+        elif error is not None:
+            stuck = seen["resets"] > 0 or error.startswith(STUCK_ERROR)
+            record.update(outcome="stuck" if stuck else "refused", factors=None)
+        else:
+            raise ProjectError(f"neither a result nor an error line: {output.strip()[:300]!r}")
+        return record
+
+    def recovered(self):
+        """One unfaulted operation: True when it gives the right answer."""
+        operation = Operation(self.op, self.key, self.rng)
+        output = self.session.operation(operation.command)
+        if output is None:
+            return False
+        released, _ = operation.released(output)
+        return released == operation.expected
+
+    def close(self):
+        self.session.close()
+
+
 def run(build, runs, bits=1024, op="sign", seed=DEFAULT_SEED, out_dir=DEFAULT_OUT_DIR, progress=sys.stderr,
         command=None, timeout=None):
     """The campaign: `runs` faulted operations on `build` (a fault-model SimBuild); writes and returns
     the report."""
     from soc import keys as soc_keys
-    if op not in OPS:
-        raise ProjectError(f"--op takes one of {', '.join(OPS)}")
     key = soc_keys.bench_keys([bits])[0]
     rng = random.Random(f"{seed}-{bits}-{op}")
-    from gateware.interface import PeripheralConfig
-    pinfo = build.soc_info["peripheral"]
-    montmul_config = PeripheralConfig(max_bits=pinfo["max_bits"], lanes=pinfo["lanes"], word_bits=pinfo["word_bits"])
-    elements = state_elements((build.gateware_dir / "montmul.v").read_text())
     started = time.monotonic()
-    session = Session(build, key, timeout=timeout or 10 * 3600)
-    sessions = 1
+    injector = Injector(build, key, op, rng, timeout, bits)
+    records, order = [], []
     try:
-        sites = catalog(session.hook.sites(), elements, montmul_config, bits)
-        # calibration: an unfaulted operation, watched
-        calibration = Operation(op, key, rng)
-        session.hook.arm()
-        output = session.operation(calibration.command)
-        watched = session.hook.report()
-        released, error = calibration.released(output or "")
-        if released != calibration.expected:
-            raise ProjectError(f"the unfaulted operation failed: {(output or '').strip()[:300]!r}")
-        span, trace = watched["span"], watched["commands"]
-        check = check_start(trace)
-        cycles = _cycles(calibration, output)
-        limit = max(MIN_LIMIT_CYCLES, LIMIT_FACTOR * cycles)
-        order = []
-        records = []
         for i in range(runs):
             if not order:
                 order = list(SITE_CLASS_NAMES)
                 rng.shuffle(order)
-            cls = order.pop()
-            site, element, bit = _sample(sites, cls, rng)
-            delay = rng.randrange(span)
-            operation = Operation(op, key, rng)
-            session.hook.arm(site.index, element, bit, delay, limit)
-            output = session.operation(operation.command)
-            record = {"run": i, "class": cls, "site": site.label, "element": element, "bit": bit, "offset": delay,
-                      "phase": "check" if check is not None and delay >= check else "crt",
-                      "command": _command_at(trace, delay)}
-            if output is None:
-                record.update(outcome="hang", error=None, factors=None)
-                session.close()
-                session = Session(build, key, timeout=timeout or 10 * 3600)
-                sessions += 1
-                record["recovered"] = None
-            else:
-                seen = session.hook.report()
-                if not seen["fired"]:
-                    raise ProjectError(f"run {i}: the fault did not fire (offset {delay} of a {span}-cycle span; "
-                                       f"this run's span {seen['span']}, {len(seen['commands'])} commands; "
-                                       f"output {output.strip()[:200]!r}; the run before: {records[-1] if records else None})")
-                record.update(before=f"{seen['before']:x}", after=f"{seen['after']:x}", resets=seen["resets"])
-                released, error = operation.released(output)
-                record["error"] = error
-                if released is not None:
-                    right = released == operation.expected
-                    record["outcome"] = "correct" if right else "released_wrong"
-                    record["factors"] = None if right else operation.factors(released)
-                elif error is not None:
-                    stuck = seen["resets"] > 0 or error.startswith(STUCK_ERROR)
-                    record.update(outcome="stuck" if stuck else "refused", factors=None)
-                else:
-                    raise ProjectError(f"run {i}: neither a result nor an error line: {output.strip()[:300]!r}")
-                if record["outcome"] != "correct":
-                    record["recovered"] = _recovered(session, op, key, rng)
-                    if not record["recovered"]:
-                        # the peripheral stays broken: a fresh boot, so that the next run starts clean
-                        session.close()
-                        session = Session(build, key, timeout=timeout or 10 * 3600)
-                        sessions += 1
+            site, element, bit = _sample(injector.sites, order.pop(), rng)
+            record = {"run": i, **injector.inject(site, element, bit, rng.randrange(injector.span))}
+            if record["outcome"] not in ("correct", "hang"):
+                record["recovered"] = injector.recovered()
+                if not record["recovered"]:
+                    injector.restart()      # the peripheral stays broken: the next run starts from a fresh boot
             records.append(record)
             if progress is not None and ((i + 1) % 50 == 0 or i + 1 == runs):
                 counts = Counter(r["outcome"] for r in records)
                 print(f"[faults] {i + 1}/{runs} runs, {time.monotonic() - started:.0f} s: "
                       + ", ".join(f"{k} {counts[k]}" for k in OUTCOMES), file=progress, flush=True)
-        alive = _recovered(session, op, key, rng)
+        alive = injector.recovered()
     finally:
-        session.close()
-    seconds = time.monotonic() - started
-    report = _report(records, sites, bits, op, seed, span, trace, check, cycles, limit, alive, sessions, seconds,
-                     build, command)
+        injector.close()
+    report = _report(records, injector, bits, op, seed, alive, time.monotonic() - started, build, command)
     write(report, out_dir)
     return report
 
@@ -539,18 +601,8 @@ def _command_at(trace, offset):
     return name
 
 
-def _recovered(session, op, key, rng):
-    """One unfaulted operation after a faulted one: True when it gives the right answer."""
-    operation = Operation(op, key, rng)
-    output = session.operation(operation.command)
-    if output is None:
-        return False
-    released, _ = operation.released(output)
-    return released == operation.expected
-
-
-def _report(records, sites, bits, op, seed, span, trace, check, cycles, limit, alive, sessions, seconds, build,
-            command):
+def _report(records, injector, bits, op, seed, alive, seconds, build, command):
+    sites, span, trace, check = injector.sites, injector.span, injector.trace, injector.check
     classes = Counter(r["outcome"] for r in records)
     by_site = {}
     for cls, what, _ in SITE_CLASSES:
@@ -572,10 +624,10 @@ def _report(records, sites, bits, op, seed, span, trace, check, cycles, limit, a
         "not_recovered": sum(r.get("recovered") is False for r in records),
         "alive_at_end": alive,
         "by_site": by_site,
-        "operation": {"cycles": cycles, "span": span, "commands": len(trace),
+        "operation": {"cycles": injector.cycles, "span": span, "commands": len(trace),
                       "check_start": check, "check_cycles": None if check is None else span - check},
-        "limit_cycles": limit,
-        "boots": sessions,
+        "limit_cycles": injector.limit,
+        "boots": injector.boots,
         "seconds": round(seconds, 1),
         "records": records,
     }

@@ -1,11 +1,11 @@
 // The fault hook of the fault-injection model (built with SIM_FAULTS only; sim/faults.py).
 //
 // That model is Verilated with a configuration file that makes the peripheral's registers and memories
-// public (public_flat_rw; its watched ports public_flat_rd), written by sim/faults.py from its Verilog:
-// the RTL is the one every other build uses. This hook
-// finds them through Verilator's scope and variable tables and flips one bit of one of them, once,
-// at a chosen cycle. The host speaks to it over two pipes whose descriptors it passes in
-// SIM_FAULT_FDS ("<read>,<write>"), one line per request:
+// public (public_flat_rw; its watched ports public_flat_rd), written by sim/faults.py from its
+// Verilog: the RTL is the one every other build uses. This hook finds them through Verilator's scope
+// and variable tables and flips one bit of one of them, once, at a chosen cycle. The host speaks to
+// it over two pipes whose descriptors it passes in SIM_FAULT_FDS ("<read>,<write>"), one line per
+// request:
 //
 //   sites                      one `site <index> <scope> <name> <type> <bits> <elements>` line per
 //                              variable of the peripheral, then `end`
@@ -16,7 +16,8 @@
 //                              cycles (0: none) pass before `report`. Answers `armed`
 //   report                     `report fired=<0|1> offset=<cycle of the flip after the first
 //                              activity> span=<cycles from the first to the last activity>
-//                              resets=<peripheral resets seen> commands=<n> before=<hex> after=<hex>`,
+//                              resets=<peripheral resets after the first activity> commands=<n>
+//                              before=<hex> after=<hex>` (the flipped 32-bit word),
 //                              one `cmd <offset> <command word> <busy cycles>` line per command, then
 //                              `end`; disarms
 //   peek <site> <element>      `value <hex>`: the element's 32-bit words, most significant first
@@ -91,7 +92,7 @@ public:
         else if (busy && !commands_.empty())
             commands_.back().busy++;
         bool rst = read32(rst_);
-        if (rst && !rst_before_)
+        if (rst && !rst_before_ && first_ >= 0)
             resets_++;
         rst_before_ = rst;
         if (delay_ >= 0 && !fired_ && first_ >= 0 && (int64_t)cycle - first_ == delay_) {
