@@ -23,6 +23,16 @@ unsigned mm_stuck(void)
 	return MM_ERR_STUCK;
 }
 
+unsigned mm_wait_busy(uint32_t polls)
+{
+	uint32_t status;
+
+	while (--polls)
+		if (!((status = montmul_status_read()) & MONTMUL_STATUS_BUSY))
+			return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
+	return mm_stuck();
+}
+
 uint32_t mm_exp_polls(unsigned op, unsigned ebits)
 {
 	unsigned rows = bank_rows[0] ? bank_rows[0] : MONTMUL_ROWS_MAX;

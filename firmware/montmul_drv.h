@@ -26,18 +26,21 @@
 /* Resets the peripheral (its registers: no modulus is in force afterwards; the operand memories keep
    their words) and forgets the sizes it had. */
 void mm_reset(void);
+
 /* mm_reset(), then MM_ERR_STUCK: the end of a wait that ran out. */
 unsigned mm_stuck(void);
+/* The rest of mm_wait_polls once its first read found the peripheral busy (out of line: most accesses
+   find it idle at once). */
+unsigned mm_wait_busy(uint32_t polls);
 
 /* Waits while the peripheral is busy, at most `polls` reads of its status; returns the error code of
    the last command (0: none), or MM_ERR_STUCK (the peripheral reset) when it stays busy. */
 static inline unsigned mm_wait_polls(uint32_t polls)
 {
-	uint32_t status;
+	uint32_t status = montmul_status_read();
 
-	while ((status = montmul_status_read()) & MONTMUL_STATUS_BUSY)
-		if (--polls == 0)
-			return mm_stuck();
+	if (status & MONTMUL_STATUS_BUSY)
+		return mm_wait_busy(polls);
 	return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
 }
 
@@ -54,9 +57,16 @@ static inline unsigned mm_run(uint32_t cmd)
 	return mm_wait();
 }
 
+/* MUL: the CPU loop (rsa_hw_cpu) waits on one for every product, so its whole wait is inline. */
 static inline unsigned mm_mul(unsigned dst, unsigned a, unsigned b)
 {
-	return mm_run(montmul_cmd(MONTMUL_OP_MUL, dst, a, b, 0));
+	uint32_t status, polls = MM_WAIT_MARGIN * MONTMUL_CMD_CYCLES_MAX;
+
+	montmul_cmd_write(montmul_cmd(MONTMUL_OP_MUL, dst, a, b, 0));
+	while ((status = montmul_status_read()) & MONTMUL_STATUS_BUSY)
+		if (--polls == 0)
+			return mm_stuck();
+	return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
 }
 
 static inline unsigned mm_mul_pair(unsigned dst, unsigned a, unsigned b)
