@@ -160,3 +160,23 @@ def test_the_console_is_alive_after_the_faults(injector):
     """After the faults above, on the same boot: the console answers and signs right."""
     assert injector.recovered()
     assert injector.session.console.info().counter.cycle_counter == "ok"
+
+
+def test_only_the_fault_model_reaches_into_the_peripheral(injector):
+    """The fault model is the plain model's Verilog with the peripheral's registers public: Verilator's
+    symbol table of the plain model (the one every other test, the bench and the board's figures use)
+    holds none of the peripheral's variables, the fault model's holds every register and memory, and
+    both were made from the same Verilog files."""
+    import re
+    plain = sim_build.build(log=lambda msg: None)
+    assert plain.gateware_dir == injector.build.gateware_dir
+
+    def peripheral_vars(model):
+        text = "".join(p.read_text() for p in model.parent.glob("Vsim__Syms*.cpp"))
+        names = re.findall(r"__Vscopep_sim__montmul\w*->varInsert\(\"([^\"]+)\"", text)
+        return {faults._plain(name.replace("\\\\", "\\")) for name in names}    # a C string's escaped name
+
+    assert peripheral_vars(plain.model) == set()
+    public = peripheral_vars(injector.build.model)
+    assert {name for _, name in injector.elements} <= public
+    assert len(public) <= len(injector.elements) + len(faults.WATCHED_PORTS)
