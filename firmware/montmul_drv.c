@@ -3,6 +3,45 @@
 /* Bus words of a slot where context 1's operand starts. */
 #define PAIR_LIMBS (MONTMUL_PAIR_OFFSET * MONTMUL_BUS_BITS / 32)
 
+/* The rows (lanes of W-bit words each) of the modulus in force in each bank, as the last accepted
+   SETMOD set it; 0: not known (after a reset, or before any). They bound exponentiations' waits. */
+static unsigned bank_rows[MONTMUL_NUM_BANKS];
+static const uint32_t mul_cycles_by_rows[] = MONTMUL_MUL_CYCLES_BY_ROWS;
+
+void mm_reset(void)
+{
+	unsigned i;
+
+	montmul_ctrl_write(1u << CSR_MONTMUL_CTRL_RESET_OFFSET);
+	for (i = 0; i < MONTMUL_NUM_BANKS; i++)
+		bank_rows[i] = 0;
+}
+
+unsigned mm_stuck(void)
+{
+	mm_reset();
+	return MM_ERR_STUCK;
+}
+
+unsigned mm_wait_busy(uint32_t polls)
+{
+	uint32_t status;
+
+	while (--polls)
+		if (!((status = montmul_status_read()) & MONTMUL_STATUS_BUSY))
+			return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
+	return mm_stuck();
+}
+
+uint32_t mm_exp_polls(unsigned op, unsigned ebits)
+{
+	unsigned rows = bank_rows[0] ? bank_rows[0] : MONTMUL_ROWS_MAX;
+	uint32_t mul = op == MONTMUL_OP_EXP_FIXED_PAIR ? MONTMUL_PAIR_MUL_CYCLES_MAX : mul_cycles_by_rows[rows];
+
+	return MM_WAIT_MARGIN * (ebits + MONTMUL_EXP_EXTRA_PRODUCTS) * MONTMUL_EXP_PRODUCTS_PER_BIT
+	       * (mul + MONTMUL_EXP_PRODUCT_OVERHEAD);
+}
+
 static void write_limbs(const uint32_t *a, unsigned limbs, unsigned total)
 {
 	unsigned i = 0;
@@ -77,7 +116,12 @@ unsigned mm_read_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1
 
 unsigned mm_setmod_bank(unsigned slot, unsigned limbs, unsigned bank)
 {
-	return mm_run(montmul_cmd(MONTMUL_OP_SETMOD, bank, slot, 0, MM_SIZE_WORDS(limbs)));
+	unsigned words = MM_SIZE_WORDS(limbs), err = mm_run(montmul_cmd(MONTMUL_OP_SETMOD, bank, slot, 0, words));
+
+	/* a refused SETMOD leaves the bank's modulus as it was */
+	if (!err && bank < MONTMUL_NUM_BANKS)
+		bank_rows[bank] = (words + MONTMUL_LANES - 1) / MONTMUL_LANES;
+	return err;
 }
 
 unsigned mm_setmod(unsigned slot, unsigned limbs)

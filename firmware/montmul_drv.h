@@ -1,6 +1,11 @@
 /* Driver of the Montgomery peripheral: operand transfers and commands over its CSRs.
    The register map comes from LiteX's generated csr.h, the command encoding from the generated
-   montmul.h (gateware/interface.py): nothing is copied by hand. */
+   montmul.h (gateware/interface.py): nothing is copied by hand.
+
+   Every wait on the peripheral is bounded: a command may keep it busy for at most the cycles
+   montmul.h gives (gateware.model.wait_bounds), and a wait polls the status MM_WAIT_MARGIN times
+   that often (a poll takes at least a cycle). A peripheral still busy then is stuck (a fault): the
+   driver resets it (the `ctrl` register's reset) and the call returns MM_ERR_STUCK. */
 #ifndef MONTMUL_DRV_H
 #define MONTMUL_DRV_H
 
@@ -12,14 +17,37 @@
 /* Peripheral sizes are counted in MONTMUL_WORD_BITS-bit words; firmware numbers in 32-bit limbs. */
 #define MM_SIZE_WORDS(limbs) ((limbs) * 32 / MONTMUL_WORD_BITS)
 
-/* Waits while the peripheral is busy; returns the error code of the last command (0: none). */
+/* Not a peripheral error code (those fit the status' 8-bit field): the peripheral stayed busy past the
+   bound of a wait, and the driver has reset it. */
+#define MM_ERR_STUCK 0x100u
+/* Polls of the status a wait makes per cycle the command may take at most. */
+#define MM_WAIT_MARGIN 2u
+
+/* Resets the peripheral (its registers: no modulus is in force afterwards; the operand memories keep
+   their words) and forgets the sizes it had. */
+void mm_reset(void);
+
+/* mm_reset(), then MM_ERR_STUCK: the end of a wait that ran out. */
+unsigned mm_stuck(void);
+/* The rest of mm_wait_polls once its first read found the peripheral busy (out of line: most accesses
+   find it idle at once). */
+unsigned mm_wait_busy(uint32_t polls);
+
+/* Waits while the peripheral is busy, at most `polls` reads of its status; returns the error code of
+   the last command (0: none), or MM_ERR_STUCK (the peripheral reset) when it stays busy. */
+static inline unsigned mm_wait_polls(uint32_t polls)
+{
+	uint32_t status = montmul_status_read();
+
+	if (status & MONTMUL_STATUS_BUSY)
+		return mm_wait_busy(polls);
+	return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
+}
+
+/* Waits for any command but an exponentiation (or a data access) to end. */
 static inline unsigned mm_wait(void)
 {
-	uint32_t status;
-	do
-		status = montmul_status_read();
-	while (status & MONTMUL_STATUS_BUSY);
-	return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
+	return mm_wait_polls(MM_WAIT_MARGIN * MONTMUL_CMD_CYCLES_MAX);
 }
 
 /* Issues a command and waits for it; returns its error code. */
@@ -29,9 +57,16 @@ static inline unsigned mm_run(uint32_t cmd)
 	return mm_wait();
 }
 
+/* MUL: the CPU loop (rsa_hw_cpu) waits on one for every product, so its whole wait is inline. */
 static inline unsigned mm_mul(unsigned dst, unsigned a, unsigned b)
 {
-	return mm_run(montmul_cmd(MONTMUL_OP_MUL, dst, a, b, 0));
+	uint32_t status, polls = MM_WAIT_MARGIN * MONTMUL_CMD_CYCLES_MAX;
+
+	montmul_cmd_write(montmul_cmd(MONTMUL_OP_MUL, dst, a, b, 0));
+	while ((status = montmul_status_read()) & MONTMUL_STATUS_BUSY)
+		if (--polls == 0)
+			return mm_stuck();
+	return (status >> MONTMUL_STATUS_ERROR_SHIFT) & MONTMUL_STATUS_ERROR_MASK;
 }
 
 static inline unsigned mm_mul_pair(unsigned dst, unsigned a, unsigned b)
@@ -57,12 +92,17 @@ unsigned mm_write_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const
                        unsigned total1);
 /* Reads a pair operand of `slot`: context 0's limbs0 limbs into r0, context 1's limbs1 into r1. */
 unsigned mm_read_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1, unsigned limbs1);
+/* The status polls an exponentiation of `ebits` bits may take (op: as mm_exp's), from the modulus
+   sizes the driver set last (the largest size when it does not know them). */
+uint32_t mm_exp_polls(unsigned op, unsigned ebits);
+
 /* dst = base^e (Montgomery domain; dst must hold R mod N), e = the low `ebits` bits of slot `e`, with
    op one of MONTMUL_OP_EXP_WINDOW, MONTMUL_OP_EXP_FIXED, MONTMUL_OP_EXP_LADDER, or
    MONTMUL_OP_EXP_FIXED_PAIR (both contexts). */
 static inline unsigned mm_exp(unsigned op, unsigned dst, unsigned base, unsigned e, unsigned ebits)
 {
-	return mm_run(montmul_cmd(op, dst, base, e, ebits));
+	montmul_cmd_write(montmul_cmd(op, dst, base, e, ebits));
+	return mm_wait_polls(mm_exp_polls(op, ebits));
 }
 
 #endif

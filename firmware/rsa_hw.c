@@ -39,16 +39,27 @@ static const uint32_t unit_limb = 1;
 static uint32_t loaded_id, loaded_id1;   /* loaded_id1: bank 1's (set from S_TMP) */
 static unsigned unit_limbs;
 
-void rsa_hw_forget(void)
+static void forget_loaded(void)
 {
 	loaded_id = 0;
 	loaded_id1 = 0;
 	unit_limbs = 0;
 }
 
-/* Runs a driver call (montmul_drv.h); on a refused command, keeps the peripheral's error code in
-   rsa_hw_error, forgets what the peripheral was holding (rsa_hw_forget) and returns RSA_ERR_HW. */
-#define HW_TRY(x) do { unsigned err_ = (x); if (err_) { rsa_hw_error = err_; rsa_hw_forget(); \
+/* Before an operation: the peripheral reset, whatever an earlier one left in it (a fault may leave an
+   engine running while the peripheral reads idle, and every later command refused), nothing taken as
+   loaded, no error. */
+void rsa_hw_forget(void)
+{
+	mm_reset();
+	forget_loaded();
+	rsa_hw_error = 0;
+}
+
+/* Runs a driver call (montmul_drv.h); on a refused command (or a stuck peripheral, which the driver
+   has reset), keeps the error code in rsa_hw_error, forgets what the peripheral was holding and
+   returns RSA_ERR_HW. */
+#define HW_TRY(x) do { unsigned err_ = (x); if (err_) { rsa_hw_error = err_; forget_loaded(); \
                                                  return RSA_ERR_HW; } } while (0)
 
 static int load_modulus(const mont_ctx *m)

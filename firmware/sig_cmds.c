@@ -10,6 +10,7 @@
 #include "cycles.h"
 #include "hex_digit.h"
 #include "keygen.h"
+#include "montmul_drv.h"
 #include "peer_common.h"
 #include "peer_keygen.h"
 #include "rsa_cmds.h"
@@ -196,7 +197,10 @@ static void pad_failed(int err)
 		printf(ERR_BAD_SALT_LENGTH " (no room for this salt in the modulus)\n");
 		break;
 	default:
-		printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
+		if (rsa_hw_error == MM_ERR_STUCK)
+			printf(ERR_PERIPHERAL_STUCK " (the driver reset it)\n");
+		else
+			printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
 		break;
 	}
 }

@@ -376,7 +376,21 @@ def c_header(config=PeripheralConfig()):
         lines.append(f"#define MONTMUL_STATUS_{name.upper()}_MASK 0x{(1 << width) - 1:x}u")
         if width == 1:
             lines.append(f"#define MONTMUL_STATUS_{name.upper()} (1u << {offset})")
+    from . import model        # the model imports this module: not at the top
+    bounds = model.wait_bounds(config)
     lines += [
+        "",
+        "/* How long a command may keep the peripheral busy, in cycles (gateware.model.wait_bounds): any",
+        "   command but an exponentiation; a product at a modulus of r rows ([r]); a pair product. An",
+        "   exponentiation of e exponent bits whose products take at most m cycles takes at most",
+        "   (e + MONTMUL_EXP_EXTRA_PRODUCTS) * MONTMUL_EXP_PRODUCTS_PER_BIT * (m + MONTMUL_EXP_PRODUCT_OVERHEAD). */",
+        f"#define MONTMUL_CMD_CYCLES_MAX {bounds['command']}u",
+        f"#define MONTMUL_ROWS_MAX {config.rows_per_slot}",
+        "#define MONTMUL_MUL_CYCLES_BY_ROWS { " + ", ".join(f"{c}u" for c in bounds["mul_by_rows"]) + " }",
+        f"#define MONTMUL_PAIR_MUL_CYCLES_MAX {bounds['pair_mul']}u",
+        f"#define MONTMUL_EXP_EXTRA_PRODUCTS {model.EXP_EXTRA_PRODUCTS}u",
+        f"#define MONTMUL_EXP_PRODUCTS_PER_BIT {model.EXP_PRODUCTS_PER_BIT}u",
+        f"#define MONTMUL_EXP_PRODUCT_OVERHEAD {model.EXP_PRODUCT_OVERHEAD}u",
         "",
         "static inline uint32_t montmul_cmd(uint32_t op, uint32_t dst, uint32_t a, uint32_t b, uint32_t arg)",
         "{",

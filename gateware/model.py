@@ -34,6 +34,7 @@ from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, WI
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",
     "mul_cycles", "setmod_cycles", "exp_cycles", "pair_mul_cycles", "pair_exp_cycles",
+    "wait_bounds", "exp_cycles_bound",
     "exponent_windows", "fixed_windows", "exp_program", "pair_program", "EXP_PROGRAMS", "PAIR_PROGRAMS", "Step",
     "Modulus", "PeripheralModel",
 ]
@@ -289,6 +290,39 @@ def pair_exp_cycles(config, bits0, bits1, exponent_bits):
     length of ``exponent_bits`` (the exponents' values do not count)."""
     steps = pair_program((0, 0), exponent_bits, dst=0, base=1)
     return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1))
+
+
+# ---- how long a driver may wait ----------------------------------------------------------------
+
+#: An exponentiation's bound (exp_cycles_bound): (exponent bits + EXP_EXTRA_PRODUCTS) *
+#: EXP_PRODUCTS_PER_BIT products, each of a product's cycles + EXP_PRODUCT_OVERHEAD. Two products a bit
+#: (the ladder's), every table entry of EXP_FIXED (64 products) and a few cycles of the sequencer's own
+#: per product: tests/gateware/test_model.py checks every scheme against it.
+EXP_PRODUCTS_PER_BIT = 2
+EXP_EXTRA_PRODUCTS = 2 ** FIXED_WINDOW_BITS + 8
+EXP_PRODUCT_OVERHEAD = 8
+
+
+def exp_cycles_bound(mul, exponent_bits):
+    """At least the cycles of any exponentiation (any scheme) of ``exponent_bits`` bits whose products
+    take at most ``mul`` cycles each."""
+    return (exponent_bits + EXP_EXTRA_PRODUCTS) * EXP_PRODUCTS_PER_BIT * (mul + EXP_PRODUCT_OVERHEAD)
+
+
+def wait_bounds(config):
+    """What a driver needs to bound its waits on the peripheral (interface.c_header renders it):
+    ``command``: the most cycles any command but an exponentiation keeps it busy (MUL at the largest
+    size, SETMOD, MUL_PAIR with the widest shared a); ``mul_by_rows``: a product's most cycles at a
+    modulus of r rows (index r; 0 unused); ``pair_mul``: a pair product's most (both moduli one row)."""
+    rows = config.rows_per_slot
+    row_bits = config.row_bits
+    mul_by_rows = [0] + [mul_cycles(config, r * row_bits) for r in range(1, rows + 1)]
+    command = max(mul_by_rows[-1], setmod_cycles(config, config.max_bits))
+    pair_mul = 0
+    if config.has_pairs:
+        pair_mul = pair_mul_cycles(config, row_bits, row_bits)
+        command = max(command, pair_mul_cycles(config, row_bits, row_bits, a_words=config.max_words))
+    return {"command": command, "mul_by_rows": mul_by_rows, "pair_mul": pair_mul}
 
 
 # ---- the peripheral, edge by edge --------------------------------------------------------------

@@ -12,6 +12,10 @@ same firmware on a board over a serial port.
     python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
     python -m sim --random-lines 2000   random lines typed into the console, every answer checked (sim/random_lines.py);
                                         exits 1 on a wrong answer
+    python -m sim --faults 2000 [--bits 1024] [--op sign|decrypt]
+                                        a fault-injection campaign in the peripheral, written to
+                                        build/faults/; exits 1 if a wrong result was released or the
+                                        console hung
 
     --run, --bench and --random-lines with --port DEVICE [--baud N] talk to a board (or a --pty simulation) instead.
 """
@@ -120,6 +124,14 @@ def _parse_args(argv):
     parser.add_argument("--cpu-variant", default=None,
                         help=f"its variant (default: {config.CPU_VARIANT} for {config.CPU_TYPE}, else LiteX's "
                              "default; soc/config.py lists the supported ones)")
+    faults = parser.add_argument_group("fault injection (--faults; --bits and --seed as above)")
+    faults.add_argument("--faults", type=int, default=None, metavar="N",
+                        help="N private-key operations on hw_seq, each with one bit of the peripheral's state "
+                             "flipped at a random cycle, on a model built for it; writes "
+                             "build/faults/report.{json,md,png} and exits 1 if a wrong result was released or "
+                             "the console hung")
+    faults.add_argument("--op", default="sign", choices=("sign", "decrypt"),
+                        help="with --faults: `sign pkcs1` or `oaep_decrypt` (default: %(default)s)")
     cross = parser.add_argument_group("across softcores (--bench --cpus)")
     cross.add_argument("--cpus", metavar="LIST|all",
                        help="with --bench: the benchmark on each CPU (type[:variant], comma-separated, or 'all' "
@@ -363,6 +375,19 @@ def _random_lines(args, build, log):
           f"{len(report['problems'])} problems; the known answer after them "
           + ("wrong" if any(kind == "known_answer" for _, kind, _, _ in report["problems"]) else "right"))
     return 1 if report["problems"] else 0
+def _faults(args, build):
+    from sim import faults
+    seed = args.seed or faults.DEFAULT_SEED
+    out_dir = Path(args.out_dir) if args.out_dir else faults.DEFAULT_OUT_DIR
+    command = (f"python -m sim --faults {args.faults} --bits {args.bits} --op {args.op}"
+               + (f" --seed {seed}" if seed != faults.DEFAULT_SEED else ""))
+    report = faults.run(build, args.faults, bits=args.bits, op=args.op, seed=seed, out_dir=out_dir,
+                        progress=io.StringIO() if args.quiet else sys.stderr, command=command,
+                        timeout=args.timeout)
+    print(faults.markdown(report))
+    print(f"report: {out_dir}/report.{{json,md,png}}")
+    faults.check(report)
+    return 0
 
 
 @reports_errors
@@ -377,6 +402,15 @@ def main(argv=None):
         if not sizes or any(s not in config.KEY_SIZES for s in sizes):
             print(f"error: --sizes takes key sizes from {','.join(str(s) for s in config.KEY_SIZES)}, "
                   f"comma-separated (got {args.sizes!r})", file=sys.stderr)
+            return 2
+    if args.faults is not None:
+        if args.faults < 1:
+            print("error: --faults takes a number of runs, at least 1", file=sys.stderr)
+            return 2
+        if (args.bench or args.leak or args.port or args.pty or args.run is not None or args.keygen is not None
+                or args.random_lines is not None):
+            print("error: --faults runs a simulation of its own: not with --bench, --leak, --keygen, --run, --pty, "
+                  "--random-lines or --port", file=sys.stderr)
             return 2
     if args.leak and (args.messages < 2 or args.keys < 0 or args.pairs < 0 or args.simulations < 1):
         print("error: --messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1",
@@ -433,8 +467,10 @@ def main(argv=None):
             kwargs["build_dir"] = args.build_dir
         if args.firmware_cflags:
             kwargs["firmware_cflags"] = args.firmware_cflags
+        if args.faults is not None:
+            kwargs["faults"] = True
         if args.trace:
-            if args.bench or args.leak or args.pty or args.keygen:
+            if args.bench or args.leak or args.pty or args.keygen or args.faults is not None:
                 raise ProjectError("--trace goes with --run or the console (a traced simulation runs far slower)")
             kwargs["trace"] = True
         build = sim_build.build(**kwargs)
@@ -449,6 +485,8 @@ def main(argv=None):
         return _keygen(args, build, keygen_sizes, keygen_impls, log)
     if args.random_lines is not None:
         return _random_lines(args, build, log)
+    if args.faults is not None:
+        return _faults(args, build)
     if args.run is None:
         return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]

@@ -35,6 +35,11 @@ DEFAULT_BUILD_DIR = BUILD_DIR / "sim"
 SOC_PACKAGES = ("gateware", "eda", "soc", "boards", "common")
 #: Our main loop for the Verilator model (replaces LiteX's sim.c, clocker and serial2console).
 HARNESS = ROOT / "sim" / "harness" / "main.cpp"
+#: The fault-injection model's additions (sim/faults.py): the hook the harness includes with SIM_FAULTS,
+#: and the Verilator configuration file, written next to the Verilog, that makes the peripheral's
+#: registers and memories public in that model only.
+FAULT_HOOK = ROOT / "sim" / "harness" / "fault_hook.h"
+FAULTS_CONFIG = "faults.vlt"
 #: Verilator's options for the model (README, "Simulation speed", has what each one was measured to give).
 MODEL_OPTIONS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "--unroll-count", "256",
                  "--output-split", "5000", "--output-split-cfuncs", "500",
@@ -78,18 +83,27 @@ def _model_sources(gateware_dir):
     return [Path(p) for p in json.loads((Path(gateware_dir) / SOURCES_FILE).read_text())]
 
 
-def _model_inputs(gateware_dir, trace=False):
+def _model_inputs(gateware_dir, trace=False, faults=False):
     """The digest of what the Verilator model is built from: its Verilog files, the harness and the
     options. Not the memories' `.init` files (read when the model starts), nor anything a running
     simulation writes (`sim.vcd`): another simulation running must never make the model look stale
     and have it rebuilt under it."""
     sources = _model_sources(gateware_dir)
+    extra = [FAULT_HOOK] if faults else []
     return cache.digest(tools.verilator_version(), MODEL_OPTIONS, MODEL_CXX, bool(trace), [p.name for p in sources],
-                        files=[*sources, HARNESS], ignore=cache.LINE_COMMENTS)
+                        *([_faults_config(gateware_dir)] if faults else []), files=[*sources, HARNESS, *extra],
+                        ignore=cache.LINE_COMMENTS)
 
 
-def model_path(gateware_dir, trace=False):
-    return Path(gateware_dir) / ("obj_dir_trace" if trace else "obj_dir") / "Vsim"
+def _faults_config(gateware_dir):
+    """The fault model's Verilator configuration (sim/faults.py, from the peripheral's Verilog)."""
+    from sim import faults
+    return faults.verilator_config((Path(gateware_dir) / "montmul.v").read_text())
+
+
+def model_path(gateware_dir, trace=False, faults=False):
+    """The model's binary: obj_dir/Vsim, or the traced one's, or the fault-injection one's (faults)."""
+    return Path(gateware_dir) / ("obj_dir_faults" if faults else "obj_dir_trace" if trace else "obj_dir") / "Vsim"
 
 
 #: Verilator's run-time library as each model's makefile lists it (VM_GLOBAL_FAST, VM_GLOBAL_SLOW).
@@ -131,10 +145,12 @@ def _runtime_objects(obj_dir, dry_run):
             shutil.rmtree(partial, ignore_errors=True)
 
 
-def compile_model(gateware_dir, trace=False, jobs=None):
+def compile_model(gateware_dir, trace=False, jobs=None, faults=False):
     """Verilates the SoC's Verilog with our harness and compiles it (MODEL_OPTIONS, MODEL_CXX). With
-    `trace`, a separate model that writes every signal to sim.vcd (much slower: only when asked)."""
-    model = model_path(gateware_dir, trace)
+    `trace`, a separate model that writes every signal to sim.vcd (much slower: only when asked). With
+    `faults`, a separate model whose peripheral registers and memories are public to the harness's fault
+    hook (FAULTS_CONFIG, FAULT_HOOK): the same Verilog, so the same netlist, and slower."""
+    model = model_path(gateware_dir, trace, faults)
     obj_dir = model.parent
     shutil.rmtree(obj_dir, ignore_errors=True)
     jobs = jobs or int(os.environ.get("SIM_BUILD_JOBS", 0)) or os.cpu_count() or 2
@@ -143,6 +159,10 @@ def compile_model(gateware_dir, trace=False, jobs=None):
                 "--exe", str(HARNESS), "--Mdir", str(obj_dir), "-o", "Vsim", *MODEL_OPTIONS]
     if trace:
         verilate += ["--trace", "-CFLAGS", "-DSIM_TRACE"]
+    if faults:
+        vlt = Path(gateware_dir) / FAULTS_CONFIG
+        vlt.write_text(_faults_config(gateware_dir))
+        verilate += [str(vlt), "-CFLAGS", "-DSIM_FAULTS", "-CFLAGS", f"-I{FAULT_HOOK.parent}"]
     make = ["make", "-C", str(obj_dir), "-f", "Vsim.mk"]
     variables = [*MODEL_CXX, *tools.VERILATOR_MAKE_VARIABLES]
     # Our -j, not a parent make's jobserver (pytest under `make test`).
@@ -235,10 +255,10 @@ def cpu_build_dir(cpu_type, cpu_variant, montmul_config=None):
 
 def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
           montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False,
-          firmware_peers=None):
+          firmware_peers=None, faults=False):
     """The SoC (with the peripheral unless `with_montmul` is false), its model and the firmware;
-    `trace`: the model that writes sim.vcd; `firmware_peers`: soc.firmware.build's `peers` (None: the
-    peer libraries, fetched when missing)."""
+    `trace`: the model that writes sim.vcd; `faults`: the fault-injection model (sim/faults.py);
+    `firmware_peers`: soc.firmware.build's `peers` (None: the peer libraries, fetched when missing)."""
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
@@ -246,7 +266,7 @@ def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
     # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
     with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
         return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
-                      firmware_peers)
+                      firmware_peers, faults)
 
 
 def _timed(seconds, step, run):
@@ -270,29 +290,30 @@ def _generated_soc(build_dir, options, generate, log, what):
     soc_stamp.write(soc_inputs)
 
 
-def _compiled_model(gateware_dir, trace, log, what):
+def _compiled_model(gateware_dir, trace, log, what, faults=False):
     """Compiles the model unless its inputs are unchanged; True when it did."""
-    model = model_path(gateware_dir, trace)
+    model = model_path(gateware_dir, trace, faults)
     stamp = cache.Stamp(gateware_dir / f".{model.parent.name}_inputs")
-    inputs = _model_inputs(gateware_dir, trace)
+    inputs = _model_inputs(gateware_dir, trace, faults)
     if model.exists() and stamp.matches(inputs):
         log(f"[sim] {what}: Verilator model is up to date")
         return False
-    log(f"[sim] {what}: compiling the Verilator model{' with tracing' if trace else ''} (a minute or two)")
-    compile_model(gateware_dir, trace)
+    kind = " with tracing" if trace else " with the fault hook" if faults else ""
+    log(f"[sim] {what}: compiling the Verilator model{kind} (a minute or two)")
+    compile_model(gateware_dir, trace, faults=faults)
     stamp.write(inputs)
     return True
 
 
 def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
-           firmware_peers=None):
+           firmware_peers=None, faults=False):
     gateware_dir = build_dir / "gateware"
     seconds = {}
     what = f"{cpu_type} {cpu_variant}"
     _timed(seconds, "generate", lambda: _generated_soc(
         build_dir, (cpu_type, cpu_variant, bool(with_montmul), repr(montmul_config)),
         lambda: generate_soc(build_dir, cpu_type, cpu_variant, bool(with_montmul), montmul_config), log, what))
-    rebuilt = _timed(seconds, "verilator", lambda: _compiled_model(gateware_dir, trace, log, what))
+    rebuilt = _timed(seconds, "verilator", lambda: _compiled_model(gateware_dir, trace, log, what, faults))
 
     log("[sim] building the firmware")
     started = time.monotonic()
@@ -304,7 +325,7 @@ def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, 
 
     info = {"cpu": cpu_type, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ,
             "peripheral": peripheral_info(montmul_config)}
-    return SimBuild(build_dir, gateware_dir, firmware_bin, model_path(gateware_dir, trace), rebuilt, info,
+    return SimBuild(build_dir, gateware_dir, firmware_bin, model_path(gateware_dir, trace, faults), rebuilt, info,
                     seconds, peripheral=bool(with_montmul))
 
 

@@ -35,10 +35,13 @@ class SocModelTransport:
     model of the peripheral alone. After close(), `cycles` and `seconds` hold what the model simulated,
     and in how much wall-clock time (None when it did not say: killed, or another program)."""
 
-    def __init__(self, model, cwd, args=()):
+    def __init__(self, model, cwd, args=(), pass_fds=(), env=None):
+        """`pass_fds`, `env`: descriptors the model inherits and its environment (the fault hook's pipes,
+        sim/faults.py); by default none and ours."""
         try:
             self.proc = subprocess.Popen([str(Path(model).absolute()), *args], cwd=str(cwd), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                                         pass_fds=pass_fds, env=env)
         except OSError as exc:
             raise TransportError(f"the simulation could not start: {exc}") from exc
         self._sel = selectors.DefaultSelector()

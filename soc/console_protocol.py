@@ -141,6 +141,8 @@ class Error(enum.Enum):
     BAD_SALT_LENGTH = "bad_salt_length"     # a PSS salt length that is no number, or has no room in the key
     NO_PADDING_LIBRARY = "no_padding_library"   # BearSSL was not fetched: no SHA-256 or padding
     NO_RANDOM_GENERATOR = "no_random_generator"  # BearSSL was not fetched: no HMAC-DRBG for keygen
+    # The peripheral stayed busy past the longest a command takes (a fault): the driver reset it.
+    PERIPHERAL_STUCK = "peripheral_stuck"
 
     @property
     def prefix(self):

@@ -8,6 +8,10 @@ and instantiated as a black box. Register map (generated into `csr.h`, never cop
 - `rdata`  read: the current 32-bit word of the operand selected by a READ command; reading it
            moves on to the next word.
 - `status` read: busy, done, error code of the last command.
+- `ctrl`   write: `reset` resets the peripheral (its registers: the moduli in force, the pointers, every
+           engine; not the operand memories), as the system reset does. The driver's way out when the
+           peripheral stays busy past the longest any command takes (a fault), and its clean start
+           before each operation.
 - `ev_*`   the `done` interrupt: a command finished or was refused.
 
 For simulation only (`idle_clock_gate=True`, sim/build.py), the peripheral's clock stops while it
@@ -89,6 +93,10 @@ class MontgomeryCSR(LiteXModule):
             _status_csr_field("_rsv0", csr_name="reserved"),
             _status_csr_field("error", f"Why the last command or data access was refused: {errors}."),
         ], description="Peripheral status.")
+        self.ctrl = CSRStorage(fields=[
+            CSRField("reset", size=1, pulse=True, description="Write 1: reset the peripheral (its registers; "
+                                                              "the operand memories keep their words)."),
+        ], description="Peripheral control.")
         self.ev = EventManager()
         self.ev.done = EventSourcePulse(description="A command finished or was refused.")
         self.ev.finalize()
@@ -97,17 +105,19 @@ class MontgomeryCSR(LiteXModule):
 
         irq = Signal()
         status = Signal(32)
+        reset = Signal()
+        self.comb += reset.eq(ResetSignal("sys") | self.ctrl.fields.reset)
         clk = ClockSignal("sys")
         if idle_clock_gate:
             clk, enable, tail = Signal(), Signal(), Signal(max=IDLE_TAIL + 1)
-            activity = (ResetSignal("sys") | self.cmd.re | self.wdata.re | self.rdata.we
+            activity = (reset | self.cmd.re | self.wdata.re | self.rdata.we
                         | _status_bits(status, "busy"))
             self.comb += enable.eq(activity | (tail != 0))
             self.sync += If(activity, tail.eq(IDLE_TAIL)).Elif(tail != 0, tail.eq(tail - 1))
             self.specials += Instance(CLOCK_GATE_MODULE, i_clk=ClockSignal("sys"), i_en=enable, o_gclk=clk)
         self.specials += Instance(name,
             i_clk       = clk,
-            i_rst       = ResetSignal("sys"),
+            i_rst       = reset,
             i_cmd       = self.cmd.storage,
             i_cmd_stb   = self.cmd.re,
             i_wdata     = self.wdata.storage,

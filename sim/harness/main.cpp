@@ -16,6 +16,11 @@
 // ends), instead of simulating the firmware's wait for a key at full speed on a core another
 // simulation could use. No simulated cycle changes but the idle ones it does not run; `seconds` is
 // the wall time spent simulating, without those waits.
+//
+// Built with SIM_FAULTS (the fault-injection model, sim/faults.py), it can flip one bit of the
+// peripheral's state at a chosen cycle: the peripheral's registers and memories are public in that
+// model only (a Verilator configuration file, never the RTL), and this loop reaches them through
+// Verilator's scope and variable tables. See fault_hook.h.
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -30,6 +35,9 @@
 
 #include "Vsim.h"
 #include "verilated.h"
+#ifdef SIM_FAULTS
+#include "fault_hook.h"
+#endif
 #ifdef SIM_TRACE
 #include "verilated_vcd_c.h"
 #endif
@@ -89,10 +97,20 @@ struct Uart {
             rx[(rx_start + rx_len++) % RX_SIZE] = buf[i];
     }
 
-    // Blocks until stdin has a byte, ends, or a stop is requested: the host's idle request.
-    void wait_stdin() {
-        struct pollfd fd = {STDIN_FILENO, POLLIN, 0};
-        while (stdin_open && !rx_len && !stop_requested && poll(&fd, 1, -1) < 0 && errno == EINTR) {
+    // Blocks until stdin has a byte, ends, or a stop is requested: the host's idle request. A
+    // readable `other` descriptor (the fault control) calls `serve` and the wait goes on.
+    template <typename Serve>
+    void wait_stdin(int other, Serve serve) {
+        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {other, POLLIN, 0}};
+        while (stdin_open && !rx_len && !stop_requested) {
+            int n = poll(fds, other >= 0 ? 2 : 1, -1);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n > 0 && other >= 0 && fds[1].revents) {
+                serve();
+                continue;
+            }
+            break;
         }
         poll_stdin();
     }
@@ -122,6 +140,10 @@ int main(int argc, char **argv) {
     signal(SIGUSR1, on_idle_request);
 
     static Uart uart;
+#ifdef SIM_FAULTS
+    static FaultHook faults;
+    faults.open(top.get());
+#endif
     auto started = std::chrono::steady_clock::now();
     std::chrono::steady_clock::duration waited{};
     uint64_t cycles = 0;
@@ -154,13 +176,24 @@ int main(int argc, char **argv) {
 #ifdef SIM_TRACE
         vcd->dump(cycles * 10000 + 5000);
 #endif
+#ifdef SIM_FAULTS
+        if (faults.step(cycles, top.get()))
+            break;                          // the host's cycle limit after arming passed
+#endif
         if (++cycles % IO_INTERVAL == 0) {
             uart.flush_tx();
             uart.poll_stdin();
+#ifdef SIM_FAULTS
+            faults.poll(cycles);
+#endif
             if (idle_requested) {
                 idle_requested = 0;
                 auto waiting = std::chrono::steady_clock::now();
-                uart.wait_stdin();
+#ifdef SIM_FAULTS
+                uart.wait_stdin(faults.control_fd(), [&] { faults.poll(cycles); });
+#else
+                uart.wait_stdin(-1, [] {});
+#endif
                 waited += std::chrono::steady_clock::now() - waiting;
             }
             if (!uart.stdin_open && !uart.rx_len)

@@ -57,6 +57,15 @@ uint32_t montmul_status_read(void)
 	return 0;   /* not busy, no error */
 }
 
+/* Resets through the `ctrl` register (the driver's mm_reset): counted, not logged. */
+unsigned record_resets;
+
+void montmul_ctrl_write(uint32_t value)
+{
+	if (value & (1u << CSR_MONTMUL_CTRL_RESET_OFFSET))
+		record_resets++;
+}
+
 void timer0_uptime_latch_write(uint32_t value)
 {
 	(void)value;

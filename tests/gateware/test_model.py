@@ -387,3 +387,39 @@ def test_pair_model_crt_default_config():
 
     from montmul_harness import model_driver
     assert len(driver.complete(scenario(model_driver(config)))) == 3
+
+
+# ---- the driver's wait bounds ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("config", [PeripheralConfig(), PeripheralConfig(word_bits=32, lanes=32),
+                                    PeripheralConfig(max_bits=2048, lanes=16), PeripheralConfig(lanes=256)],
+                         ids=["default", "soc", "2048-L16", "L256"])
+def test_wait_bounds_cover_every_command(config):
+    """interface.c_header's cycle bounds (model.wait_bounds, exp_cycles_bound), which bound the
+    firmware driver's waits, are at least every command's cycles: a product at every size by its rows,
+    SETMOD, MUL_PAIR with any shared a, and every exponentiation (each scheme, the worst exponent)."""
+    bounds = model.wait_bounds(config)
+    word_bits, row_bits = config.word_bits, config.row_bits
+    sizes = sorted({MIN_WORDS, 2, config.lanes - 1, config.lanes, config.lanes + 1, config.max_words // 2,
+                    config.max_words - 1, config.max_words} & set(range(MIN_WORDS, config.max_words + 1)))
+    for size in sizes:
+        bits = size * word_bits
+        rows = -(-bits // row_bits)
+        mul = bounds["mul_by_rows"][rows]
+        assert model.mul_cycles(config, bits) <= mul <= bounds["command"]
+        assert model.setmod_cycles(config, bits) <= bounds["command"]
+        for exponent_bits in sorted({1, min(17, bits), bits // 2, bits}):
+            for mode in ("window", "ladder", "fixed"):
+                assert model.exp_cycles(config, bits, mode, exponent_bits=exponent_bits) \
+                    <= model.exp_cycles_bound(mul, exponent_bits), (size, exponent_bits, mode)
+        if config.has_pairs and size <= config.pair_max_words:
+            assert model.pair_mul_cycles(config, bits, bits) <= bounds["pair_mul"]
+            assert model.pair_mul_cycles(config, bits, bits, a_words=config.max_words) <= bounds["command"]
+            assert model.pair_exp_cycles(config, bits, bits, bits) <= model.exp_cycles_bound(bounds["pair_mul"], bits)
+    # not vacuous: the bounds are within a small factor of the largest command
+    assert bounds["command"] < 2 * max(model.mul_cycles(config, config.max_bits),
+                                       model.setmod_cycles(config, config.max_bits),
+                                       model.pair_mul_cycles(config, row_bits, row_bits, a_words=config.max_words)
+                                       if config.has_pairs else 0)
+    top = config.max_bits
+    assert model.exp_cycles_bound(bounds["mul_by_rows"][-1], top) < 3 * model.exp_cycles(config, top, "ladder")

@@ -9,6 +9,8 @@ void montmul_cmd_write(uint32_t value);
 void montmul_wdata_write(uint32_t value);
 uint32_t montmul_rdata_read(void);
 uint32_t montmul_status_read(void);
+void montmul_ctrl_write(uint32_t value);
+#define CSR_MONTMUL_CTRL_RESET_OFFSET 0
 void timer0_uptime_latch_write(uint32_t value);
 uint64_t timer0_uptime_cycles_read(void);
 

@@ -1,0 +1,699 @@
+"""`python -m sim --faults N`: a fault-injection campaign on the simulated SoC.
+
+Each run is one private-key operation typed at the console (`sign pkcs1 <message> hw_seq`: SHA-256,
+PKCS#1 v1.5, RSA with CRT on the sequencer, both halves at once with the pair commands; or
+`oaep_decrypt <ciphertext> hw_seq`) while one bit of the peripheral's state flips once, at a random
+cycle of the operation. The campaign runs on its own model of the SoC (sim/build.py, `faults`): the
+same Verilog as every other build, Verilated with a configuration file (verilator_config) that makes
+the peripheral's registers and memories public, so that the harness's fault hook
+(sim/harness/fault_hook.h) can flip them; many runs share one boot, each armed over a pipe the hook
+reads.
+
+Fault sites are the peripheral's state: every register (a signal assigned on the clock edge in its
+Verilog) and every memory, grouped into SITE_CLASSES. A run picks its class in turn (the classes get
+equal shares of the runs), then a bit uniformly among the class's live bits: every bit of every
+register, and of the memories the rows an operation of this size can use (rows 0..k-1 of each operand
+slot, k the rows of a pair or of n; the modulus memory's rows of n, of bank 1 and of their N'). The
+cycle is uniform over the operation's span: from the peripheral's first activity (a command, a data
+word, busy) to its last, as an unfaulted run measured it.
+
+Every run is classified from what the console printed and what the hook saw:
+
+- correct: the expected signature (or message) was released;
+- refused: an `error=` line, nothing released;
+- stuck: the peripheral stopped answering, the driver's bounded wait gave up and reset it (the hook saw
+  the reset), and the operation was refused;
+- released_wrong: a signature (or message) was released and it is wrong. For a signature,
+  gcd(s^e - m, n) says whether it gives the key away (Boneh-DeMillo-Lipton);
+- hang: the console did not come back within a cycle limit (the model is then restarted).
+
+After a run that was not correct, one unfaulted operation checks that the console and the peripheral
+recovered. Outputs under build/faults/: report.json (`runs`, `classes`, per site class, every run),
+report.md and report.png.
+"""
+
+import json
+import math
+import random
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.errors import ProjectError
+from common.paths import BUILD_DIR
+from soc import console_protocol as protocol
+
+DEFAULT_SEED = "faults"
+DEFAULT_OUT_DIR = BUILD_DIR / "faults"
+IMPL = "hw_seq"
+OPS = ("sign", "decrypt")
+#: The run outcomes, in the report's order.
+OUTCOMES = ("correct", "refused", "stuck", "released_wrong", "hang")
+#: The start of the error line of an operation the driver gave up on (the peripheral stuck).
+STUCK_ERROR = "error=peripheral_stuck"
+#: The peripheral's instance in the SoC's Verilator model (LiteX names it after soc/montmul.py's module).
+PERIPHERAL_SCOPE = "TOP.sim.montmul"
+#: The shortest cycle limit of a run after its fault; longer for operations that take longer.
+MIN_LIMIT_CYCLES = 10_000_000
+#: A run's cycle limit, in unfaulted operations' worth of cycles.
+LIMIT_FACTOR = 20
+
+#: The classes of fault sites, in the report's order: (name, what, rule). A rule takes a state
+#: element (its module path below the peripheral, "" for the peripheral itself, its name and the memory
+#: it reads, if it is a memory's read register) and says whether it belongs to the class; the first
+#: class that takes an element has it, and an element no class takes is an error (a new register must
+#: be given a class).
+SITE_CLASSES = (
+    ("operand_slots", "operand register file (every slot, user and hidden) and its read port",
+     lambda m, n, reads: m == "regfile" and (n == "operands" or reads == "operands")),
+    ("modulus_banks", "modulus memory (N and N' of both banks), its read port, each bank's size, n' and valid flag",
+     lambda m, n, reads: (m == "regfile" and (n == "modulus" or reads == "modulus"))
+     or (m == "modulus" and n.startswith(("state__", "state1__")))),
+    ("accumulators_carries", "the lanes' accumulators, products, carries and the carry resolution",
+     lambda m, n, reads: m.startswith(("core.accumulator", "core.lanes", "core.resolve", "core.select"))),
+    ("quotient_heads", "both contexts' quotient heads (a row, the quotient digit, the classic pass)",
+     lambda m, n, reads: m in ("core.head0", "core.head1")),
+    ("exponent_reader", "the sequencer's exponent reader (the words the windows come from), the exponent's slot and length",
+     lambda m, n, reads: m == "sequencer.reader" or (m == "sequencer" and n in ("exponent_slot", "exponent_bits"))),
+    ("fsm_states", "every state machine's state register (peripheral, core, SETMOD, each sequencer)",
+     lambda m, n, reads: n == "fsm_state"),
+    ("sequencer_control", "the sequencers' other registers (slots, digits, counters, bit indices)",
+     lambda m, n, reads: m.startswith("sequencer")),
+    ("core_control", "the core's control (slots, schedule, iteration counters, row counters)",
+     lambda m, n, reads: m.startswith("core.control") or m == "core"),
+    ("setmod_engine", "SETMOD's working registers (n' inversion, N' computation, the bank being loaded)",
+     lambda m, n, reads: m == "modulus"),
+    ("bus_pointers", "the data port's slot and word pointers",
+     lambda m, n, reads: m == "data_port"),
+    ("status", "the status word's error code and done flag, the interrupt",
+     lambda m, n, reads: m == "" and n in ("done", "error", "irq")),
+)
+SITE_CLASS_NAMES = tuple(name for name, _, _ in SITE_CLASSES)
+
+
+# ---- the peripheral's state, from its Verilog ----
+
+@dataclass(frozen=True)
+class StateElement:
+    module: str         # path below the peripheral: "" (the peripheral), "core.lanes", ...
+    name: str           # as in the Verilog (an escaped name without its backslash)
+    bits: int           # of a register, or of one word of a memory
+    depth: int          # words of a memory; 0 for a register
+    reads: str = None   # the memory whose read register it is, if it is one
+
+
+_MODULE = re.compile(r"^module (\\?\S+)\s*\((.*?)^endmodule", re.S | re.M)
+_REG = re.compile(r"^\s*reg (?:\[(\d+):(\d+)\] )?(\\\S+ |[A-Za-z_][\w$]*)(?: \[(\d+):(\d+)\])?(?: = [^;]*)?;", re.M)
+#: A non-blocking assignment starting a line: in the Verilog Amaranth writes (through Yosys), only
+#: clocked processes assign with `<=`; an `assign` of a comparison starts with `assign`.
+_CLOCKED = re.compile(r"^\s+(\\\S+ |[A-Za-z_][\w$]*)\s*(?:\[[^\]]*\]\s*)*<=\s*(\\\S+ |[A-Za-z_][\w$]*)?(\[)?", re.M)
+
+
+def _plain(name):
+    return name.strip().lstrip("\\")
+
+
+def state_elements(verilog, top="montmul"):
+    """{(module path, name): StateElement} of every register and memory of the peripheral's Verilog
+    (`top` and its submodules, each named `top.<path>` as Amaranth names them)."""
+    elements = {}
+    for module, body in _MODULE.findall(verilog):
+        module = _plain(module)
+        if module != top and not module.startswith(top + "."):
+            continue
+        path = module[len(top) + 1:]
+        regs = {}
+        for m in _REG.finditer(body):
+            width = int(m.group(1)) - int(m.group(2)) + 1 if m.group(1) else 1
+            depth = abs(int(m.group(4)) - int(m.group(5))) + 1 if m.group(4) else 0
+            regs[_plain(m.group(3))] = (width, depth)
+        for m in _CLOCKED.finditer(body):
+            name = _plain(m.group(1))
+            if name not in regs:
+                raise ProjectError(f"{module}: {name} is assigned on the clock edge but not declared as a reg")
+            width, depth = regs[name]
+            source = _plain(m.group(2) or "")
+            reads = source if m.group(3) and regs.get(source, (0, 0))[1] else None
+            old = elements.get((path, name))
+            elements[(path, name)] = StateElement(path, name, width, depth, reads or (old.reads if old else None))
+    if not any(e.module == "" for e in elements.values()):
+        raise ProjectError(f"no module {top} with registers in the peripheral's Verilog")
+    return elements
+
+
+#: The peripheral's ports the fault hook watches (its activity, its resets): readable in the fault model.
+WATCHED_PORTS = ("status", "cmd", "cmd_stb", "wdata_stb", "rdata_stb", "rst")
+
+
+def verilator_config(verilog, top="montmul"):
+    """The fault model's Verilator configuration: every register and memory of the peripheral
+    (state_elements) public and writable, its watched ports readable, nothing else. Only the state is
+    made public: a public writable signal makes Verilator evaluate the logic it feeds at every step,
+    and the peripheral's wires as well made that model 8 times as slow as the plain one (measured
+    with every signal public), against 1.5 times with only the state."""
+    lines = ["`verilator_config", "// Generated by sim/faults.py for the fault-injection model only: do not edit."]
+    for (module, name) in sorted(state_elements(verilog, top)):
+        lines.append(f'public_flat_rw -module "{top}{"." + module if module else ""}" -var "{name}"')
+    lines += [f'public_flat_rd -module "{top}" -var "{port}"' for port in WATCHED_PORTS]
+    return "\n".join(lines) + "\n"
+
+
+def site_class(element):
+    for name, _, rule in SITE_CLASSES:
+        if rule(element.module, element.name, element.reads):
+            return name
+    raise ProjectError(f"no fault-site class takes the peripheral's register {element.module or '(top)'}."
+                       f"{element.name}: give it one in sim/faults.py's SITE_CLASSES")
+
+
+@dataclass(frozen=True)
+class Site:
+    index: int              # the hook's
+    cls: str
+    module: str
+    name: str
+    bits: int
+    elements: int
+    live: tuple             # the elements a fault may hit
+
+    @property
+    def live_bits(self):
+        return self.bits * len(self.live)
+
+    @property
+    def label(self):
+        return f"{self.module + '.' if self.module else ''}{self.name}"
+
+
+def live_rows(montmul_config, bits):
+    """Rows of an operand slot a private operation on a `bits`-bit key uses: both pair rows, and n's."""
+    row_bits = montmul_config.row_bits
+    return max(2 if montmul_config.has_pairs else 1, -(-bits // row_bits))
+
+
+def live_elements(element, montmul_config, bits, elements):
+    """The words of a memory that an operation of this key size can use (all of any other)."""
+    cfg = montmul_config
+    if element.module == "regfile" and element.name == "operands":
+        rows = live_rows(cfg, bits)
+        return tuple(i for i in range(elements) if i % cfg.rows_per_slot < rows)
+    if element.module == "regfile" and element.name == "modulus":
+        n_rows = -(-bits // cfg.row_bits)
+        rows = set(range(n_rows)) | {cfg.n_prime_row + r for r in range(n_rows)}
+        if cfg.has_pairs:
+            rows |= {cfg.bank1_row, cfg.n_prime_row + cfg.bank1_row}
+        return tuple(sorted(r for r in rows if r < elements))
+    return tuple(range(elements))
+
+
+def catalog(hook_sites, elements, montmul_config, bits):
+    """The fault sites: the hook's variables that are state elements, each with its class.
+    `hook_sites`: (index, scope, name, bits, elements) as the hook lists them."""
+    sites, found = [], set()
+    for index, scope, name, width, count in hook_sites:
+        if scope != PERIPHERAL_SCOPE and not scope.startswith(PERIPHERAL_SCOPE + "."):
+            continue
+        module = scope[len(PERIPHERAL_SCOPE) + 1:]
+        element = elements.get((module, _plain(name)))
+        if element is None:
+            continue
+        if (element.bits, max(element.depth, 1)) != (width, count):
+            raise ProjectError(f"{module}.{element.name}: {width} bits x {count} in the model, "
+                               f"{element.bits} x {max(element.depth, 1)} in the Verilog")
+        found.add((module, element.name))
+        sites.append(Site(index, site_class(element), module, element.name, width, count,
+                          live_elements(element, montmul_config, bits, count)))
+    missing = sorted(set(elements) - found)
+    if missing:
+        raise ProjectError(f"the fault model lacks {len(missing)} of the peripheral's registers, e.g. "
+                           f"{'.'.join(missing[0])}: is sim/build.py's FAULTS_CONFIG in its build?")
+    return sites
+
+
+# ---- the hook's pipes ----
+
+class FaultHook:
+    """The host's side of sim/harness/fault_hook.h: requests on one pipe, answers on the other."""
+
+    def __init__(self):
+        import os
+        self._os = os
+        self.to_model_r, self.to_model = os.pipe()
+        self.from_model, self.from_model_w = os.pipe()
+        self._buffer = b""
+
+    @property
+    def model_fds(self):
+        return self.to_model_r, self.from_model_w
+
+    def model_env(self):
+        from gateware.interface import Status
+        from amaranth.lib import data
+        busy = data.Layout.cast(Status)["busy"]
+        return {"SIM_FAULT_FDS": f"{self.to_model_r},{self.from_model_w}", "SIM_FAULT_SCOPE": PERIPHERAL_SCOPE,
+                "SIM_FAULT_BUSY_MASK": hex(1 << busy.offset)}
+
+    def started(self):
+        """The model has its ends: close ours of them."""
+        for fd in self.model_fds:
+            self._os.close(fd)
+
+    def close(self):
+        for fd in (self.to_model, self.from_model):
+            try:
+                self._os.close(fd)
+            except OSError:
+                pass
+
+    def _line(self, timeout):
+        import select
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.from_model], [], [], left)[0]:
+                raise ProjectError("the fault hook did not answer")
+            data = self._os.read(self.from_model, 65536)
+            if not data:
+                raise ProjectError("the fault hook's pipe closed (the model exited)")
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        line = line.decode()
+        if line.startswith("error"):
+            raise ProjectError(f"the fault hook refused a request: {line}")
+        return line
+
+    def request(self, line, until=None, timeout=60.0):
+        """Sends `line`; its answer's first line, or every line up to `until` (not included)."""
+        self._os.write(self.to_model, (line + "\n").encode())
+        if until is None:
+            return self._line(timeout)
+        lines = []
+        while (answer := self._line(timeout)) != until:
+            lines.append(answer)
+        return lines
+
+    def sites(self):
+        """(index, scope, name, bits, elements) of every variable the hook can reach."""
+        out = []
+        for line in self.request("sites", until="end"):
+            parts = line.split()
+            out.append((int(parts[1]), parts[2], " ".join(parts[3:-3]), int(parts[-2]), int(parts[-1])))
+        return out
+
+    def arm(self, site=0, element=0, bit=0, delay=-1, limit=0):
+        answer = self.request(f"arm {site} {element} {bit} {delay} {limit}")
+        if answer != "armed":
+            raise ProjectError(f"the fault hook answered {answer!r} to arm")
+
+    def report(self):
+        lines = self.request("report", until="end")
+        head = dict(item.split("=") for item in lines[0].split()[1:])
+        commands = [(int(offset), int(word, 16), int(busy)) for _, offset, word, busy in map(str.split, lines[1:])]
+        return {"fired": head["fired"] == "1", "offset": int(head["offset"]), "span": int(head["span"]),
+                "resets": int(head["resets"]), "before": int(head["before"], 16), "after": int(head["after"], 16),
+                "commands": commands}
+
+
+# ---- one operation, its expected answer, its classification ----
+
+def _private_key(key):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    return rsa.RSAPrivateNumbers(key["p"], key["q"], key["d"], key["dp"], key["dq"], key["qinv"],
+                                 rsa.RSAPublicNumbers(key["e"], key["n"])).private_key()
+
+
+def oaep_encrypt(key, message, seed):
+    """RSA-OAEP (SHA-256, MGF1-SHA-256, empty label; RFC 8017 7.1.1) with a given seed, so that a campaign
+    repeats from its --seed (cryptography draws the seed itself)."""
+    import hashlib
+
+    def mgf1(data, length):
+        return b"".join(hashlib.sha256(data + i.to_bytes(4, "big")).digest()
+                        for i in range(-(-length // 32)))[:length]
+
+    k = (key["n"].bit_length() + 7) // 8
+    db = hashlib.sha256(b"").digest() + bytes(k - len(message) - 66) + b"\x01" + message
+    masked_db = bytes(a ^ b for a, b in zip(db, mgf1(seed, k - 33)))
+    masked_seed = bytes(a ^ b for a, b in zip(seed, mgf1(masked_db, 32)))
+    encoded = int.from_bytes(b"\x00" + masked_seed + masked_db, "big")
+    return pow(encoded, key["e"], key["n"]).to_bytes(k, "big")
+
+
+class Operation:
+    """The console command of a run and what a correct answer is."""
+
+    def __init__(self, op, key, rng):
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+        self.op, self.key = op, key
+        self.message = rng.randbytes(32)
+        private = _private_key(key)
+        if op == "sign":
+            self.expected = private.sign(self.message, padding.PKCS1v15(), hashes.SHA256())
+            self.command = f"sign pkcs1 {self.message.hex()} {IMPL}"
+            # the encoded message m = s^e: what a released s is checked against
+            self.encoded = pow(int.from_bytes(self.expected, "big"), key["e"], key["n"])
+        else:
+            ciphertext = oaep_encrypt(key, self.message, rng.randbytes(32))
+            self.expected = self.message
+            self.command = f"oaep_decrypt {ciphertext.hex()} {IMPL}"
+            self.encoded = None
+            private.decrypt(ciphertext, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(),
+                                                     label=None))      # cryptography takes it
+
+    def released(self, output):
+        """What the answer released (bytes), or None; and its error line, or None."""
+        error = None
+        for line in output.splitlines():
+            if protocol.error_code(line) is not None:
+                error = line.strip()
+            values = (protocol.SIGNATURE if self.op == "sign" else protocol.MESSAGE).parse(line)
+            if values is not None:
+                return values["signature" if self.op == "sign" else "message"], error
+        return None, error
+
+    def factors(self, released):
+        """For a released wrong signature: whether gcd(s^e - m, n) is a proper factor of n."""
+        if self.encoded is None:
+            return None
+        n = self.key["n"]
+        g = math.gcd((pow(int.from_bytes(released, "big"), self.key["e"], n) - self.encoded) % n, n)
+        return 1 < g < n
+
+
+# ---- the campaign ----
+
+def _op_field(word):
+    from amaranth.lib import data
+    from gateware.interface import Command, Opcode
+    field = data.Layout.cast(Command)["op"]
+    value = (word >> field.offset) & ((1 << field.width) - 1)
+    try:
+        return Opcode(value).name
+    except ValueError:
+        return str(value)
+
+
+def check_start(commands):
+    """Where the check with e begins in an operation's command trace ((offset, word, busy) each): after
+    the READ of the product before its exponentiation (the one EXP_WINDOW of a sequencer CRT
+    operation), at the next command; None when there is no EXP_WINDOW."""
+    ops = [_op_field(word) for _, word, _ in commands]
+    if "EXP_WINDOW" not in ops:
+        return None
+    exp = len(ops) - 1 - ops[::-1].index("EXP_WINDOW")
+    reads = [i for i in range(exp) if ops[i] == "READ"]
+    start = reads[-1] + 1 if reads else 0
+    return commands[start][0]
+
+
+class Session:
+    """One boot of the fault model with the key set; `operation()` runs one command."""
+
+    def __init__(self, build, key, timeout):
+        from sim import serial_boot
+        from sim.console import Console
+        from sim.transport import SocModelTransport
+        import os
+        self.hook = FaultHook()
+        transport = SocModelTransport(build.model, build.gateware_dir, pass_fds=self.hook.model_fds,
+                                      env={**os.environ, **self.hook.model_env()})
+        self.hook.started()
+        self.console = Console(transport, timeout=timeout, boot=serial_boot.jump_to_main_ram)
+        try:
+            self.console.wait_prompt()
+            self.console.set_key(key)
+        except BaseException:
+            self.close()
+            raise
+
+    def operation(self, command):
+        """Types `command`; its output, or None when the model ended (the hook's cycle limit)."""
+        from sim.transport import TransportError
+        try:
+            return self.console.command(command)
+        except TransportError:
+            return None
+
+    def close(self):
+        self.console.close()
+        self.hook.close()
+
+
+def _sample(sites, cls, rng):
+    in_class = [s for s in sites if s.cls == cls and s.live]
+    site = rng.choices(in_class, weights=[s.live_bits for s in in_class])[0]
+    return site, rng.choice(site.live), rng.randrange(site.bits)
+
+
+def peripheral_config(build):
+    """The PeripheralConfig a SimBuild's SoC carries."""
+    from gateware.interface import PeripheralConfig
+    info = build.soc_info["peripheral"]
+    return PeripheralConfig(max_bits=info["max_bits"], lanes=info["lanes"], word_bits=info["word_bits"])
+
+
+class Injector:
+    """The fault model booted with `key`, and an unfaulted operation watched: its span on the
+    peripheral (`span`), its commands (`trace`), where its check with e starts (`check`), its cycles as
+    the firmware counts them (`cycles`). `inject` runs one faulted operation and classifies it."""
+
+    def __init__(self, build, key, op="sign", rng=None, timeout=None, bits=None):
+        if op not in OPS:
+            raise ProjectError(f"the operation is one of {', '.join(OPS)}, not {op!r}")
+        self.build, self.key, self.op = build, key, op
+        self.rng = rng or random.Random(DEFAULT_SEED)
+        self.timeout = timeout or 10 * 3600
+        self.elements = state_elements((build.gateware_dir / "montmul.v").read_text())
+        self.session = Session(build, key, timeout=self.timeout)
+        self.boots = 1
+        try:
+            self.sites = catalog(self.session.hook.sites(), self.elements, peripheral_config(build),
+                                 bits or key["n"].bit_length())
+            calibration = Operation(op, key, self.rng)
+            self.session.hook.arm()
+            output = self.session.operation(calibration.command)
+            watched = self.session.hook.report()
+            released, _ = calibration.released(output or "")
+            if released != calibration.expected:
+                raise ProjectError(f"the unfaulted operation failed: {(output or '').strip()[:300]!r}")
+        except BaseException:
+            self.close()
+            raise
+        self.span, self.trace = watched["span"], watched["commands"]
+        self.check = check_start(self.trace)
+        self.cycles = _cycles(calibration, output)
+        self.limit = max(MIN_LIMIT_CYCLES, LIMIT_FACTOR * self.cycles)
+
+    def site(self, label):
+        """The Site of `label` ("regfile.operands", "fsm_state", "sequencer.fixed.digit", ...)."""
+        found = [s for s in self.sites if s.label == label]
+        if len(found) != 1:
+            raise ProjectError(f"{len(found)} fault sites named {label!r}")
+        return found[0]
+
+    def command_offsets(self, opcode):
+        """Where each command of `opcode` (its name) starts in the unfaulted trace, and how long it ran."""
+        return [(offset, busy) for offset, word, busy in self.trace if _op_field(word) == opcode]
+
+    def restart(self):
+        self.session.close()
+        self.session = Session(self.build, self.key, timeout=self.timeout)
+        self.boots += 1
+
+    def inject(self, site, element, bit, offset):
+        """One operation with bit `bit` of element `element` of `site` flipped `offset` cycles after the
+        peripheral's first activity; the run's record (outcome, error line, the flip's before and after
+        words, the peripheral resets seen, whether a wrong signature factors n)."""
+        operation = Operation(self.op, self.key, self.rng)
+        self.session.hook.arm(site.index, element, bit, offset, self.limit)
+        output = self.session.operation(operation.command)
+        record = {"class": site.cls, "site": site.label, "element": element, "bit": bit, "offset": offset,
+                  "phase": "check" if self.check is not None and offset >= self.check else "crt",
+                  "command": _command_at(self.trace, offset)}
+        if output is None:
+            record.update(outcome="hang", error=None, factors=None)
+            self.restart()
+            return record
+        seen = self.session.hook.report()
+        if not seen["fired"]:
+            raise ProjectError(f"the fault did not fire (offset {offset} of a {self.span}-cycle span; this run's "
+                               f"span {seen['span']}, {len(seen['commands'])} commands; output "
+                               f"{output.strip()[:200]!r})")
+        record.update(before=f"{seen['before']:x}", after=f"{seen['after']:x}", resets=seen["resets"])
+        released, error = operation.released(output)
+        record["error"] = error
+        if released is not None:
+            right = released == operation.expected
+            record["outcome"] = "correct" if right else "released_wrong"
+            record["factors"] = None if right else operation.factors(released)
+        elif error is not None:
+            stuck = seen["resets"] > 0 or error.startswith(STUCK_ERROR)
+            record.update(outcome="stuck" if stuck else "refused", factors=None)
+        else:
+            raise ProjectError(f"neither a result nor an error line: {output.strip()[:300]!r}")
+        return record
+
+    def recovered(self):
+        """One unfaulted operation: True when it gives the right answer."""
+        operation = Operation(self.op, self.key, self.rng)
+        output = self.session.operation(operation.command)
+        if output is None:
+            return False
+        released, _ = operation.released(output)
+        return released == operation.expected
+
+    def close(self):
+        self.session.close()
+
+
+def run(build, runs, bits=1024, op="sign", seed=DEFAULT_SEED, out_dir=DEFAULT_OUT_DIR, progress=sys.stderr,
+        command=None, timeout=None):
+    """The campaign: `runs` faulted operations on `build` (a fault-model SimBuild); writes and returns
+    the report."""
+    from soc import keys as soc_keys
+    key = soc_keys.bench_keys([bits])[0]
+    rng = random.Random(f"{seed}-{bits}-{op}")
+    started = time.monotonic()
+    injector = Injector(build, key, op, rng, timeout, bits)
+    records, order = [], []
+    try:
+        for i in range(runs):
+            if not order:
+                order = list(SITE_CLASS_NAMES)
+                rng.shuffle(order)
+            site, element, bit = _sample(injector.sites, order.pop(), rng)
+            record = {"run": i, **injector.inject(site, element, bit, rng.randrange(injector.span))}
+            if record["outcome"] not in ("correct", "hang"):
+                record["recovered"] = injector.recovered()
+                if not record["recovered"]:
+                    injector.restart()      # the peripheral stays broken: the next run starts from a fresh boot
+            records.append(record)
+            if progress is not None and ((i + 1) % 50 == 0 or i + 1 == runs):
+                counts = Counter(r["outcome"] for r in records)
+                print(f"[faults] {i + 1}/{runs} runs, {time.monotonic() - started:.0f} s: "
+                      + ", ".join(f"{k} {counts[k]}" for k in OUTCOMES), file=progress, flush=True)
+        alive = injector.recovered()
+    finally:
+        injector.close()
+    report = _report(records, injector, bits, op, seed, alive, time.monotonic() - started, build, command)
+    write(report, out_dir)
+    return report
+
+
+def _cycles(operation, output):
+    """The firmware's own count of an unfaulted operation (its answer's cycles= field)."""
+    line = protocol.SIGNATURE if operation.op == "sign" else protocol.MESSAGE
+    values = line.parse_all(output)
+    return values[0]["cycles"]
+
+
+def _command_at(trace, offset):
+    """The opcode of the command running (or last issued) at `offset` of the unfaulted trace."""
+    name = None
+    for start, word, _ in trace:
+        if start > offset:
+            break
+        name = _op_field(word)
+    return name
+
+
+def _report(records, injector, bits, op, seed, alive, seconds, build, command):
+    sites, span, trace, check = injector.sites, injector.span, injector.trace, injector.check
+    classes = Counter(r["outcome"] for r in records)
+    by_site = {}
+    for cls, what, _ in SITE_CLASSES:
+        rows = [r for r in records if r["class"] == cls]
+        in_class = [s for s in sites if s.cls == cls]
+        by_site[cls] = {"what": what, "runs": len(rows), "sites": len(in_class),
+                        "live_bits": sum(s.live_bits for s in in_class),
+                        **{k: sum(r["outcome"] == k for r in rows) for k in OUTCOMES},
+                        "in_check": sum(r["phase"] == "check" for r in rows)}
+    wrong = [r for r in records if r["outcome"] == "released_wrong"]
+    return {
+        "command": command or f"python -m sim --faults {len(records)} --bits {bits} --op {op}",
+        "date": time.strftime("%Y-%m-%d"),
+        "soc": build.soc_info,
+        "bits": bits, "op": op, "impl": IMPL, "seed": seed,
+        "runs": len(records),
+        "classes": {k: classes[k] for k in OUTCOMES},
+        "released_wrong_factoring_n": sum(bool(r["factors"]) for r in wrong),
+        "not_recovered": sum(r.get("recovered") is False for r in records),
+        "alive_at_end": alive,
+        "by_site": by_site,
+        "operation": {"cycles": injector.cycles, "span": span, "commands": len(trace),
+                      "check_start": check, "check_cycles": None if check is None else span - check},
+        "limit_cycles": injector.limit,
+        "boots": injector.boots,
+        "seconds": round(seconds, 1),
+        "records": records,
+    }
+
+
+def write(report, out_dir):
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out_dir / "report.md").write_text(markdown(report))
+    _plot(report, out_dir / "report.png")
+
+
+def _plot(report, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = list(report["by_site"])
+    colours = {"correct": "#4c9a2a", "refused": "#3b75af", "stuck": "#ef8636", "released_wrong": "#c0392b",
+               "hang": "#7f7f7f"}
+    fig, ax = plt.subplots(figsize=(10, 4.8))
+    left = [0] * len(names)
+    for outcome in OUTCOMES:
+        values = [report["by_site"][n][outcome] for n in names]
+        ax.barh(names, values, left=left, color=colours[outcome], label=outcome)
+        left = [a + b for a, b in zip(left, values)]
+    ax.invert_yaxis()
+    ax.set_xlabel("runs")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(f"Faults in the peripheral, RSA-{report['bits']} {report['op']} on {report['impl']} "
+                 f"({report['runs']} runs, {report['date']})", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def markdown(report):
+    c = report["classes"]
+    op = report["operation"]
+    lines = [f"# Fault injection: RSA-{report['bits']} {report['op']} on {report['impl']}", "",
+             f"`{report['command']}`, {report['date']}: {report['runs']} runs on {report['boots']} boot(s), "
+             f"{report['seconds']:.0f} s. One bit of the peripheral's state flipped once per run, at a random "
+             f"cycle of the operation's {op['span']:,}-cycle span on the peripheral "
+             f"({op['commands']} commands; the firmware counts {op['cycles']:,} cycles for the whole operation).", "",
+             "| outcome | runs |", "|---|---:|"]
+    lines += [f"| {k} | {c[k]} |" for k in OUTCOMES]
+    lines += ["", f"Wrong outputs released: {c['released_wrong']} "
+                  f"(of which factor n by gcd(s^e - m, n): {report['released_wrong_factoring_n']}). "
+                  f"Console hangs: {c['hang']}. Runs after which the next unfaulted operation failed: "
+                  f"{report['not_recovered']}. The console answered correctly at the end: "
+                  f"{'yes' if report['alive_at_end'] else 'no'}.", ""]
+    if op["check_cycles"] is not None:
+        lines += [f"The check with e (from its first command to the end of the operation on the peripheral) "
+                  f"takes {op['check_cycles']:,} of the {op['span']:,} cycles; runs whose fault landed in it "
+                  f"are counted under `in check`.", ""]
+    lines += ["| site class | what | live bits | runs | " + " | ".join(OUTCOMES) + " | in check |",
+              "|---|---|---:|---:|" + "---:|" * len(OUTCOMES) + "---:|"]
+    for name, row in report["by_site"].items():
+        lines.append(f"| {name} | {row['what']} | {row['live_bits']:,} | {row['runs']} | "
+                     + " | ".join(str(row[k]) for k in OUTCOMES) + f" | {row['in_check']} |")
+    return "\n".join(lines) + "\n"
+
+
+def check(report):
+    """A ProjectError when a wrong output was released or the console hung."""
+    c = report["classes"]
+    if c["released_wrong"] or c["hang"] or not report["alive_at_end"]:
+        raise ProjectError(f"{c['released_wrong']} wrong outputs released, {c['hang']} console hangs, "
+                           f"console alive at the end: {report['alive_at_end']}")

@@ -1,0 +1,182 @@
+"""The fault-injection campaign (sim/faults.py, `python -m sim --faults`): its classification of a run,
+on chosen faults in one boot of the fault model, and the console alive after them; and, on the host,
+the parts a run's verdict rests on (the state found in the Verilog, a wrong signature's gcd). The
+campaign itself (thousands of runs) stays behind the command: docs/security.md has its figures."""
+
+import random
+
+import pytest
+
+from gateware.interface import Command
+from sim import build as sim_build
+from sim import faults
+from soc import keys as soc_keys
+
+#: One worker, one boot of the fault model for the module.
+pytestmark = pytest.mark.xdist_group("faults")
+
+BITS = 512
+
+
+# ---- on the host -----------------------------------------------------------------------------------
+
+VERILOG = r"""
+module montmul(clk, rst);
+  reg [1:0] fsm_state = 2'h0;
+  reg [7:0] error;
+  wire [7:0] \$11 ;
+  always @(posedge clk)
+    fsm_state <= \$13 ;
+  always @(posedge clk)
+    error <= \$11 ;
+  assign \$12 = error <= 8'h3;
+endmodule
+module \montmul.regfile (clk);
+  reg [31:0] operands [7:0];
+  reg [31:0] _1_;
+  reg [31:0] rd__addr;
+  always @(posedge clk) begin
+    if (en)
+      operands[wr__addr][15:0] <= wr__data[15:0];
+  end
+  always @(posedge clk) begin
+    _1_ <= operands[rd__addr];
+  end
+endmodule
+"""
+
+
+def test_state_elements_are_registers_and_memories():
+    """Registers are what a clocked process assigns (not a comparison in an `assign`, not a
+    combinational reg), memories are found with their depth, and a memory's read register knows
+    which memory it reads."""
+    elements = faults.state_elements(VERILOG)
+    assert set(elements) == {("", "fsm_state"), ("", "error"), ("regfile", "operands"), ("regfile", "_1_")}
+    assert elements[("regfile", "operands")].depth == 8 and elements[("regfile", "operands")].bits == 32
+    assert elements[("regfile", "_1_")].reads == "operands"
+    assert [faults.site_class(elements[k]) for k in sorted(elements)] == \
+        ["status", "fsm_states", "operand_slots", "operand_slots"]
+    config = faults.verilator_config(VERILOG)
+    assert 'public_flat_rw -module "montmul.regfile" -var "operands"' in config
+    assert "rd__addr" not in config and '"$11"' not in config
+
+
+def test_every_register_has_a_class():
+    """A register no class takes stops the campaign (rather than going unfaulted)."""
+    with pytest.raises(Exception, match="no fault-site class"):
+        faults.site_class(faults.StateElement("newblock", "counter", 4, 0))
+
+
+def test_a_released_wrong_signature_is_told_apart():
+    """The verdict on a released signature: the right one is correct; one wrong modulo p only (a CRT half
+    faulted, Boneh-DeMillo-Lipton) factors n by gcd(s^e - m, n); one wrong modulo both does not; an
+    error line releases nothing."""
+    key = soc_keys.bench_keys([BITS])[0]
+    operation = faults.Operation("sign", key, random.Random(1))
+    n, p, q = key["n"], key["p"], key["q"]
+    s = int.from_bytes(operation.expected, "big")
+    half = (s + q) % n                              # = s mod q, != s mod p
+    both = (s + 1) % n
+    k = BITS // 8
+
+    def released(value):
+        return operation.released(f"signature={value.to_bytes(k, 'big').hex()} cycles=1\n")[0]
+
+    assert released(s) == operation.expected
+    assert operation.factors(released(half)) is True
+    assert operation.factors(released(both)) is False
+    assert operation.released("error=operation_failed peripheral_code=0\n") == \
+        (None, "error=operation_failed peripheral_code=0")
+
+
+# ---- in the fault model ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def injector():
+    build = sim_build.build(faults=True, log=lambda msg: None)
+    key = soc_keys.bench_keys([BITS])[0]
+    injector = faults.Injector(build, key, "sign", random.Random("test-faults"))
+    yield injector
+    injector.close()
+
+
+def _command(injector, opcode):
+    """The first command of `opcode` in the unfaulted operation: its offset, its busy cycles, its fields."""
+    for offset, word, busy in injector.trace:
+        if faults._op_field(word) == opcode:
+            return offset, busy, Command.from_bits(word)
+    raise AssertionError(f"no {opcode} in the operation")
+
+
+def _row(injector, slot, row):
+    from gateware.montmul.regfile import row_address
+    return row_address(faults.peripheral_config(injector.build), slot, row)
+
+
+def test_a_crt_half_faulted_in_its_operand_slot_is_refused(injector):
+    """A bit of context 0's base (row 0 of the pair exponentiation's `a` slot: the input reduced mod p)
+    flipped as EXP_FIXED_PAIR starts, before its table is built from it: the p half comes out wrong and
+    the q half right, the fault a released signature would give the key away by (see
+    test_a_released_wrong_signature_is_told_apart). The check with e refuses it (no peripheral error:
+    the peripheral did what it was told), nothing is released; the next operation is right."""
+    offset, _, cmd = _command(injector, "EXP_FIXED_PAIR")
+    record = injector.inject(injector.site("regfile.operands"), _row(injector, int(cmd.a), 0), 5, offset + 2)
+    assert record["outcome"] == "refused", record
+    assert record["error"] == "error=operation_failed peripheral_code=0", record
+    assert record["before"] != record["after"]
+    assert injector.recovered()
+
+
+def test_a_stuck_peripheral_is_reset_and_refused(injector):
+    """The peripheral's state register flipped from IDLE to SETMOD between commands: it stays busy for
+    good. The driver's bounded wait gives up, resets it, and the console says so; the next operation
+    is right."""
+    record = injector.inject(injector.site("fsm_state"), 0, 0, 0)
+    assert record["outcome"] == "stuck", record
+    assert record["error"].startswith(faults.STUCK_ERROR) and record["resets"] >= 1, record
+    assert injector.recovered()
+
+
+def test_a_status_fault_is_refused_with_its_code(injector):
+    """A bit of the status' error code flipped while EXP_FIXED_PAIR runs: the driver reads it at the
+    end of the command and refuses, with that code."""
+    offset, busy, _ = _command(injector, "EXP_FIXED_PAIR")
+    record = injector.inject(injector.site("error"), 0, 3, offset + busy // 2)
+    assert record["outcome"] == "refused", record
+    assert record["error"] == "error=operation_failed peripheral_code=8", record
+    assert injector.recovered()
+
+
+def test_a_fault_where_nothing_reads_changes_nothing(injector):
+    """A bit of an operand row no 1024-bit operation uses (the last row of the last hidden slot): the
+    signature is released, and right."""
+    cfg = faults.peripheral_config(injector.build)
+    record = injector.inject(injector.site("regfile.operands"), _row(injector, cfg.total_slots - 1,
+                                                                     cfg.rows_per_slot - 1), 0, injector.span // 2)
+    assert record["outcome"] == "correct", record
+
+
+def test_the_console_is_alive_after_the_faults(injector):
+    """After the faults above, on the same boot: the console answers and signs right."""
+    assert injector.recovered()
+    assert injector.session.console.info().counter.cycle_counter == "ok"
+
+
+def test_only_the_fault_model_reaches_into_the_peripheral(injector):
+    """The fault model is the plain model's Verilog with the peripheral's registers public: Verilator's
+    symbol table of the plain model (the one every other test, the bench and the board's figures use)
+    holds none of the peripheral's variables, the fault model's holds every register and memory, and
+    both were made from the same Verilog files."""
+    import re
+    plain = sim_build.build(log=lambda msg: None)
+    assert plain.gateware_dir == injector.build.gateware_dir
+
+    def peripheral_vars(model):
+        text = "".join(p.read_text() for p in model.parent.glob("Vsim__Syms*.cpp"))
+        names = re.findall(r"__Vscopep_sim__montmul\w*->varInsert\(\"([^\"]+)\"", text)
+        return {faults._plain(name.replace("\\\\", "\\")) for name in names}    # a C string's escaped name
+
+    assert peripheral_vars(plain.model) == set()
+    public = peripheral_vars(injector.build.model)
+    assert {name for _, name in injector.elements} <= public
+    assert len(public) <= len(injector.elements) + len(faults.WATCHED_PORTS)
