@@ -353,6 +353,12 @@ class Console:
                 self._read(lambda: printable in self.output[mark:], self.echo_timeout,
                            f"no echo of the typed text {printable[:20]!r}")
 
+    def resume(self, text=""):
+        """Back from a stretch in which the caller read the transport itself (sim/tls.py: a TLS connection's
+        raw bytes): `text` is console output it read past that stretch, to be read from here on."""
+        self._pos = len(self.output)
+        self.output += text
+
     def wait_prompt(self, limit=None):
         before = self.expect(PROMPT, limit, "no prompt")
         self._idle()
