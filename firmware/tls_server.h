@@ -4,7 +4,7 @@
  * work metered (tls_meter.h).
  *
  * Suites: TLS_RSA_WITH_AES_128_GCM_SHA256 and TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 (X25519 or P-256,
- * BearSSL's m15 code), TLS 1.2 only, no renegotiation, no session cache (every handshake is a full
+ * BearSSL's m31 code), TLS 1.2 only, no renegotiation, no session cache (every handshake is a full
  * one). The connection: the client's handshake, then one request (its bytes up to a newline, at most
  * TLS_REQUEST_MAX), answered with one line (console_protocol.h TLS_HANDSHAKE_LINE: the handshake's
  * cycles and their split), then close_notify. The server's random generator (BearSSL's HMAC-DRBG) is

@@ -62,18 +62,22 @@ void tls_uart_end(void)
 #endif
 }
 
-int tls_uart_read(unsigned char *buf, size_t max, uint64_t deadline)
+int tls_uart_read(unsigned char *buf, size_t len, uint64_t idle)
 {
+	uint64_t deadline = cycles_now() + idle;
 	size_t n = 0;
 
-	while (!rx_ready())
-		if (cycles_now() > deadline)
-			return TLS_UART_TIMEOUT;
-	while (n < max && rx_ready()) {
+	while (n < len) {
+		if (!rx_ready()) {
+			if (cycles_now() > deadline)
+				return TLS_UART_TIMEOUT;
+			continue;
+		}
 		buf[n] = rx_take();
 		if (token_step(buf[n]))
 			return TLS_UART_TOKEN;
 		n++;
+		deadline = cycles_now() + idle;
 	}
 	return (int)n;
 }

@@ -24,9 +24,9 @@ void tls_uart_begin(void);
 /* Gives it back to the console. */
 void tls_uart_end(void);
 
-/* Waits for at least one byte until the cycle counter passes `deadline`, then takes what the FIFO
-   holds, up to `max`. Returns the count, TLS_UART_TIMEOUT or TLS_UART_TOKEN. */
-int tls_uart_read(unsigned char *buf, size_t max, uint64_t deadline);
+/* Reads exactly `len` bytes, each within `idle` cycles of the one before (of the call, for the first).
+   Returns len, TLS_UART_TIMEOUT or TLS_UART_TOKEN. */
+int tls_uart_read(unsigned char *buf, size_t len, uint64_t idle);
 void tls_uart_write(const void *data, size_t len);
 /* Drops every byte until the token arrives (1) or `deadline` passes (0). */
 int tls_uart_wait_token(uint64_t deadline);
