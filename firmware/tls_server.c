@@ -438,7 +438,7 @@ void tls_serve(struct tls_connection *c)
 	br_ssl_engine_context *eng = &server.eng;
 	uint64_t idle = (uint64_t)c->timeout_ms * (CONFIG_CLOCK_FREQUENCY / 1000);
 	size_t request_len = 0;
-	int got_request = 0;
+	int got_request = 0, aborted = 0;
 
 	c->reason = NULL;
 	c->error = 0;
@@ -502,16 +502,17 @@ void tls_serve(struct tls_connection *c)
 			n = tls_uart_read(buf, len, idle);
 			tls_meter_leave(was);
 			if (n == TLS_UART_TIMEOUT || n == TLS_UART_TOKEN) {
-				c->reason = n == TLS_UART_TIMEOUT ? "timeout" : "aborted";
+				aborted = n == TLS_UART_TOKEN;
+				c->reason = aborted ? "aborted" : "timeout";
 				break;
 			}
-			c->bytes_in += (uint32_t)n;
 			br_ssl_engine_recvrec_ack(eng, (size_t)n);
 			continue;
 		}
 		c->reason = "failed";           /* the engine wants nothing we can give: a state it should not reach */
 		break;
 	}
+	c->bytes_in = tls_uart_received() - (aborted ? TLS_UART_TOKEN_BYTES : 0);     /* the client's bytes */
 	c->error = br_ssl_engine_last_error(eng);
 	if (!c->reason)
 		c->reason = c->error == BR_ERR_OK ? "closed" : "failed";

@@ -7,8 +7,10 @@
 #include "tls_uart.h"
 
 static const unsigned char token[] = TLS_RESUME_TOKEN;
+_Static_assert(sizeof(token) == TLS_UART_TOKEN_BYTES, "tls_uart.h's token length");
 static unsigned token_matched;
 static unsigned saved_ie;
+static uint32_t received;
 
 /* One more byte of the stream against the token; 1 when it completes it. token[0] occurs nowhere
    else in the token, so after a mismatch a match can only restart at this byte. */
@@ -34,6 +36,7 @@ static unsigned char rx_take(void)
 {
 	unsigned char c = (unsigned char)uart_rxtx_read();
 	uart_ev_pending_write(UART_EV_RX);      /* pops the FIFO */
+	received++;
 	return c;
 }
 
@@ -47,6 +50,12 @@ void tls_uart_begin(void)
 	while (uart_read_nonblock())            /* typed before the connection: not part of it */
 		(void)uart_read();
 	token_matched = 0;
+	received = 0;
+}
+
+uint32_t tls_uart_received(void)
+{
+	return received;
 }
 
 void tls_uart_end(void)

@@ -28,6 +28,9 @@ void tls_uart_end(void);
    Returns len, TLS_UART_TIMEOUT or TLS_UART_TOKEN. */
 int tls_uart_read(unsigned char *buf, size_t len, uint64_t idle);
 void tls_uart_write(const void *data, size_t len);
+/* Bytes received since tls_uart_begin(), the token's included. */
+uint32_t tls_uart_received(void);
+#define TLS_UART_TOKEN_BYTES 16     /* console_protocol.TLS_RESUME_TOKEN */
 /* Drops every byte until the token arrives (1) or `deadline` passes (0). */
 int tls_uart_wait_token(uint64_t deadline);
 

@@ -267,6 +267,7 @@ class Bridge:
         self.timeout_ms = timeout_ms
         self.wall_limit = wall_limit
         self.log = log or (lambda message: None)
+        self.connections = []       # every Connection `serve` ran, in order
 
     def _start(self):
         command = f"tls {os.urandom(32).hex()} {self.impl} {self.timeout_ms}"
@@ -339,19 +340,19 @@ class Bridge:
         return Connection(start, handshake[0] if handshake else None, done[0], client_closed,
                           time.monotonic() - started)
 
-    def serve(self, address, stop=None):
-        """Accepts connections on `address` (host, port) one after another until Ctrl-C (or `stop()` is
-        true), logging each one's summary."""
-        with socket.create_server(address) as server:
-            server.settimeout(0.5)
-            while stop is None or not stop():
-                try:
-                    sock, peer = server.accept()
-                except socket.timeout:
-                    continue
-                sock.setblocking(True)
-                connection = self.serve_connection(sock)
-                self.log(f"[tls] {peer[0]}:{peer[1]}: {connection.summary}")
+    def serve(self, server, stop=None):
+        """Accepts connections on the listening socket `server` one after another until Ctrl-C (or until
+        the threading.Event `stop` is set), logging each one's summary and keeping it in `connections`."""
+        server.settimeout(0.2)
+        while stop is None or not stop.is_set():
+            try:
+                sock, peer = server.accept()
+            except socket.timeout:
+                continue
+            sock.setblocking(True)
+            connection = self.serve_connection(sock)
+            self.connections.append(connection)
+            self.log(f"[tls] {peer[0]}:{peer[1]}: {connection.summary}")
 
 
 # ---- clients ----
@@ -409,21 +410,21 @@ def parse_address(text):
 def serve(console, key, address, impl="hw_seq", timeout_ms=SIM_TIMEOUT_MS, out=print):
     """`python -m sim --tls`: the device's certificate loaded, the commands printed, connections served
     until Ctrl-C."""
-    prepare(console, key)
-    bridge = Bridge(console, impl=impl, timeout_ms=timeout_ms, log=out)
     try:
-        with socket.create_server(address):
-            pass                        # the address is free (or say so before anything else)
+        server = socket.create_server(address)
     except OSError as error:
         raise ProjectError(f"cannot listen on {address[0]}:{address[1]}: {error.strerror}") from None
+    prepare(console, key)
+    bridge = Bridge(console, impl=impl, timeout_ms=timeout_ms, log=out)
     out(f"[tls] the device serves TLS 1.2 on {address[0]}:{address[1]} (RSA-{key['n'].bit_length()} on {impl}, "
         f"idle limit {timeout_ms} device ms); its certificate: {display_path(OUT_DIR / 'server.pem')}, "
         f"the CA: {display_path(OUT_DIR / 'ca.pem')}")
     for name, command in commands(address).items():
         out(f"[tls]   {name}: {command}")
     out("[tls] Ctrl-C ends it")
-    try:
-        bridge.serve(address)
-    except KeyboardInterrupt:
-        return 0
+    with server:
+        try:
+            bridge.serve(server)
+        except KeyboardInterrupt:
+            pass
     return 0
