@@ -333,7 +333,7 @@ def _tls(args, build, log):
     timeout_ms = args.tls_timeout or (protocol.TLS_TIMEOUT_MS if args.port else tls.SIM_TIMEOUT_MS)
     if args.tls_bench:
         from sim import tls_bench
-        return tls_bench.main(args, build, timeout_ms, log)
+        return tls_bench.main(args, build, timeout_ms, log, open_console)
     address = tls.parse_address(args.listen)
     console = open_console(args, build, args.timeout or 10 * 365 * 86400.0)
     try:

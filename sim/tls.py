@@ -98,9 +98,9 @@ def test_ca(out_dir=OUT_DIR):
     return key, cert
 
 
-def server_certificate(n, e, out_dir=OUT_DIR):
+def server_certificate(n, e, out_dir=OUT_DIR, name="server.pem"):
     """The server's certificate for the RSA public key (n, e), issued by the test CA for `localhost` and
-    127.0.0.1, written to out_dir/server.pem; returned as a cryptography certificate."""
+    127.0.0.1, written to out_dir/`name`; returned as a cryptography certificate."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -121,7 +121,7 @@ def server_certificate(n, e, out_dir=OUT_DIR):
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
-    Path(out_dir, "server.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    Path(out_dir, name).write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return cert
 
 
