@@ -27,6 +27,49 @@ static int token_step(unsigned char c)
 	return 0;
 }
 
+#ifdef CONFIG_CPU_HAS_INTERRUPT
+
+/* What the UART received, filled by rx_isr: the client's bytes wait here while the CPU computes (a
+   board's UART receives at its baud rate whatever the CPU does). A power of two. */
+#define RING_BYTES 1024
+static volatile unsigned char ring[RING_BYTES];
+static volatile unsigned ring_head;     /* written by rx_isr */
+static unsigned ring_tail;
+static unsigned saved_events;
+
+/* Empties the UART's receive FIFO into the ring (a full ring drops: the connection then fails, it does
+   not hang). The event is raised when the FIFO turns non-empty, so the handler always empties it. */
+static void rx_isr(void)
+{
+	if (uart_ev_pending_read() & UART_EV_TX)
+		uart_ev_pending_write(UART_EV_TX);
+	while (!uart_rxempty_read()) {
+		unsigned char c = (unsigned char)uart_rxtx_read();
+		unsigned next = (ring_head + 1) & (RING_BYTES - 1);
+		uart_ev_pending_write(UART_EV_RX);      /* pops the FIFO */
+		if (next != ring_tail) {
+			ring[ring_head] = c;
+			ring_head = next;
+		}
+	}
+}
+
+static int rx_ready(void)
+{
+	return ring_head != ring_tail;
+}
+
+static unsigned char rx_take(void)
+{
+	unsigned char c = ring[ring_tail];
+	ring_tail = (ring_tail + 1) & (RING_BYTES - 1);
+	received++;
+	return c;
+}
+
+#else
+
+/* A CPU without interrupts (SERV): the UART's FIFO alone, polled. */
 static int rx_ready(void)
 {
 	return !uart_rxempty_read();
@@ -40,6 +83,17 @@ static unsigned char rx_take(void)
 	return c;
 }
 
+#endif
+
+/* Drops what the UART's FIFO holds (interrupts off). */
+static void fifo_drop(void)
+{
+	while (!uart_rxempty_read()) {
+		(void)uart_rxtx_read();
+		uart_ev_pending_write(UART_EV_RX);
+	}
+}
+
 void tls_uart_begin(void)
 {
 	uart_sync();            /* the console's queued output leaves first */
@@ -49,8 +103,17 @@ void tls_uart_begin(void)
 #endif
 	while (uart_read_nonblock())            /* typed before the connection: not part of it */
 		(void)uart_read();
+	fifo_drop();
 	token_matched = 0;
 	received = 0;
+#ifdef CONFIG_CPU_HAS_INTERRUPT
+	/* receive into the ring; transmit is polled (tls_uart_write), its event off */
+	ring_head = ring_tail = 0;
+	saved_events = uart_ev_enable_read();
+	uart_ev_enable_write(UART_EV_RX);
+	irq_attach(UART_INTERRUPT, rx_isr);
+	irq_setie(1);
+#endif
 }
 
 uint32_t tls_uart_received(void)
@@ -60,13 +123,16 @@ uint32_t tls_uart_received(void)
 
 void tls_uart_end(void)
 {
-	/* The receive interrupt is raised when the FIFO turns non-empty (LiteX's UART: a rising edge).
-	   Left non-empty here it would never rise again and the console would wait for ever, so what is
-	   left (a second token, the rest of a client's last record: bytes after the connection) is
-	   dropped; the next byte to arrive raises it. */
-	while (rx_ready())
-		(void)rx_take();
 #ifdef CONFIG_CPU_HAS_INTERRUPT
+	irq_setie(0);
+#endif
+	/* What is left (a second token, the rest of a client's last record: bytes after the connection)
+	   is dropped. Left in the FIFO, it would keep the console's receive interrupt from rising again
+	   (LiteX's UART raises it when the FIFO turns non-empty): the console would wait for ever. */
+	fifo_drop();
+#ifdef CONFIG_CPU_HAS_INTERRUPT
+	irq_attach(UART_INTERRUPT, uart_isr);
+	uart_ev_enable_write(saved_events);
 	irq_setie(saved_ie);
 #endif
 }

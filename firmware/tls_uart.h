@@ -1,11 +1,10 @@
 /*
- * The UART as a raw byte stream for one TLS connection. LiteX's console driver (libbase's uart.c)
- * keeps a 128-byte receive ring filled by its interrupt handler, and that handler spins for ever when
- * the ring is full and the UART's FIFO is not empty: fine for typed lines, not for a client's flight
- * arriving while the server computes. So for the connection the CPU's interrupts are off and these
- * functions move bytes between the UART's FIFOs and BearSSL's buffers themselves; the FIFO holds what
- * arrives meanwhile (the simulated UART stops the host when it is full; a board's UART needs a FIFO
- * deep enough for a client's flight, soc/config.py UART_FIFO_DEPTH).
+ * The UART as a raw byte stream for one TLS connection, taken from the console (libbase's uart.c and its
+ * line editing) for the connection's length. Received bytes go into a ring of our own, filled by our
+ * interrupt handler (attached for the connection, libbase's given back after): a client's flight that
+ * arrives while the server computes (a board's UART receives at its baud rate whatever the CPU does,
+ * and its FIFO holds 16 bytes) waits there. Sending is polled. On a CPU without interrupts (SERV) the
+ * FIFO is polled instead.
  *
  * The host ends a connection early, or gives the console back after one, with TLS_RESUME_TOKEN
  * (console_protocol.h): tls_uart_read() watches every byte it receives for it.
