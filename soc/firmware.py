@@ -42,14 +42,15 @@ def generated_headers(max_bits):
     }
 
 
-def soc_headers(montmul_config=None):
+def soc_headers(montmul_config=None, vectors=True):
     """Headers that follow the SoC's configuration: the peripheral's command encoding, and the
-    benchmark keys and test vectors up to the peripheral's maximum size."""
+    benchmark keys and test vectors up to the peripheral's maximum size (`vectors=False`: no PKCS#1
+    vectors, the board's image)."""
     from gateware.interface import PeripheralConfig, c_header
     from soc.keys import keys_header
     montmul_config = montmul_config or config.MONTMUL
     return {"montmul.h": c_header(montmul_config),
-            "keys.h": keys_header(montmul_config.max_bits)}
+            "keys.h": keys_header(montmul_config.max_bits, vectors_per_key=1 if vectors else 0)}
 
 
 def peer_header(trees, tls=None):
