@@ -57,6 +57,11 @@ static const rsa_key *find_key(unsigned bits)
 	return NULL;
 }
 
+const rsa_key *bench_key(unsigned bits)
+{
+	return find_key(bits);
+}
+
 static void refuse_size(const char *bits)
 {
 	unsigned i;
@@ -344,7 +349,7 @@ static void cmd_vectors(int argc, char **argv)
 		unsigned long index = strtoul(argv[a], &end, 10);
 		if (*end || *argv[a] == 0 || index >= VECTOR_COUNT) {
 			console_usage(argv[0]);
-			printf(" indexes=0..%u\n", (unsigned)VECTOR_COUNT - 1);
+			printf(" vectors=%u (indexes from 0; the board's image has none)\n", (unsigned)VECTOR_COUNT);
 			return;
 		}
 		selected[index] = 1;

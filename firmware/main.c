@@ -14,6 +14,7 @@
 #include "montmul.h"
 #include "rsa_cmds.h"
 #include "sig_cmds.h"
+#include "tls_cmds.h"
 
 /* Stack depth: at start-up the top of the stack's space is painted; `info` reports how deep the stack
    has reached since (the lowest changed word), against the space there is. The linker reserves
@@ -83,7 +84,7 @@ static const struct console_command base_commands[] = {
 };
 
 const struct console_command *const console_tables[] = { base_commands, bench_commands, rsa_commands, sig_commands,
-                                                     NULL };
+                                                     tls_commands, NULL };
 
 int main(void)
 {

@@ -16,14 +16,18 @@ same firmware on a board over a serial port.
                                         a fault-injection campaign in the peripheral, written to
                                         build/faults/; exits 1 if a wrong result was released or the
                                         console hung
+    python -m sim --tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--key 2048]
+                                        the device as a TLS 1.2 server on a TCP port here (docs/tls.md)
+    python -m sim --tls-bench [--handshakes 3]
+                                        handshakes per implementation and suite, build/tls/report.*
 
-    --run, --bench and --random-lines with --port DEVICE [--baud N] talk to a board (or a --pty simulation) instead.
+    --run, --bench, --random-lines, --tls and --tls-bench with --port DEVICE [--baud N] talk to a board
+    (or a --pty simulation) instead.
 """
 
 import argparse
 import io
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -99,6 +103,31 @@ def _parse_args(argv):
     keygen.add_argument("--impls", default="hw_seq",
                         help="implementations, comma-separated (default: %(default)s; ours: "
                              f"{','.join(protocol.IMPLS)})")
+    tls = parser.add_argument_group("TLS server (--tls, --tls-bench; docs/tls.md)")
+    tls.add_argument("--tls", action="store_true",
+                     help="the device as a TLS 1.2 server: a TCP port here bridged to its UART, one connection after "
+                          "another until Ctrl-C")
+    tls.add_argument("--listen", default="127.0.0.1:4433", metavar="HOST:PORT",
+                     help="where --tls listens (default: %(default)s)")
+    tls.add_argument("--impl", default="hw_seq", choices=protocol.TLS_IMPLS,
+                     help="the implementation of the server's RSA (default: %(default)s)")
+    tls.add_argument("--key", type=int, default=2048, metavar="BITS",
+                     help="the server's key: the firmware's bench key of this size (default: %(default)s)")
+    tls.add_argument("--device-key", action="store_true",
+                     help="with --tls: a key of --key bits made on the device (`keygen` on hw_seq, random seed) "
+                          "instead of the bench key")
+    tls.add_argument("--tls-timeout", type=int, default=None, metavar="MS",
+                     help="the device's idle limit per connection, in device milliseconds (default: 1000 in "
+                          f"simulation, {protocol.TLS_TIMEOUT_MS} on a board)")
+    tls.add_argument("--tls-bench", action="store_true",
+                     help="full handshakes by Python's ssl per implementation, suite and key size; writes "
+                          "build/tls/report.{json,md,png}")
+    tls.add_argument("--handshakes", type=int, default=3,
+                     help="with --tls-bench: handshakes per implementation, suite and size (default: %(default)s)")
+    tls.add_argument("--tls-impls", default=",".join(protocol.TLS_IMPLS[:3] + ("bearssl",)), metavar="LIST",
+                     help="with --tls-bench: implementations, comma-separated (default: %(default)s)")
+    tls.add_argument("--tls-sizes", default="2048", metavar="LIST",
+                     help="with --tls-bench: key sizes, comma-separated (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="give up after this many wall-clock seconds (default: 600, 7200 with --bench and "
                              "--keygen, 14400 with --leak; with --cpus: the hardware rows' limit per CPU, default 420)")
@@ -311,6 +340,31 @@ def _keygen(args, build, sizes, impls, log):
     return 0
 
 
+def _tls(args, build, log):
+    """--tls: the device's TLS server on a TCP port here; --tls-bench: handshakes measured."""
+    import os
+    from sim import tls
+    from soc import keys
+    if args.key not in config.KEY_SIZES:
+        raise ProjectError(f"--key takes a bench key size: {', '.join(map(str, config.KEY_SIZES))} (got {args.key})")
+    timeout_ms = args.tls_timeout or (protocol.TLS_TIMEOUT_MS if args.port else tls.SIM_TIMEOUT_MS)
+    if args.tls_bench:
+        from sim import tls_bench
+        return tls_bench.main(args, build, timeout_ms, log, open_console)
+    address = tls.parse_address(args.listen)
+    console = open_console(args, build, args.timeout or 10 * 365 * 86400.0)
+    try:
+        if args.device_key:
+            log(f"[tls] making a {args.key}-bit key on the device (keygen on hw_seq) ...")
+            key = console.keygen(args.key, os.urandom(16), "hw_seq").key
+        else:
+            tls.use_bench_key(console, args.key)
+            key = next(k for k in keys.bench_keys() if k["bits"] == args.key)
+        return tls.serve(console, key, address, impl=args.impl, timeout_ms=timeout_ms, out=log)
+    finally:
+        console.close()
+
+
 def _bench(args, build, sizes, log):
     """--bench: over parallel simulations (the rows that never touch the peripheral on the SoC
     without it), or on the console at --port; prints the table and where the time went."""
@@ -408,9 +462,9 @@ def main(argv=None):
             print("error: --faults takes a number of runs, at least 1", file=sys.stderr)
             return 2
         if (args.bench or args.leak or args.port or args.pty or args.run is not None or args.keygen is not None
-                or args.random_lines is not None):
+                or args.random_lines is not None or args.tls or args.tls_bench):
             print("error: --faults runs a simulation of its own: not with --bench, --leak, --keygen, --run, --pty, "
-                  "--random-lines or --port", file=sys.stderr)
+                  "--random-lines, --tls, --tls-bench or --port", file=sys.stderr)
             return 2
     if args.leak and (args.messages < 2 or args.keys < 0 or args.pairs < 0 or args.simulations < 1):
         print("error: --messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1",
@@ -435,8 +489,9 @@ def main(argv=None):
             print("error: --keygen runs simulations of its own: not with --bench, --leak, --run, --pty or --port",
                   file=sys.stderr)
             return 2
-    if args.port and not (args.run is not None or args.bench or args.random_lines is not None):
-        print("error: --port goes with --run, --bench or --random-lines", file=sys.stderr)
+    if args.port and not (args.run is not None or args.bench or args.random_lines is not None or args.tls
+                          or args.tls_bench):
+        print("error: --port goes with --run, --bench, --random-lines, --tls or --tls-bench", file=sys.stderr)
         return 2
     if args.port and (args.leak or args.pty):
         print("error: --leak and --pty run a simulation; --port is for --run and --bench", file=sys.stderr)
@@ -477,6 +532,8 @@ def main(argv=None):
     if args.pty:
         from sim import pty_uart
         return pty_uart.serve(build, empty_ram=args.empty_ram, out=log)
+    if args.tls or args.tls_bench:
+        return _tls(args, build, log)
     if args.bench:
         return _bench(args, build, sizes, log)
     if args.leak:

@@ -299,6 +299,12 @@ class Console:
             else:
                 time.sleep(pause)
 
+    def resume(self, text=""):
+        """Back from a stretch in which the caller read the transport itself (sim/tls.py: a TLS connection's
+        raw bytes): `text` is console output it read past that stretch, to be read from here on."""
+        self._pos = len(self.output)
+        self.output += text
+
     def wait_prompt(self, limit=None):
         before = self.expect(PROMPT, limit, "no prompt")
         self._idle()

@@ -6,8 +6,9 @@ without a new bitstream. The firmware is built between two SoC passes:
 
 1. the SoC is elaborated with a zeroed main RAM and LiteX generates its headers, libraries and BIOS
    (`Builder(compile_software=True, compile_gateware=False)`);
-2. `soc.firmware.build()` compiles the firmware against them, without the peer libraries (the
-   board's BRAM budget; its module's MAIN_RAM_SIZE);
+2. `soc.firmware.build()` compiles the firmware against them, without the peer libraries and the
+   PKCS#1 vectors but with the TLS server on BearSSL (the board's BRAM budget; its module's
+   MAIN_RAM_SIZE);
 3. a fresh SoC with `main_ram_init=soc.firmware.image_words(firmware.bin, ...)` is generated: its
    Verilog, memory images, constraints and toolchain script carry BIOS and firmware.
 
@@ -20,6 +21,8 @@ Boards call `run(make_soc, ...)` with a factory `make_soc(main_ram_init=None) ->
 
 import shutil
 import subprocess
+import sys
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,6 +106,16 @@ def _generate_pass(make_soc, build_dir, main_ram_init, compile_software, builder
     return soc
 
 
+def _tls_library(err=sys.stderr):
+    """The BearSSL tree the board's TLS server is built on (fetched when missing); None, with one
+    `error:` line, when it cannot be had: the image then has no TLS server."""
+    try:
+        return peer_libs.fetch(peer_libs.PEERS["bearssl"], [False])
+    except (ProjectError, OSError, tarfile.TarError) as error:
+        err.write(f"error: could not fetch bearssl ({error}); the board's image will have no TLS server\n")
+        return None
+
+
 def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=print):
     """Generates the SoC twice around the firmware build (see the module docstring).
     Returns a BoardBuild; raises ProjectError on failure."""
@@ -127,11 +140,12 @@ def generate(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, log=pr
 
     log(f"[board] generating the SoC headers and libraries in {display_path(build_dir)}")
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, None, True, builder_kwargs, build_kwargs)
-    log("[board] building the firmware (without the peer libraries: the board's BRAM budget)")
+    log("[board] building the firmware (without the peer libraries and the PKCS#1 vectors: the board's BRAM "
+        "budget; with the TLS server)")
     config = soc.montmul.config
     firmware_bin = step("firmware build", lambda: firmware.build(
-        build_dir, max_bits=config.max_bits, extra_headers=firmware.soc_headers(config),
-        peers={name: None for name in peer_libs.PEERS}))
+        build_dir, max_bits=config.max_bits, extra_headers=firmware.soc_headers(config, vectors=False),
+        peers={name: None for name in peer_libs.PEERS}, tls=_tls_library()))
     log("[board] generating the gateware with the firmware in main RAM")
     ram = step("main-RAM image", firmware.image_words, firmware_bin, soc.bus.regions["main_ram"].size)
     soc = step("SoC generation", _generate_pass, make_soc, build_dir, ram, False, builder_kwargs, build_kwargs)

@@ -108,6 +108,12 @@ COMMANDS = {
                      "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
     "keygen": ("<bits> <seed-hex> [impl]",
                "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
+    "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
+    "cert": ("[clear | add <der-hex>]",
+             "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
+    "tls": ("<entropy-hex> [impl] [timeout-ms]",
+            "serve one TLS 1.2 connection on this UART (raw bytes until it ends; docs/tls.md), RSA on impl "
+            "(hw_seq by default)"),
 }
 
 class Error(enum.Enum):
@@ -143,6 +149,11 @@ class Error(enum.Enum):
     NO_RANDOM_GENERATOR = "no_random_generator"  # BearSSL was not fetched: no HMAC-DRBG for keygen
     # The peripheral stayed busy past the longest a command takes (a fault): the driver reset it.
     PERIPHERAL_STUCK = "peripheral_stuck"
+    NO_TLS_LIBRARY = "no_tls_library"           # BearSSL was not fetched: no TLS server
+    NO_CHAIN = "no_chain"                       # `tls` before a certificate chain was loaded (`cert add`)
+    BAD_CHAIN = "bad_chain"                     # the chain's bytes are not whole DER certificates
+    CHAIN_KEY_MISMATCH = "chain_key_mismatch"   # the first certificate does not hold the key's modulus
+    SHORT_ENTROPY = "short_entropy"             # `tls` takes at least TLS_MIN_ENTROPY bytes of fresh randomness
 
     @property
     def prefix(self):
@@ -259,9 +270,56 @@ DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,),
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
 KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
+# ---- the TLS server (firmware/tls_*.c, sim/tls.py, docs/tls.md) ----
+
+#: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
+#: named-group names and code points; `none` for the RSA key exchange).
+TLS_SUITES = {
+    "TLS_RSA_WITH_AES_128_GCM_SHA256": 0x009C,
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256": 0xC02F,
+}
+TLS_CURVES = {"x25519": 29, "secp256r1": 23}
+#: The implementations the server's RSA can run on: ours (rsa.c over a backend) and BearSSL's i31 code.
+TLS_IMPLS = ("hw_seq", "sw", "hw_cpu", "hw_seq_window", "bearssl")
+#: Fewest bytes of entropy `tls` takes: the seed of the server's random generator for the connection.
+TLS_MIN_ENTROPY = 16
+#: Default idle limit of a connection in device milliseconds: no byte from the client for that long ends it.
+TLS_TIMEOUT_MS = 10000
+#: What the host sends, after the device's `tls done` line, to give the console back (the device
+#: drops every byte before it), or during a connection to end it (the client went away). Bytes the
+#: console's line editor ignores, so a token arriving at the prompt does nothing; no byte repeats the
+#: first, so the device matches it with a one-counter scan.
+TLS_RESUME_TOKEN = bytes((0x00, 0x1f, 0x80, 0x9d, 0xf1, 0x02, 0xc4, 0x17, 0xe8, 0x05, 0xab, 0x1c, 0x93, 0x06, 0xd7,
+                          0x11))
+#: How the server's cycles are split: where its time went, each part counted inside the BearSSL hooks
+#: and wrapped vtables it goes through (firmware/tls_meter.h); `other` is everything else the CPU
+#: did (the engine's handshake code, copies, the loop); `io_wait` the time spent waiting on the UART,
+#: which the handshake's `cycles` leave out.
+TLS_PARTS = ("rsa", "ecdhe", "hash", "prf", "record", "other")
+
+# `tls` before the connection: from the next byte on, the UART carries the TLS stream.
+TLS_START = Line("TLS_START", ("tls", "start"), (Field("impl", "s"), Field("bits", "u"), Field("timeout_ms", "lu")))
+# One full handshake: the suite and curve it agreed, the RSA implementation, the key's size, the
+# device's cycles from the connection's start to the handshake's end without the UART waits, their
+# split (TLS_PARTS, which add up to `cycles`) and the waits. The server sends it to the client as
+# its answer, and prints it on the console after the connection.
+TLS_HANDSHAKE = Line("TLS_HANDSHAKE", ("handshake",), (
+    Field("suite", "s"), Field("curve", "s"), Field("impl", "s"), Field("bits", "u"), Field("cycles", "llu"),
+    *(Field(part, "llu") for part in TLS_PARTS), Field("io_wait", "llu")))
+# The end of a connection, after its TLS bytes (a line, where a record header would come): why it
+# ended (closed: close_notify both ways; failed: the engine stopped on `error`, BearSSL's code, after
+# sending an alert where it could; timeout: no byte for timeout_ms; aborted: the host's token), whether
+# the handshake completed and the request was answered, the bytes each way. The console comes back
+# after the host's TLS_RESUME_TOKEN (or timeout_ms without it).
+TLS_DONE = Line("TLS_DONE", ("tls", "done"), (Field("reason", "s"), Field("error", "d"), Field("handshake", "d"),
+                                              Field("answered", "d"), Field("bytes_in", "lu"), Field("bytes_out", "lu")))
+# `cert`: the chain as loaded, and whether its first certificate holds the key's modulus (yes, no, or
+# no_key when there is no key).
+CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Field("key_match", "s")))
+
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
-         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE, DECRYPTION_FAILED,
-         KEYGEN, KEY)
+         INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
+         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_DONE, CHAIN)
 
 
 def _c_string(text):
@@ -290,6 +348,16 @@ def c_header():
               f"#define HEX_NOTE {_c_string(HEX_NOTE)}", "",
               "/* Output lines (printf formats). */"]
     lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]
+    lines += ["", "/* The TLS server. */"]
+    lines += [f"#define TLS_SUITE_{name[4:]} 0x{code:04X}" for name, code in TLS_SUITES.items()]
+    lines += ["#define TLS_SUITE_NAMES { " + ", ".join(f"{{ 0x{code:04X}, {_c_string(name)} }}"
+                                                         for name, code in TLS_SUITES.items()) + " }",
+              "#define TLS_CURVE_NAMES { " + ", ".join(f"{{ {code}, {_c_string(name)} }}"
+                                                         for name, code in TLS_CURVES.items()) + " }",
+              "#define TLS_IMPL_NAMES { " + ", ".join(map(_c_string, TLS_IMPLS)) + " }",
+              f"#define TLS_MIN_ENTROPY {TLS_MIN_ENTROPY}",
+              f"#define TLS_TIMEOUT_MS {TLS_TIMEOUT_MS}",
+              "#define TLS_RESUME_TOKEN { " + ", ".join(f"0x{b:02x}" for b in TLS_RESUME_TOKEN) + " }"]
     lines += ["", "/* Error lines start with these; details follow. */"]
     lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
     lines += ["", "#endif", ""]
