@@ -249,7 +249,7 @@ def _merge(rows, results, missing):
 def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, progress=sys.stderr, extra=None):
     """The benchmark over `simulations` parallel simulations. `builds`: {True: the SoC with the
     peripheral, False: without} (sim.build.SimBuild). Returns (results, missing, simulation records);
-    `extra`, a list, receives issue 24's rows (extra_jobs) when given."""
+    `extra`, a list, receives the padding and key-generation rows (extra_jobs) when given."""
     rows = planned_rows(sizes, full)
     jobs = jobs_for(rows)
     report = Progress(jobs, progress)
@@ -301,7 +301,7 @@ def soc_from_info(console):
 
 
 def write(results, missing, out_dir, soc_info, source, command, timing=None, extra=None):
-    """Writes results.{json,md,png}; returns the results dict. `extra`: issue 24's rows (run_simulations)."""
+    """Writes results.{json,md,png}; returns the results dict. `extra`: the padding and key-generation rows (run_simulations)."""
     data = {
         "soc": soc_info,
         "source": source,
@@ -418,7 +418,7 @@ def extra_markdown(data):
     operation, verification against the raw public one."""
     section, results = data["padding_and_keygen"], data["results"]
     clk = data["soc"]["sys_clk_hz"]
-    lines = ["Key generation and signatures (issue 24), cycles counted by the firmware:", "",
+    lines = ["Key generation and signatures, cycles counted by the firmware:", "",
              "| key | operation | impl | cycles (median of seeds) | min | max | ms (median) | × raw op | ok |",
              "|---:|---|---|---:|---:|---:|---:|---:|:-:|"]
     for row in section["rows"]:

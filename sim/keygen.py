@@ -15,7 +15,7 @@ and a signature round trip) and by Debian's `openssl pkey -check`. A key that fa
 implementations that disagree on a seed's key, fail the run (`check`, exit 1).
 
 Outputs, under build/keygen/: keys/<impl>-<bits>-<index>.pem, report.json (every key, its counts and
-checks, and the summary rows), report.md (the summary and the targets of issue 24) and report.png
+checks, and the summary rows), report.md (the summary and the targets) and report.png
 (cycles per key against key size, one column of points per implementation).
 """
 
@@ -340,7 +340,7 @@ def markdown(report):
                      f"{_spread_cells(ms, lambda v: f'{v:,.1f}')} | {_spread_cells(row['candidates'])} | "
                      f"{_spread_cells(row['mr_rounds'])} | {_number(row['cycles_per_mr_round']['median'])} | "
                      f"{row['keys_passed']}/{row['keys']} ({100 * row['keys_passed'] / row['keys']:.0f} %) |")
-    lines += ["", "Targets of issue 24:", ""]
+    lines += ["", "Targets:", ""]
     lines += [_target_line(target) for target in report["targets"]]
     lines += ["", "Checks of every key (the key written as PEM with `cryptography`):", ""]
     lines += [f"- {name}: {what}" for name, what in report["checks"].items()]
@@ -391,7 +391,7 @@ def plot(report, path):
     if handles:
         ax.legend(fontsize=8)
     ax.set_title(f"Key generation on {report['soc']['cpu']} ({report['date']}): each key a point, the median a "
-                 "bar,\nissue 24's target dashed", fontsize=9)
+                 "bar,\nthe target dashed", fontsize=9)
     fig.tight_layout()
     report_files.save_figure(fig, path, dpi=100)
 
