@@ -36,6 +36,7 @@ from pathlib import Path
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from sim.console import CommandRefused, ConsoleError, UnexpectedAnswer
+from soc import config
 from soc import console_protocol as protocol
 
 OUT_DIR = BUILD_DIR / "tls"
@@ -237,7 +238,8 @@ class Connection:
         if self.handshake:
             h = self.handshake
             text = (f"{h['suite']} {h['curve']} {h['impl']} RSA-{h['bits']}: {h['cycles']:,} cycles "
-                    f"({100e6 / h['cycles']:.0f} handshakes/s at 100 MHz); " + text)
+                    f"({config.SYS_CLK_FREQ / h['cycles']:.1f} handshakes/s at {config.SYS_CLK_FREQ / 1e6:g} MHz); "
+                    + text)
         return text
 
 

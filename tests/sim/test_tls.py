@@ -7,7 +7,6 @@ console must be back and the next connection must work.
 One simulated SoC serves every test, behind one bridge on a loopback port (a module fixture): a boot and
 the key's set-up cost more than a handshake."""
 
-import re
 import shutil
 import socket
 import ssl
@@ -148,9 +147,14 @@ def test_a_client_not_speaking_tls_is_closed_on(device):
     check_handshake(python_handshake(device)[0], RSA)
 
 
+#: BearSSL's error code for a fatal alert it sent (BR_ERR_SEND_FATAL_ALERT), plus the alert's: handshake_failure.
+SENT_HANDSHAKE_FAILURE = 512 + 40
+
+
 @pytest.mark.parametrize("offer", ["suite", "version"])
 def test_a_hello_the_server_cannot_answer_gets_an_alert(device, offer):
-    """A ClientHello offering only a suite the server lacks (ChaCha20-Poly1305), or only TLS 1.3."""
+    """A ClientHello offering only a suite the server lacks (ChaCha20-Poly1305), or only TLS 1.3 (whose
+    suites BearSSL 0.6 does not know either): a handshake_failure alert, one plaintext record."""
     before = len(device.bridge.connections)
     context = ssl.create_default_context(cafile=str(device.ca))
     if offer == "suite":
@@ -161,12 +165,10 @@ def test_a_hello_the_server_cannot_answer_gets_an_alert(device, offer):
     with pytest.raises(ssl.SSLError) as refused:
         with context.wrap_socket(device.connect(), server_hostname=tls.HOSTNAME):
             pass
-    # the client read the server's alert: a handshake failure, or the version it cannot speak
-    assert re.search(r"HANDSHAKE_FAILURE|PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|NO_PROTOCOLS", str(refused.value),
-                     re.I), refused.value
+    assert "HANDSHAKE_FAILURE" in str(refused.value), refused.value       # the client read the alert
     connection = device.report(before)
-    assert connection.done["reason"] == "failed" and connection.done["error"] != 0
-    assert connection.done["handshake"] == 0
+    assert connection.done["reason"] == "failed" and connection.done["error"] == SENT_HANDSHAKE_FAILURE
+    assert connection.done["handshake"] == 0 and connection.done["bytes_out"] == 7
     check_handshake(python_handshake(device)[0], RSA)
 
 
