@@ -308,6 +308,13 @@ class FaultHook:
         if answer != "armed":
             raise ProjectError(f"the fault hook answered {answer!r} to arm")
 
+    def peek(self, site, element):
+        """The element's value now (an int)."""
+        answer = self.request(f"peek {site} {element}")
+        if not answer.startswith("value "):
+            raise ProjectError(f"the fault hook answered {answer!r} to peek")
+        return int(answer.split()[1], 16)
+
     def report(self):
         lines = self.request("report", until="end")
         head = dict(item.split("=") for item in lines[0].split()[1:])
