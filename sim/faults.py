@@ -308,6 +308,13 @@ class FaultHook:
         if answer != "armed":
             raise ProjectError(f"the fault hook answered {answer!r} to arm")
 
+    def peek(self, site, element):
+        """The element's value now (an int)."""
+        answer = self.request(f"peek {site} {element}")
+        if not answer.startswith("value "):
+            raise ProjectError(f"the fault hook answered {answer!r} to peek")
+        return int(answer.split()[1], 16)
+
     def report(self):
         lines = self.request("report", until="end")
         head = dict(item.split("=") for item in lines[0].split()[1:])
@@ -620,7 +627,8 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
         "bits": bits, "op": op, "impl": IMPL, "seed": seed,
         "runs": len(records),
         "classes": {k: classes[k] for k in OUTCOMES},
-        "released_wrong_factoring_n": sum(bool(r["factors"]) for r in wrong),
+        # a decryption releases the unpadded message, not the raw CRT result: no gcd to take
+        "released_wrong_factoring_n": sum(bool(r["factors"]) for r in wrong) if op == "sign" else None,
         "not_recovered": sum(r.get("recovered") is False for r in records),
         "alive_at_end": alive,
         "by_site": by_site,
@@ -674,8 +682,9 @@ def markdown(report):
              f"({op['commands']} commands; the firmware counts {op['cycles']:,} cycles for the whole operation).", "",
              "| outcome | runs |", "|---|---:|"]
     lines += [f"| {k} | {c[k]} |" for k in OUTCOMES]
-    lines += ["", f"Wrong outputs released: {c['released_wrong']} "
-                  f"(of which factor n by gcd(s^e - m, n): {report['released_wrong_factoring_n']}). "
+    factoring = report["released_wrong_factoring_n"]
+    lines += ["", f"Wrong outputs released: {c['released_wrong']}"
+                  + (f" (of which factor n by gcd(s^e - m, n): {factoring})" if factoring is not None else "") + ". "
                   f"Console hangs: {c['hang']}. Runs after which the next unfaulted operation failed: "
                   f"{report['not_recovered']}. The console answered correctly at the end: "
                   f"{'yes' if report['alive_at_end'] else 'no'}.", ""]
