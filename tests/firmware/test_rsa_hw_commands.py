@@ -26,7 +26,7 @@ from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig, c_h
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The firmware's sources of an RSA operation on the peripheral (rsa_sw.c is not needed).
-SOURCES = ["bignum.c", "rsa.c", "rsa_hw.c", "montmul_drv.c"]
+SOURCES = ["bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa.c", "rsa_hw.c", "montmul_drv.c"]
 #: montmul_recorder.c's log: entry kinds and size.
 RECORD_CMD, RECORD_WDATA, RECORD_RDATA = 0, 1, 2
 RECORD_MAX = 65536

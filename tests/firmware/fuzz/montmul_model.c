@@ -260,6 +260,16 @@ uint32_t montmul_rdata_read(void)
 	return slots[rslot][rpos++];
 }
 
+/* The `ctrl` register's reset (the driver's mm_reset): the registers as after power-up (no modulus in
+   force, pointers and status cleared), the operand memories kept, as the peripheral's reset does. */
+void montmul_ctrl_write(uint32_t value)
+{
+	if (value & (1u << CSR_MONTMUL_CTRL_RESET_OFFSET)) {
+		memset(bank, 0, sizeof(bank));
+		wslot = wpos = rslot = rpos = error = done = 0;
+	}
+}
+
 uint32_t montmul_status_read(void)
 {
 	return error << MONTMUL_STATUS_ERROR_SHIFT | (done ? MONTMUL_STATUS_DONE : 0);
