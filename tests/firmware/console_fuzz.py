@@ -245,7 +245,7 @@ def argument_values(max_bits):
         "p": [_hex(p), "3d"], "q": [_hex(q), "35"],
         "base": ["2", _hex(n - 2)], "exp": [_hex(d), "10001", "0"], "mod": [_hex(n), "ca1", "2", "0"],
         "op": [*(op for op in protocol.OPS if op != "mul"), "nope"],
-        "impl": [*protocol.IMPLS, "nope"],
+        "impl": [*protocol.ALL_IMPLS, "nope"],         # the peers: keygen takes them, the others refuse
         "message-hex": ["00", "616263", "-", "", "0g"],
         "signature-hex": [signed["pkcs1"], f"{pow(0x1234, e, n):0{2 * k}x}", "00"],
         "ciphertext-hex": [f"{pow(0x1234, e, n):0{2 * k}x}", "abc"],
@@ -417,7 +417,7 @@ def replay(target, inputs, timeout=None, echo=False):
 
 def coverage(corpora, max_bits=FUZZ_MAX_BITS, log=print):
     """Runs every input of `corpora` (directories) once through the coverage build; returns llvm-cov's
-    report of the firmware's files (lines, functions, regions, branches covered)."""
+    report of the firmware's files, bignum/*.c included (lines, functions, regions, branches covered)."""
     target = build(max_bits, source_coverage=True, log=log)
     profile = target.with_suffix(".profraw")
     subprocess.run([str(target), "-runs=0", *LIBFUZZER_FLAGS, *map(str, corpora)], capture_output=True,
@@ -425,7 +425,8 @@ def coverage(corpora, max_bits=FUZZ_MAX_BITS, log=print):
     merged = target.with_suffix(".profdata")
     subprocess.run(["llvm-profdata", "merge", "-sparse", str(profile), "-o", str(merged)], check=True)
     report = subprocess.run(["llvm-cov", "report", str(target), f"-instr-profile={merged}",
-                             *map(str, sorted(FIRMWARE.glob("*.c")))], capture_output=True, text=True, check=True)
+                             *map(str, sorted(FIRMWARE.glob("*.c")) + sorted(FIRMWARE.glob("bignum/*.c")))],
+                            capture_output=True, text=True, check=True)
     return report.stdout
 
 
@@ -438,7 +439,7 @@ def main(argv=None):
     parser.add_argument("--replay", nargs="+", metavar="FILE", help="run these inputs once instead of fuzzing")
     parser.add_argument("--coverage", action="store_true",
                         help="instead of fuzzing: run the corpus, the seeds and the regressions once through a "
-                             "build with source coverage and print llvm-cov's report of firmware/*.c")
+                             "build with source coverage and print llvm-cov's report of firmware/")
     parser.add_argument("--libfuzzer", default="", metavar="FLAGS",
                         help="more libFuzzer flags, e.g. '-runs=1000000 -jobs=1'")
     args = parser.parse_args(argv)
