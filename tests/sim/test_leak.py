@@ -220,7 +220,8 @@ def _fake_build(tmp_path, mode):
     model.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).parent / 'fake_console.py'} {mode}\n")
     model.chmod(model.stat().st_mode | stat.S_IXUSR)
     return SimpleNamespace(model=model, gateware_dir=tmp_path,
-                           soc_info={"cpu": "vexriscv", "variant": "fake", "sys_clk_hz": 100_000_000})
+                           soc_info={"cpu": "vexriscv", "variant": "fake", "sys_clk_hz": 100_000_000,
+                                     "peripheral": sim_build.peripheral_info()})
 
 
 def _fake_run(tmp_path, mode, **kwargs):
