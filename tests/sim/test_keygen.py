@@ -76,7 +76,8 @@ def _error(out):
 # ---- the host side (sim/keygen.py, python -m sim --keygen) ----
 
 FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
-SOC = {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000}
+SOC = {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
+       "peripheral": {"max_bits": 4096, "lanes": 32, "word_bits": 32, "slots": 16}}
 
 
 def _fake_build(tmp_path, mode="ok"):
