@@ -32,7 +32,6 @@ recovered. Outputs under build/faults/: report.json (`runs`, `classes`, per site
 report.md and report.png.
 """
 
-import json
 import math
 import random
 import re
@@ -40,8 +39,8 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
+from common import report as report_files
 from common.errors import ProjectError
 from common.paths import BUILD_DIR
 from soc import console_protocol as protocol
@@ -642,11 +641,7 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
 
 
 def write(report, out_dir):
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-    (out_dir / "report.md").write_text(markdown(report))
-    _plot(report, out_dir / "report.png")
+    report_files.write(out_dir, "report", report, markdown, _plot)
 
 
 def _plot(report, path):

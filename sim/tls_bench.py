@@ -11,12 +11,12 @@ Outputs, under build/tls/: report.json (every handshake, the rows' medians, wher
 report.md (the table) and report.png (each row's median split, stacked).
 """
 
-import json
 import socket
 import statistics
 import sys
 import threading
 import time
+from common import report as report_files
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,11 +205,7 @@ def plot(report, path):
 
 
 def write(report, out_dir):
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-    (out_dir / "report.md").write_text(markdown(report))
-    plot(report, out_dir / "report.png")
+    report_files.write(out_dir, "report", report, markdown, plot)
 
 
 def _parse_list(text, allowed, what):
