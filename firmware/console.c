@@ -5,6 +5,7 @@
 #include <libbase/console.h>
 
 #include "console.h"
+#include "hex_digit.h"
 
 static char line[CONSOLE_LINE_MAX];
 
@@ -62,6 +63,30 @@ static int split(char *s, char **argv)
 		if (*s)
 			*s++ = 0;
 	}
+}
+
+int console_hex_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len)
+{
+	size_t digits = strlen(text), i;
+
+	if (strcmp(text, EMPTY_HEX) == 0) {
+		*len = 0;
+		return 0;
+	}
+	for (i = 0; i < digits && hex_value(text[i]) >= 0; i++)
+		;
+	if (i < digits || digits % 2) {
+		printf(ERR_BAD_HEX " arg=%s (hex digits only, two a byte, no prefix)\n", name);
+		return -1;
+	}
+	if (digits / 2 > max) {
+		printf(ERR_TOO_LARGE " arg=%s max_bytes=%u\n", name, (unsigned)max);
+		return -1;
+	}
+	for (i = 0; i < digits / 2; i++)
+		out[i] = (unsigned char)(hex_value(text[2 * i]) << 4 | hex_value(text[2 * i + 1]));
+	*len = digits / 2;
+	return 0;
 }
 
 void console_print_help(void)

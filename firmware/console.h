@@ -4,6 +4,8 @@
 #ifndef CONSOLE_H
 #define CONSOLE_H
 
+#include <stddef.h>
+
 #include "console_protocol.h"
 
 #define CONSOLE_MAX_ARGS 8
@@ -24,5 +26,8 @@ void console_print_help(void);
 /* Starts the error line for wrong arguments to the command `name`, with its usage; the caller
    adds any details and the newline. */
 void console_usage(const char *name);
+/* A hex argument (two digits a byte; EMPTY_HEX, "-", for none) into out, at most max bytes: 0 and its
+   length in *len, or -1 after printing the error line naming the argument `name`. */
+int console_hex_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len);
 
 #endif

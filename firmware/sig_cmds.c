@@ -34,37 +34,12 @@ static char p_hex[PAD_MAX_BYTES + 1], q_hex[PAD_MAX_BYTES + 1], e_hex[16];
 
 static const char hex_digits[] = "0123456789abcdef";
 
-/* Hex digits (two a byte) into out; prints the error line and returns -1 on bad input. */
-static int parse_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len)
-{
-	size_t digits = strlen(text), i;
-
-	if (strcmp(text, EMPTY_HEX) == 0) {
-		*len = 0;
-		return 0;
-	}
-	for (i = 0; i < digits && hex_value(text[i]) >= 0; i++)
-		;
-	if (i < digits || digits % 2) {
-		printf(ERR_BAD_HEX " arg=%s (hex digits only, two a byte, no prefix)\n", name);
-		return -1;
-	}
-	if (digits / 2 > max) {
-		printf(ERR_TOO_LARGE " arg=%s max_bytes=%u\n", name, (unsigned)max);
-		return -1;
-	}
-	for (i = 0; i < digits / 2; i++)
-		out[i] = (unsigned char)(hex_value(text[2 * i]) << 4 | hex_value(text[2 * i + 1]));
-	*len = digits / 2;
-	return 0;
-}
-
 /* A signature or ciphertext: exactly the modulus' length in bytes. */
 static int parse_block(const char *name, const char *text, const rsa_key *k)
 {
 	size_t len;
 
-	if (parse_bytes(name, text, sig_block, sizeof(sig_block), &len))
+	if (console_hex_bytes(name, text, sig_block, sizeof(sig_block), &len))
 		return -1;
 	if (len != pad_key_bytes(k)) {
 		printf(ERR_BAD_LENGTH " arg=%s bytes=%u expected=%u\n", name, (unsigned)len, (unsigned)pad_key_bytes(k));
@@ -237,7 +212,7 @@ static void cmd_sign(int argc, char **argv)
 	if (!(k = start(argc, argv, 3, 5, 1, &ctx)) || parse_scheme(argv[1], &scheme)
 	    || parse_options(argc, argv, 3, scheme == PAD_PSS ? TAKES_SALT : 0, &o)
 	    || parse_salt(o.salt, k, 0, &salt_len)
-	    || parse_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len))
+	    || console_hex_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len))
 		return;
 	pad_random_init();
 	rsa_hw_forget();
@@ -266,7 +241,7 @@ static void cmd_verify(int argc, char **argv)
 	if (!(k = start(argc, argv, 4, 6, 0, &ctx)) || parse_scheme(argv[1], &scheme)
 	    || parse_options(argc, argv, 4, scheme == PAD_PSS ? TAKES_SALT : 0, &o)
 	    || parse_salt(o.salt, k, 1, &salt_len)
-	    || parse_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len)
+	    || console_hex_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len)
 	    || parse_block("signature", argv[3], k))
 		return;
 	rsa_hw_forget();
@@ -284,7 +259,7 @@ static void cmd_verify(int argc, char **argv)
 static int parse_label(const char *text, size_t *label_len)
 {
 	*label_len = 0;
-	return text ? parse_bytes("label", text, SIG_LABEL, SIG_LABEL_MAX, label_len) : 0;
+	return text ? console_hex_bytes("label", text, SIG_LABEL, SIG_LABEL_MAX, label_len) : 0;
 }
 
 /* oaep_encrypt <message> [impl] [label=<hex>] */
@@ -297,7 +272,7 @@ static void cmd_oaep_encrypt(int argc, char **argv)
 	int err;
 
 	if (!(k = start(argc, argv, 2, 4, 0, &ctx)) || parse_options(argc, argv, 2, TAKES_LABEL, &o)
-	    || parse_bytes("message", argv[1], sig_message, PAD_MAX_BYTES, &msg_len)
+	    || console_hex_bytes("message", argv[1], sig_message, PAD_MAX_BYTES, &msg_len)
 	    || parse_label(o.label, &label_len))
 		return;
 	err = pad_oaep_encrypt(o.backend, k, ctx, SIG_LABEL, label_len, sig_message, msg_len, sig_block);
@@ -372,7 +347,7 @@ static void cmd_keygen(int argc, char **argv)
 		b = &rsa_sw;
 	else if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ)))
 		return;
-	if (parse_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
+	if (console_hex_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
 		return;
 	if (seed_len == 0) {
 		printf(ERR_BAD_LENGTH " arg=seed bytes=0 expected=1..%d\n", KEYGEN_SEED_MAX);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench_cmds.h"
+#include "console.h"
 #include "cycles.h"
 #include "hex_digit.h"
 #include "peer_common.h"
@@ -14,27 +15,6 @@
 #include "tls_uart.h"
 
 #define ENTROPY_MAX 64
-
-/* Hex (two digits a byte) into out; prints the error line and returns -1 on bad input. */
-static int parse_hex_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len)
-{
-	size_t digits = strlen(text), i;
-
-	for (i = 0; i < digits && hex_value(text[i]) >= 0; i++)
-		;
-	if (i < digits || digits % 2 || digits == 0) {
-		printf(ERR_BAD_HEX " arg=%s (hex digits only, two a byte, no prefix)\n", name);
-		return -1;
-	}
-	if (digits / 2 > max) {
-		printf(ERR_TOO_LARGE " arg=%s max_bytes=%u\n", name, (unsigned)max);
-		return -1;
-	}
-	for (i = 0; i < digits / 2; i++)
-		out[i] = (unsigned char)(hex_value(text[2 * i]) << 4 | hex_value(text[2 * i + 1]));
-	*len = digits / 2;
-	return 0;
-}
 
 static void cmd_tls_key(int argc, char **argv)
 {
@@ -90,7 +70,7 @@ static void cmd_cert(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "clear") == 0) {
 		tls_chain_clear();
 	} else if (argc == 3 && strcmp(argv[1], "add") == 0) {
-		if (parse_hex_bytes("der", argv[2], piece, sizeof(piece), &len))
+		if (console_hex_bytes("der", argv[2], piece, sizeof(piece), &len))
 			return;
 		if (tls_chain_append(piece, len)) {
 			printf(ERR_TOO_LARGE " arg=der chain_bytes=%u max_bytes=%u\n", (unsigned)tls_chain_bytes(),
@@ -124,7 +104,7 @@ static void cmd_tls(int argc, char **argv)
 		printf(ERR_NO_TLS_LIBRARY " (BearSSL was not fetched: no TLS server in this firmware)\n");
 		return;
 	}
-	if (parse_hex_bytes("entropy", argv[1], entropy, sizeof(entropy), &c.entropy_len))
+	if (console_hex_bytes("entropy", argv[1], entropy, sizeof(entropy), &c.entropy_len))
 		return;
 	if (c.entropy_len < TLS_MIN_ENTROPY) {
 		printf(ERR_SHORT_ENTROPY " bytes=%u min=%d (fresh random bytes from the host: they seed the server's "
