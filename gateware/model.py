@@ -310,7 +310,7 @@ def exp_cycles_bound(mul, exponent_bits):
 
 
 def wait_bounds(config):
-    """What a driver needs to bound its waits on the peripheral (interface.c_header renders it):
+    """What a driver needs to bound its waits on the peripheral (gateware.header renders it):
     ``command``: the most cycles any command but an exponentiation keeps it busy (MUL at the largest
     size, SETMOD, MUL_PAIR with the widest shared a); ``mul_by_rows``: a product's most cycles at a
     modulus of r rows (index r; 0 unused); ``pair_mul``: a pair product's most (both moduli one row)."""

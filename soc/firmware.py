@@ -46,7 +46,7 @@ def soc_headers(montmul_config=None, vectors=True):
     """Headers that follow the SoC's configuration: the peripheral's command encoding, and the
     benchmark keys and test vectors up to the peripheral's maximum size (`vectors=False`: no PKCS#1
     vectors, the board's image)."""
-    from gateware.interface import PeripheralConfig, c_header
+    from gateware.header import c_header
     from soc.keys import keys_header
     montmul_config = montmul_config or config.MONTMUL
     return {"montmul.h": c_header(montmul_config),

@@ -3,7 +3,7 @@ operation with CRT on the sequencer backend (`rsa_private_crt` over `rsa_hw_seq`
 
 firmware/rsa_hw.c, rsa.c, bignum.c and the driver montmul_drv.c are built for the host against a
 recording stand-in of the peripheral's CSRs (montmul_recorder.c, host_litex/), with the command
-encoding generated for each peripheral configuration (gateware.interface.c_header). The compute
+encoding generated for each peripheral configuration (gateware.header.c_header). The compute
 commands the operation issues, each with the modulus size it runs at, must be the ones
 `crt_commands` lists for the sweep's estimate (`crt_cycles`), command for command, at several key
 sizes, with the pair commands and without. The Python list is kept for its descriptions; this test
@@ -22,7 +22,8 @@ from bnlib import (BN_MAX_BITS, FIRMWARE, LAYOUT_SOURCE, BigNumLib, c_layout, ke
                    limbs, mirror_layout, words_for)
 from eda.report import crt_commands, crt_pairs
 from gateware import model
-from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig, c_header
+from gateware.header import c_header
+from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The firmware's sources of an RSA operation on the peripheral (rsa_sw.c is not needed).

@@ -4,7 +4,8 @@ import subprocess
 import pytest
 from amaranth.lib import data
 
-from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd, c_header,
+from gateware.header import c_header
+from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd,
                                  WORD_BITS, NUM_SLOTS, NUM_HIDDEN_SLOTS, TOTAL_SLOTS, SLOT_FIELD_BITS, SLOT_BITS,
                                  ARG_BITS, SIZE_BITS, EXP_INDEX_BITS, WINDOW_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
                                  LADDER_SLOT, MAX_BITS_DEFAULT, table_slot, fixed_table_slot)

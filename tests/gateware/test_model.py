@@ -395,7 +395,7 @@ def test_pair_model_crt_default_config():
                                     PeripheralConfig(max_bits=2048, lanes=16), PeripheralConfig(lanes=256)],
                          ids=["default", "soc", "2048-L16", "L256"])
 def test_wait_bounds_cover_every_command(config):
-    """interface.c_header's cycle bounds (model.wait_bounds, exp_cycles_bound), which bound the
+    """header.c_header's cycle bounds (model.wait_bounds, exp_cycles_bound), which bound the
     firmware driver's waits, are at least every command's cycles: a product at every size by its rows,
     SETMOD, MUL_PAIR with any shared a, and every exponentiation (each scheme, the worst exponent)."""
     bounds = model.wait_bounds(config)

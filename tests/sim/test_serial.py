@@ -221,4 +221,4 @@ def test_pyserial_s_open_errors_become_one_clear_line(monkeypatch, code, message
 
 def test_port_options_need_a_command():
     result = _sim("--port", "/dev/ttyUSB1", timeout=60)
-    assert result.returncode == 2 and "--port goes with --run, --bench or --random-lines" in result.stderr
+    assert result.returncode == 2 and "--port goes with --run, --bench, --random-lines, --tls or --tls-bench" in result.stderr
