@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 60
 # for the table of where the time went.
 bench:
 	@t0=$$(date +%s%N); bash tools/setup.sh; t1=$$(date +%s%N); \
-	$(PY) -m sim --bench --setup-seconds $$(( (t1 - t0) / 1000000 ))e-3 $(if $(SIZES),--sizes $(SIZES)) $(if $(FULL),--full)
+	$(PY) -m sim bench --setup-seconds $$(( (t1 - t0) / 1000000 ))e-3 $(if $(SIZES),--sizes $(SIZES)) $(if $(FULL),--full)
 
 # The whole pytest suite, one worker per core (pytest-xdist), tests dealt one by one except the groups
 # that share an expensive fixture (xdist_group: the board runs, the leak run), which stay on one worker;

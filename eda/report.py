@@ -212,14 +212,14 @@ def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
 
 
 #: The firmware's row the RSA figure is: ``bench`` (firmware/bench_cmds.c) of the private operation with
-#: CRT on the sequencer backend, the "2048, private, CRT, hw: sequencer" row of ``python -m sim --bench``.
+#: CRT on the sequencer backend, the "2048, private, CRT, hw: sequencer" row of ``python -m sim bench``.
 FIRMWARE_OP, FIRMWARE_IMPL = "private_crt", "hw_seq"
 
 
 def firmware_build_dir(config: PeripheralConfig) -> Path | None:
     """Where the simulated SoC with ``config``'s peripheral is built: None for the default
     configuration (``python -m sim``'s own build, build/sim), otherwise the directory ``python -m sim
-    --montmul-word-bits W --montmul-lanes N`` builds it in (``sim.build.cpu_build_dir``)."""
+    run ... --montmul-word-bits W --montmul-lanes N`` builds it in (``sim.build.cpu_build_dir``)."""
     if config == soc_config.MONTMUL:
         return None
     from sim import build as sim_build
@@ -235,10 +235,10 @@ def firmware_source(config: PeripheralConfig, bits: int = CRT_BITS) -> str:
     """Where ``firmware_crt_cycles`` takes its count from, as the report says it."""
     directory = firmware_build_dir(config)
     if directory is None:
-        return (f'python -m sim --run "{firmware_command(bits)}": the firmware\'s cycle counter on the '
+        return (f'python -m sim run "{firmware_command(bits)}": the firmware\'s cycle counter on the '
                 "simulated SoC (build/sim)")
     options = f"--montmul-word-bits {config.word_bits} --montmul-lanes {config.lanes}"
-    return (f'python -m sim {options} --run "{firmware_command(bits)}": the firmware\'s cycle counter on the '
+    return (f'python -m sim run "{firmware_command(bits)}" {options}: the firmware\'s cycle counter on the '
             f"simulated SoC ({directory.relative_to(ROOT)}"
             + (f", max_bits={config.max_bits}, which the option cannot set)" if config.max_bits != soc_config.MONTMUL.max_bits
                else ")"))

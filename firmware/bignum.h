@@ -18,7 +18,7 @@
  * is single-threaded). Everything else is on the stack: the deepest chain (an exponentiation calling
  * a product) takes about 3.3 KiB at 4096 bits (tests/firmware/test_rv32_build.py checks the frames).
  *
- * Speed: measured on the simulated SoC (VexRiscv "full", cycle counter), `python -m sim --run
+ * Speed: measured on the simulated SoC (VexRiscv "full", cycle counter), `python -m sim run
  * "bench 512"`: one 512-bit mont_mul takes about 7,100 cycles (the `mul sw` line; other sizes with
  * `bench <bits>`).
  */

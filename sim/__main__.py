@@ -1,28 +1,33 @@
 """`python -m sim`: build what is stale and run the SoC with the firmware in Verilator, or drive the
-same firmware on a board over a serial port.
+same firmware on a board over a serial port. One subcommand per job, each with its own options
+(`python -m sim COMMAND -h`):
 
-    python -m sim                       console attached to this terminal (Ctrl-C ends it)
-    python -m sim --run "help; info"    types the commands, prints the output, exits 0 when all ran
-    python -m sim --bench [--full]      the benchmark over parallel simulations, written to build/bench/
-    python -m sim --leak [--bits 1024]  the timing-leak test, written to build/leak/; exits 1 on a leak
-    python -m sim --keygen 1024 [--seeds 16] [--impls hw_seq,sw]
+    python -m sim [console]             console attached to this terminal (Ctrl-C ends it)
+    python -m sim run "help; info"      types the commands, prints the output, exits 0 when all ran
+    python -m sim bench [--full]        the benchmark over parallel simulations, written to build/bench/
+    python -m sim bench --cpus all      the benchmark on every supported softcore, build/bench/cpus.*
+    python -m sim leak [--bits 1024]    the timing-leak test, written to build/leak/; exits 1 on a leak
+    python -m sim keygen 1024 [--seeds 16] [--impls hw_seq,sw]
                                         key generations on the SoC, each key checked, written to
                                         build/keygen/; exits 1 when a key fails a check
-    python -m sim --pty                 the simulated SoC's UART as a serial device (litex_term, --port)
-    python -m sim --bench --cpus all    the benchmark on every supported softcore, build/bench/cpus.*
-    python -m sim --random-lines 2000   random lines typed into the console, every answer checked (sim/random_lines.py);
-                                        exits 1 on a wrong answer
-    python -m sim --faults 2000 [--bits 1024] [--op sign|decrypt]
+    python -m sim pty [--empty-ram]     the simulated SoC's UART as a serial device (litex_term, --port)
+    python -m sim random-lines 2000     random lines typed into the console, every answer checked
+                                        (sim/random_lines.py); exits 1 on a wrong answer
+    python -m sim faults 2000 [--bits 1024] [--op sign|decrypt]
                                         a fault-injection campaign in the peripheral, written to
                                         build/faults/; exits 1 if a wrong result was released or the
                                         console hung
-    python -m sim --tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--key 2048]
+    python -m sim tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--key 2048]
                                         the device as a TLS 1.2 server on a TCP port here (docs/tls.md)
-    python -m sim --tls-bench [--handshakes 3]
+    python -m sim tls-bench [--handshakes 3]
                                         handshakes per implementation and suite, build/tls/report.*
 
-    --run, --bench, --random-lines, --tls and --tls-bench with --port DEVICE [--baud N] talk to a board
-    (or a --pty simulation) instead.
+    run, bench, random-lines, tls and tls-bench with --port DEVICE [--baud N] talk to a board (or a
+    `python -m sim pty` simulation) instead.
+
+The flag forms (`python -m sim --run "..."`, --bench, --leak, --keygen BITS, --pty, --random-lines N,
+--faults N, --tls, --tls-bench, the other options as they were) are deprecated aliases of these
+subcommands: they still run, with a note on stderr, and will go away.
 """
 
 import argparse
@@ -37,6 +42,63 @@ from gateware.interface import PeripheralConfig
 from soc import config
 from soc import console_protocol as protocol
 
+#: The jobs: subcommand -> its deprecated flag form, and whether the flag takes a value (the
+#: subcommand's positional argument).
+JOB_FLAGS = {
+    "run": ("--run", True),
+    "bench": ("--bench", False),
+    "leak": ("--leak", False),
+    "keygen": ("--keygen", True),
+    "pty": ("--pty", False),
+    "random-lines": ("--random-lines", True),
+    "faults": ("--faults", True),
+    "tls": ("--tls", False),
+    "tls-bench": ("--tls-bench", False),
+}
+SUBCOMMANDS = ("console", *JOB_FLAGS)
+
+
+class UsageError(Exception):
+    """A command line `python -m sim` refuses before it builds anything: `error: <message>`, status 2."""
+
+
+def _subcommand_argv(argv):
+    """`argv` in the subcommand form, and the note to print on stderr (None: nothing to say).
+
+    A subcommand first: `argv` as it is. Otherwise an old job flag (`--bench`, `--run COMMANDS`, ...)
+    anywhere in it becomes the subcommand, put first with the flag's value, the other arguments kept
+    in their order; no job flag: the console (`-h` alone: the list of subcommands). Two job flags
+    raise UsageError."""
+    argv = list(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return argv, None
+    by_flag = {flag: (name, takes_value) for name, (flag, takes_value) in JOB_FLAGS.items()}
+    jobs, rest = [], []
+    i = 0
+    while i < len(argv):
+        flag, equals, value = argv[i].partition("=")
+        if flag in by_flag and (not equals or by_flag[flag][1]):
+            name, takes_value = by_flag[flag]
+            values = []
+            if equals:
+                values = [value]
+            elif takes_value and i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+                values = [argv[i + 1]]
+                i += 1
+            jobs.append((flag, name, values))
+        else:
+            rest.append(argv[i])
+        i += 1
+    if len(jobs) > 1:
+        raise UsageError("one job at a time: " + ", ".join(flag for flag, _, _ in jobs))
+    if jobs:
+        flag, name, values = jobs[0]
+        return ([name, *values, *rest],
+                f"note: 'python -m sim {flag}' is now 'python -m sim {name}'; the flag form will go away")
+    if not argv or (argv[0].startswith("-") and "-h" not in argv and "--help" not in argv):
+        return ["console", *argv], None
+    return argv, None
+
 
 def _count_or_all(text):
     if text == "all":
@@ -50,120 +112,108 @@ def _count_or_all(text):
     return value
 
 
-def _parse_args(argv):
+def _options(title=None):
+    """A parser of options shared through `parents=` (with `title`: in a group of that name)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    return parser, (parser.add_argument_group(title) if title else parser)
+
+
+def _build_options():
+    """The simulation's build: every subcommand builds one (except with --port)."""
+    parser, group = _options("the simulation's build")
+    group.add_argument("--cpu-type", default=config.CPU_TYPE,
+                       help=f"softcore (default: %(default)s; supported: {', '.join(config.CPUS)})")
+    group.add_argument("--cpu-variant", default=None,
+                       help=f"its variant (default: {config.CPU_VARIANT} for {config.CPU_TYPE}, else LiteX's "
+                            "default; soc/config.py lists the supported ones)")
+    group.add_argument("--build-dir", default=None,
+                       help="build directory (default: build/sim, build/sim-<type>-<variant> for other CPUs)")
+    group.add_argument("--firmware-cflags", default="", metavar="FLAGS",
+                       help="extra C flags for the firmware, e.g. -DBN_LIBGCC_MUL (use a build directory of "
+                            "its own: objects made with other flags are not rebuilt)")
+    peripheral = parser.add_argument_group("the peripheral's build (gateware.interface.PeripheralConfig)")
+    peripheral.add_argument("--montmul-word-bits", type=int, default=None, metavar="W",
+                            help=f"word width W (default {config.MONTMUL.word_bits}); another configuration "
+                                 "than the default builds in build/sim...-w<W>-l<lanes>")
+    peripheral.add_argument("--montmul-lanes", type=int, default=None, metavar="N",
+                            help=f"multiplier lanes (default {config.MONTMUL.lanes})")
+    return parser
+
+
+def _serial_options():
+    """A board's console (or a `python -m sim pty` simulation's) instead of a simulation."""
+    parser, group = _options("serial port (a board, or a simulation behind `python -m sim pty`)")
+    group.add_argument("--port", metavar="DEVICE",
+                       help="talk to the console at this serial port (e.g. /dev/ttyUSB1, or any pyserial URL "
+                            "such as socket://host:port) instead of a simulation")
+    group.add_argument("--baud", type=int, default=config.UART_BAUDRATE,
+                       help="baud rate of --port (default: %(default)s, the SoC's UART)")
+    group.add_argument("--answer-timeout", type=float, default=10.0, metavar="S",
+                       help="seconds the console at --port has to answer (default: %(default)s)")
+    return parser
+
+
+def _common_options(timeout_default):
+    """--timeout and --quiet, on every subcommand; `timeout_default`: what --timeout is without it there."""
+    parser, _ = _options()
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help=f"give up after this many wall-clock seconds (default: {timeout_default})")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print only the output: no build log or progress on stderr")
+    return parser
+
+
+def _trace_option(parser):
+    parser.add_argument("--trace", action="store_true",
+                        help="a model that writes every signal to sim.vcd in the build's gateware directory "
+                             "(much slower; built once, beside the fast one)")
+
+
+def _simulations_option(parser, what):
+    parser.add_argument("--simulations", type=int, default=os.cpu_count() or 2,
+                        help=f"{what} run in parallel (default: %(default)s, one per core)")
+
+
+def _parser():
     parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--run", metavar="COMMANDS",
-                        help="console commands separated by ';', typed one after another")
-    parser.add_argument("--bench", action="store_true",
-                        help="run the benchmark and write build/bench/results.{json,md,png}")
-    parser.add_argument("--out-dir", default=None, metavar="DIR",
-                        help="where --bench writes results.{json,md,png} (default: build/bench) and --keygen "
-                             "its report and keys (default: build/keygen)")
-    parser.add_argument("--full", action="store_true",
-                        help="with --bench: also the software rows of private operations without CRT from "
-                             "2048 bits on (about a billion simulated cycles more)")
-    parser.add_argument("--simulations", type=int, default=os.cpu_count() or 2,
-                        help="simulations run in parallel by --bench, --leak and --keygen (default: %(default)s, "
-                             "one per core)")
-    parser.add_argument("--setup-seconds", type=float, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--trace", action="store_true",
-                        help="with --run or the console: a model that writes every signal to sim.vcd in the "
-                             "build's gateware directory (much slower; built once, beside the fast one)")
-    parser.add_argument("--sizes", default=",".join(str(s) for s in config.BENCH_SIZES),
-                        help="key sizes for --bench, comma-separated (default: %(default)s; "
-                             f"available: {','.join(str(s) for s in config.KEY_SIZES)})")
-    leak = parser.add_argument_group("timing-leak test (--leak)")
-    leak.add_argument("--leak", action="store_true",
-                      help="time private-key operations on every implementation with many messages and keys "
-                           "and write build/leak/report.{json,md} and histogram.png; exit 1 if a constant-time "
-                           "path leaks")
-    leak.add_argument("--bits", type=int, default=1024, choices=config.KEY_SIZES,
-                      help="key size (default: %(default)s)")
-    leak.add_argument("--messages", type=int, default=32,
-                      help="messages with one key, edge cases and random (default: %(default)s)")
-    leak.add_argument("--keys", type=int, default=8,
-                      help="random keys, one random message each (default: %(default)s)")
-    leak.add_argument("--pairs", type=int, default=16,
-                      help="fixed and random messages each, interleaved (default: %(default)s)")
-    leak.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
-                      help="messages of each case the slowest row (software private without CRT, 40 s or more "
-                           "of simulation per 1024-bit operation) runs on (default: %(default)s)")
-    leak.add_argument("--seed", default=None,
-                      help="seed text of the keys and messages (default: leak), or with --keygen of the key "
-                           "generations' seeds (default: keygen)")
-    keygen = parser.add_argument_group("key generation on the SoC (--keygen)")
-    keygen.add_argument("--keygen", metavar="BITS[,BITS...]",
-                        help="generate keys of these sizes with the firmware's keygen, check each (cryptography, "
-                             "openssl pkey -check) and write build/keygen/report.{json,md,png} and the keys as "
-                             "PEM; exit 1 if a key fails a check")
-    keygen.add_argument("--seeds", type=int, default=16,
-                        help="keys of each size on each implementation, each from a seed of its own drawn from "
-                             "--seed (default: %(default)s)")
-    keygen.add_argument("--impls", default="hw_seq",
-                        help="implementations, comma-separated (default: %(default)s; ours: "
-                             f"{','.join(protocol.IMPLS)})")
-    tls = parser.add_argument_group("TLS server (--tls, --tls-bench; docs/tls.md)")
-    tls.add_argument("--tls", action="store_true",
-                     help="the device as a TLS 1.2 server: a TCP port here bridged to its UART, one connection after "
-                          "another until Ctrl-C")
-    tls.add_argument("--listen", default="127.0.0.1:4433", metavar="HOST:PORT",
-                     help="where --tls listens (default: %(default)s)")
-    tls.add_argument("--impl", default="hw_seq", choices=protocol.TLS_IMPLS,
-                     help="the implementation of the server's RSA (default: %(default)s)")
-    tls.add_argument("--key", type=int, default=2048, metavar="BITS",
-                     help="the server's key: the firmware's bench key of this size (default: %(default)s)")
-    tls.add_argument("--device-key", action="store_true",
-                     help="with --tls: a key of --key bits made on the device (`keygen` on hw_seq, random seed) "
-                          "instead of the bench key")
-    tls.add_argument("--tls-timeout", type=int, default=None, metavar="MS",
-                     help="the device's idle limit per connection, in device milliseconds (default: 1000 in "
-                          f"simulation, {protocol.TLS_TIMEOUT_MS} on a board)")
-    tls.add_argument("--tls-bench", action="store_true",
-                     help="full handshakes by Python's ssl per implementation, suite and key size; writes "
-                          "build/tls/report.{json,md,png}")
-    tls.add_argument("--handshakes", type=int, default=3,
-                     help="with --tls-bench: handshakes per implementation, suite and size (default: %(default)s)")
-    tls.add_argument("--tls-impls", default=",".join(protocol.TLS_IMPLS[:3] + ("bearssl",)), metavar="LIST",
-                     help="with --tls-bench: implementations, comma-separated (default: %(default)s)")
-    tls.add_argument("--tls-sizes", default="2048", metavar="LIST",
-                     help="with --tls-bench: key sizes, comma-separated (default: %(default)s)")
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="give up after this many wall-clock seconds (default: 600, 7200 with --bench and "
-                             "--keygen, 14400 with --leak; with --cpus: the hardware rows' limit per CPU, default 420)")
-    serial = parser.add_argument_group("serial port (a board, or a simulation behind --pty)")
-    serial.add_argument("--port", metavar="DEVICE",
-                        help="run --run / --bench on the console at this serial port (e.g. /dev/ttyUSB1, or "
-                             "any pyserial URL such as socket://host:port) instead of a simulation")
-    serial.add_argument("--baud", type=int, default=config.UART_BAUDRATE,
-                        help="baud rate of --port (default: %(default)s, the SoC's UART)")
-    serial.add_argument("--answer-timeout", type=float, default=10.0, metavar="S",
-                        help="seconds the console at --port has to answer (default: %(default)s)")
-    parser.add_argument("--random-lines", type=int, default=None, metavar="N",
-                        help="type N random lines (binary bytes, over-long lines, truncated hex, huge numbers, "
-                             "the protocol's words) and check each answer and a known answer after them; exit 1 "
-                             "on a problem (--seed: the lines' seed text, default random-lines)")
-    parser.add_argument("--pty", action="store_true",
-                        help="expose the simulated SoC's UART as a pseudo-terminal and wait (Ctrl-C ends it)")
-    parser.add_argument("--empty-ram", action="store_true",
-                        help="with --pty: start with main RAM zeroed, so only a serial boot "
-                             "(litex_term --kernel) gives the BIOS a firmware")
-    parser.add_argument("--cpu-type", default=config.CPU_TYPE,
-                        help=f"softcore (default: %(default)s; supported: {', '.join(config.CPUS)})")
-    parser.add_argument("--cpu-variant", default=None,
-                        help=f"its variant (default: {config.CPU_VARIANT} for {config.CPU_TYPE}, else LiteX's "
-                             "default; soc/config.py lists the supported ones)")
-    faults = parser.add_argument_group("fault injection (--faults; --bits and --seed as above)")
-    faults.add_argument("--faults", type=int, default=None, metavar="N",
-                        help="N private-key operations on hw_seq, each with one bit of the peripheral's state "
-                             "flipped at a random cycle, on a model built for it; writes "
-                             "build/faults/report.{json,md,png} and exits 1 if a wrong result was released or "
-                             "the console hung")
-    faults.add_argument("--op", default="sign", choices=("sign", "decrypt"),
-                        help="with --faults: `sign pkcs1` or `oaep_decrypt` (default: %(default)s)")
-    cross = parser.add_argument_group("across softcores (--bench --cpus)")
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
+    build, serial = _build_options(), _serial_options()
+
+    def add(name, summary, description, parents, **defaults):
+        sub = commands.add_parser(name, help=summary, description=description, parents=parents)
+        sub.set_defaults(**defaults)
+        return sub
+
+    console = add("console", "the console on this terminal (the default)",
+                  "the simulated SoC's console on this terminal, Ctrl-C ends it (the default without a "
+                  "subcommand)", [build, _common_options("none")])
+    _trace_option(console)
+
+    run = add("run", "type console commands, print the output",
+              "type console commands, print the output, exit 0 when all ran (1 when the console refused one)",
+              [build, serial, _common_options(600)])
+    run.add_argument("run", metavar="COMMANDS", help="console commands separated by ';', typed one after another")
+    _trace_option(run)
+
+    bench = add("bench", "the benchmark, build/bench/",
+                "the benchmark over parallel simulations (or on the console at --port); writes "
+                "build/bench/results.{json,md,png}",
+                [build, serial, _common_options("7200; with --cpus the hardware rows' limit per CPU, 420")],
+                bench=True)
+    bench.add_argument("--full", action="store_true",
+                       help="also the software rows of private operations without CRT from 2048 bits on (about "
+                            "a billion simulated cycles more)")
+    bench.add_argument("--sizes", default=",".join(str(s) for s in config.BENCH_SIZES),
+                       help="key sizes, comma-separated (default: %(default)s; "
+                            f"available: {','.join(str(s) for s in config.KEY_SIZES)})")
+    bench.add_argument("--out-dir", default=None, metavar="DIR",
+                       help="where results.{json,md,png} go (default: build/bench)")
+    _simulations_option(bench, "simulations")
+    bench.add_argument("--setup-seconds", type=float, default=None, help=argparse.SUPPRESS)
+    cross = bench.add_argument_group("across softcores (--cpus)")
     cross.add_argument("--cpus", metavar="LIST|all",
-                       help="with --bench: the benchmark on each CPU (type[:variant], comma-separated, or 'all' "
+                       help="the benchmark on each CPU (type[:variant], comma-separated, or 'all' "
                             f"= {','.join(config.CPUS_ALL)}) and the SoC's Yosys figures; writes "
                             "build/bench/cpus.{json,md,png}")
     cross.add_argument("--budget", type=float, default=None, metavar="SECONDS",
@@ -176,19 +226,122 @@ def _parse_args(argv):
                             "(build/bench/cpus/<type>-<variant>.json) instead of running it again")
     cross.add_argument("--no-synth", action="store_true",
                        help="with --cpus: leave out the Yosys figures (faster)")
-    parser.add_argument("--build-dir", default=None,
-                        help="build directory (default: build/sim, build/sim-<type>-<variant> for other CPUs)")
-    parser.add_argument("--firmware-cflags", default="", metavar="FLAGS",
-                        help="extra C flags for the firmware, e.g. -DBN_LIBGCC_MUL (use a build directory of "
-                             "its own: objects made with other flags are not rebuilt)")
-    parser.add_argument("--quiet", action="store_true", help="print only the console output")
-    peripheral = parser.add_argument_group("the peripheral's build (gateware.interface.PeripheralConfig)")
-    peripheral.add_argument("--montmul-word-bits", type=int, default=None, metavar="W",
-                            help=f"word width W (default {config.MONTMUL.word_bits}); another configuration "
-                                 "than the default builds in build/sim...-w<W>-l<lanes>")
-    peripheral.add_argument("--montmul-lanes", type=int, default=None, metavar="N",
-                            help=f"multiplier lanes (default {config.MONTMUL.lanes})")
-    return parser.parse_args(argv)
+
+    leak = add("leak", "the timing-leak test, build/leak/",
+               "time private-key operations on every implementation with many messages and keys and "
+               "write build/leak/report.{json,md} and histogram.png; exit 1 if a constant-time path leaks",
+               [build, _common_options(14400)], leak=True)
+    leak.add_argument("--bits", type=int, default=1024, choices=config.KEY_SIZES,
+                      help="key size (default: %(default)s)")
+    leak.add_argument("--messages", type=int, default=32,
+                      help="messages with one key, edge cases and random (default: %(default)s)")
+    leak.add_argument("--keys", type=int, default=8,
+                      help="random keys, one random message each (default: %(default)s)")
+    leak.add_argument("--pairs", type=int, default=16,
+                      help="fixed and random messages each, interleaved (default: %(default)s)")
+    leak.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
+                      help="messages of each case the slowest row (software private without CRT, 40 s or more "
+                           "of simulation per 1024-bit operation) runs on (default: %(default)s)")
+    leak.add_argument("--seed", default=None, help="seed text of the keys and messages (default: leak)")
+    _simulations_option(leak, "simulations")
+
+    keygen = add("keygen", "key generations on the SoC, each key checked, build/keygen/",
+                 "generate keys with the firmware's keygen, check each (cryptography, openssl pkey "
+                 "-check) and write build/keygen/report.{json,md,png} and the keys as PEM; exit 1 if a key "
+                 "fails a check", [build, _common_options(7200)])
+    keygen.add_argument("keygen", metavar="BITS[,BITS...]",
+                        help="key sizes, comma-separated: multiples of 64 from 512 to "
+                             f"{max(config.KEY_SIZES)}")
+    keygen.add_argument("--seeds", type=int, default=16,
+                        help="keys of each size on each implementation, each from a seed of its own drawn from "
+                             "--seed (default: %(default)s)")
+    keygen.add_argument("--impls", default="hw_seq",
+                        help="implementations, comma-separated (default: %(default)s; ours: "
+                             f"{','.join(protocol.IMPLS)})")
+    keygen.add_argument("--seed", default=None, help="seed text of the key generations' seeds (default: keygen)")
+    keygen.add_argument("--out-dir", default=None, metavar="DIR",
+                        help="where the report and the keys go (default: build/keygen)")
+    _simulations_option(keygen, "simulations")
+
+    pty = add("pty", "the simulated SoC's UART as a serial device",
+              "expose the simulated SoC's UART as a pseudo-terminal and wait, Ctrl-C ends it "
+              "(litex_term, --port)", [build, _common_options("none")], pty=True)
+    pty.add_argument("--empty-ram", action="store_true",
+                     help="start with main RAM zeroed, so only a serial boot (litex_term --kernel) gives the "
+                          "BIOS a firmware")
+
+    lines = add("random-lines", "random lines into the console, every answer checked",
+                "type N random lines (binary bytes, over-long lines, truncated hex, huge "
+                "numbers, the protocol's words) and check each answer and a known answer after them; exit 1 "
+                "on a problem", [build, serial, _common_options(7200)])
+    lines.add_argument("random_lines", type=int, metavar="N", help="lines to type")
+    lines.add_argument("--seed", default=None, help="the lines' seed text (default: random-lines)")
+
+    faults = add("faults", "fault injection in the peripheral, build/faults/",
+                 "N private-key operations on hw_seq, each with one bit of the peripheral's state "
+                 "flipped at a random cycle, on a model built for it; writes build/faults/report.{json,md,png} "
+                 "and exits 1 if a wrong result was released or the console hung",
+                 [build, _common_options("10 hours")])
+    faults.add_argument("faults", type=int, metavar="N", help="operations, at least 1")
+    faults.add_argument("--bits", type=int, default=1024, choices=config.KEY_SIZES,
+                        help="key size (default: %(default)s)")
+    faults.add_argument("--op", default="sign", choices=("sign", "decrypt"),
+                        help="`sign pkcs1` or `oaep_decrypt` (default: %(default)s)")
+    faults.add_argument("--seed", default=None, help="seed text of the messages and the faults (default: faults)")
+    faults.add_argument("--out-dir", default=None, metavar="DIR",
+                        help="where the report goes (default: build/faults)")
+
+    tls_timeout = dict(type=int, default=None, metavar="MS",
+                       help="the device's idle limit per connection, in device milliseconds (default: 1000 in "
+                            f"simulation, {protocol.TLS_TIMEOUT_MS} on a board)")
+    tls = add("tls", "the device as a TLS 1.2 server on a TCP port here",
+              "the device as a TLS 1.2 server: a TCP port here bridged to its UART, one connection "
+              "after another until Ctrl-C (docs/tls.md)", [build, serial, _common_options("none")],
+              tls=True, tls_bench=False)
+    tls.add_argument("--listen", default="127.0.0.1:4433", metavar="HOST:PORT",
+                     help="where to listen (default: %(default)s)")
+    tls.add_argument("--impl", default="hw_seq", choices=protocol.TLS_IMPLS,
+                     help="the implementation of the server's RSA (default: %(default)s)")
+    tls.add_argument("--key", type=int, default=2048, metavar="BITS",
+                     help="the server's key: the firmware's bench key of this size (default: %(default)s)")
+    tls.add_argument("--device-key", action="store_true",
+                     help="a key of --key bits made on the device (`keygen` on hw_seq, random seed) instead "
+                          "of the bench key")
+    tls.add_argument("--tls-timeout", **tls_timeout)
+
+    tls_bench = add("tls-bench", "TLS handshakes measured, build/tls/",
+                    "full handshakes by Python's ssl per implementation, suite and key size; "
+                    "writes build/tls/report.{json,md,png} (docs/tls.md)", [build, serial, _common_options(7200)],
+                    tls=False, tls_bench=True)
+    tls_bench.add_argument("--handshakes", type=int, default=3,
+                           help="handshakes per implementation, suite and size (default: %(default)s)")
+    tls_bench.add_argument("--tls-impls", default=",".join(protocol.TLS_IMPLS[:3] + ("bearssl",)), metavar="LIST",
+                           help="implementations, comma-separated (default: %(default)s)")
+    tls_bench.add_argument("--tls-sizes", default="2048", metavar="LIST",
+                           help="key sizes, comma-separated (default: %(default)s)")
+    tls_bench.add_argument("--tls-timeout", **tls_timeout)
+    tls_bench.add_argument("--out-dir", default=None, metavar="DIR",
+                           help="where the report goes (default: build/tls)")
+    _simulations_option(tls_bench, "simulations")
+    return parser, commands
+
+
+def _parse_args(argv):
+    """The options of `argv` in the subcommand form (`_subcommand_argv`). An option the subcommand does
+    not take is refused (exit 2) by the subcommand's parser, with the subcommands that take it."""
+    parser, commands = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command is None and not extra:
+        args, extra = parser.parse_known_args(["console"])
+    if extra:
+        hints = []
+        for option in dict.fromkeys(token.partition("=")[0] for token in extra if token.startswith("--")):
+            takers = [name for name, sub in commands.choices.items() if option in sub._option_string_actions]
+            if takers:
+                hints.append(f"{option} goes with {', '.join(takers)}")
+        message = "unrecognized arguments: " + " ".join(extra) + (f" ({'; '.join(hints)})" if hints else "")
+        (commands.choices[args.command] if args.command else parser).error(message)
+    return args
 
 
 def _montmul_config(args):
@@ -251,7 +404,8 @@ def _interactive(build):
 
 
 def open_console(args, build, timeout):
-    """The console --run / --bench talk to: the simulation, or the one at --port."""
+    """The console run, bench, random-lines, tls and tls-bench talk to: the simulation, or the one at
+    --port."""
     from sim.console import SimConsole, open_serial_console
     if args.port:
         return open_serial_console(args.port, args.baud, timeout, answer_within=args.answer_timeout)
@@ -295,7 +449,7 @@ def _leak(build, args, log):
     out_dir = BUILD_DIR / "leak"
     slow = "all" if args.slow_messages is None else args.slow_messages
     seed = args.seed or leak.DEFAULT_SEED
-    command = (f"python -m sim --leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
+    command = (f"python -m sim leak --bits {args.bits} --messages {args.messages} --keys {args.keys} "
                f"--pairs {args.pairs} --slow-messages {slow}"
                + (f" --seed {seed}" if seed != leak.DEFAULT_SEED else ""))
     report = leak.run(build, args.bits, out_dir, messages=args.messages, keys=args.keys, pairs=args.pairs,
@@ -309,7 +463,7 @@ def _leak(build, args, log):
 
 
 def _keygen_sizes(text):
-    """The sizes of --keygen: multiples of 64 from 512 to the bignum limit, as the firmware takes; None
+    """The sizes of keygen: multiples of 64 from 512 to the bignum limit, as the firmware takes; None
     when `text` is not such a list."""
     from sim.keygen import MAX_BITS, MIN_BITS
     try:
@@ -321,7 +475,7 @@ def _keygen_sizes(text):
 
 
 def _keygen(args, build, sizes, impls, log):
-    """--keygen: key generations over parallel simulations, software on the SoC without the peripheral."""
+    """keygen: key generations over parallel simulations, software on the SoC without the peripheral."""
     from sim import build as sim_build
     from sim import keygen
     builds = {True: build}
@@ -329,7 +483,7 @@ def _keygen(args, build, sizes, impls, log):
         builds[False] = sim_build.build_bare(build, log=log)
     out_dir = Path(args.out_dir) if args.out_dir else BUILD_DIR / "keygen"
     seed = args.seed or keygen.DEFAULT_SEED
-    command = (f"python -m sim --keygen {','.join(map(str, sizes))} --seeds {args.seeds} --impls {','.join(impls)}"
+    command = (f"python -m sim keygen {','.join(map(str, sizes))} --seeds {args.seeds} --impls {','.join(impls)}"
                + (f" --seed {seed}" if seed != keygen.DEFAULT_SEED else ""))
     report = keygen.run(builds, sizes, impls, args.seeds, out_dir, seed=seed, soc=build.soc_info, command=command,
                         simulations=max(1, args.simulations), timeout=args.timeout or 7200,
@@ -341,16 +495,16 @@ def _keygen(args, build, sizes, impls, log):
 
 
 def _tls(args, build, log):
-    """--tls: the device's TLS server on a TCP port here; --tls-bench: handshakes measured."""
+    """tls: the device's TLS server on a TCP port here; tls-bench: handshakes measured."""
     import os
     from sim import tls
     from soc import keys
-    if args.key not in config.KEY_SIZES:
-        raise ProjectError(f"--key takes a bench key size: {', '.join(map(str, config.KEY_SIZES))} (got {args.key})")
     timeout_ms = args.tls_timeout or (protocol.TLS_TIMEOUT_MS if args.port else tls.SIM_TIMEOUT_MS)
     if args.tls_bench:
         from sim import tls_bench
         return tls_bench.main(args, build, timeout_ms, log, open_console)
+    if args.key not in config.KEY_SIZES:
+        raise ProjectError(f"--key takes a bench key size: {', '.join(map(str, config.KEY_SIZES))} (got {args.key})")
     address = tls.parse_address(args.listen)
     console = open_console(args, build, args.timeout or 10 * 365 * 86400.0)
     try:
@@ -366,13 +520,13 @@ def _tls(args, build, log):
 
 
 def _bench(args, build, sizes, log):
-    """--bench: over parallel simulations (the rows that never touch the peripheral on the SoC
+    """bench: over parallel simulations (the rows that never touch the peripheral on the SoC
     without it), or on the console at --port; prints the table and where the time went."""
     import time
     from sim import bench
     started = time.monotonic()
     out_dir = Path(args.out_dir) if args.out_dir else BUILD_DIR / "bench"
-    command = "python -m sim --bench --sizes " + ",".join(str(s) for s in sizes) + (" --full" if args.full else "")
+    command = "python -m sim bench --sizes " + ",".join(str(s) for s in sizes) + (" --full" if args.full else "")
     steps = []
     if args.setup_seconds is not None:
         steps.append({"step": "set-up (tools/setup.sh: Debian and Python packages, peer libraries)",
@@ -415,7 +569,7 @@ def _bench(args, build, sizes, log):
 
 
 def _random_lines(args, build, log):
-    """--random-lines: the lines, each answer checked, then a known answer; exit 1 on a problem."""
+    """random-lines: the lines, each answer checked, then a known answer; exit 1 on a problem."""
     from sim import random_lines
     console = open_console(args, build, args.timeout or 7200)
     try:
@@ -429,11 +583,13 @@ def _random_lines(args, build, log):
           f"{len(report['problems'])} problems; the known answer after them "
           + ("wrong" if any(kind == "known_answer" for _, kind, _, _ in report["problems"]) else "right"))
     return 1 if report["problems"] else 0
+
+
 def _faults(args, build):
     from sim import faults
     seed = args.seed or faults.DEFAULT_SEED
     out_dir = Path(args.out_dir) if args.out_dir else faults.DEFAULT_OUT_DIR
-    command = (f"python -m sim --faults {args.faults} --bits {args.bits} --op {args.op}"
+    command = (f"python -m sim faults {args.faults} --bits {args.bits} --op {args.op}"
                + (f" --seed {seed}" if seed != faults.DEFAULT_SEED else ""))
     report = faults.run(build, args.faults, bits=args.bits, op=args.op, seed=seed, out_dir=out_dir,
                         progress=io.StringIO() if args.quiet else sys.stderr, command=command,
@@ -444,108 +600,106 @@ def _faults(args, build):
     return 0
 
 
-@reports_errors
-def main(argv=None):
-    args = _parse_args(argv)
-    sizes = []
-    if args.bench:
-        try:
-            sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-        except ValueError:
-            sizes = None
-        if not sizes or any(s not in config.KEY_SIZES for s in sizes):
-            print(f"error: --sizes takes key sizes from {','.join(str(s) for s in config.KEY_SIZES)}, "
-                  f"comma-separated (got {args.sizes!r})", file=sys.stderr)
-            return 2
-    if args.faults is not None:
-        if args.faults < 1:
-            print("error: --faults takes a number of runs, at least 1", file=sys.stderr)
-            return 2
-        if (args.bench or args.leak or args.port or args.pty or args.run is not None or args.keygen is not None
-                or args.random_lines is not None or args.tls or args.tls_bench):
-            print("error: --faults runs a simulation of its own: not with --bench, --leak, --keygen, --run, --pty, "
-                  "--random-lines, --tls, --tls-bench or --port", file=sys.stderr)
-            return 2
-    if args.leak and (args.messages < 2 or args.keys < 0 or args.pairs < 0 or args.simulations < 1):
-        print("error: --messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1",
-              file=sys.stderr)
-        return 2
-    keygen_sizes, keygen_impls = None, None
-    if args.keygen is not None:
+
+def _bench_sizes(text):
+    """The sizes of bench's --sizes, or None when `text` is not a list of bench key sizes."""
+    try:
+        sizes = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        return None
+    return sizes if sizes and all(s in config.KEY_SIZES for s in sizes) else None
+
+
+def _checked(args):
+    """What the command line leaves to be checked past argparse (values, and options that exclude
+    each other within a subcommand): bench's sizes and keygen's sizes and implementations, or a
+    UsageError."""
+    port = getattr(args, "port", None)
+    sizes, keygen_sizes, keygen_impls = [], None, None
+    if args.command == "bench":
+        sizes = _bench_sizes(args.sizes)
+        if sizes is None:
+            raise UsageError(f"--sizes takes key sizes from {','.join(str(s) for s in config.KEY_SIZES)}, "
+                             f"comma-separated (got {args.sizes!r})")
+        if args.cpus is not None and (args.build_dir or port or _montmul_config(args)):
+            raise UsageError("--cpus builds each CPU's simulation in a build directory of its own: not with "
+                             "--build-dir, --port, --montmul-word-bits or --montmul-lanes")
+    if args.command == "faults" and args.faults < 1:
+        raise UsageError("faults takes a number of runs, at least 1")
+    if args.command == "leak" and (args.messages < 2 or args.keys < 0 or args.pairs < 0 or args.simulations < 1):
+        raise UsageError("--messages takes at least 2, --keys and --pairs at least 0, --simulations at least 1")
+    if args.command == "keygen":
         keygen_sizes = _keygen_sizes(args.keygen)
         keygen_impls = [impl.strip() for impl in args.impls.split(",") if impl.strip()]
         if keygen_sizes is None:
-            print(f"error: --keygen takes key sizes, multiples of 64 from 512 to {max(config.KEY_SIZES)}, "
-                  f"comma-separated (got {args.keygen!r})", file=sys.stderr)
-            return 2
+            raise UsageError(f"keygen takes key sizes, multiples of 64 from 512 to {max(config.KEY_SIZES)}, "
+                             f"comma-separated (got {args.keygen!r})")
         if not keygen_impls or any(impl not in protocol.IMPLS for impl in keygen_impls):
-            print(f"error: --impls takes implementations from {','.join(protocol.IMPLS)}, comma-separated "
-                  f"(got {args.impls!r})", file=sys.stderr)
-            return 2
+            raise UsageError(f"--impls takes implementations from {','.join(protocol.IMPLS)}, comma-separated "
+                             f"(got {args.impls!r})")
         if args.seeds < 1 or args.simulations < 1:
-            print("error: --seeds and --simulations take at least 1", file=sys.stderr)
-            return 2
-        if args.bench or args.leak or args.port or args.pty or args.run is not None:
-            print("error: --keygen runs simulations of its own: not with --bench, --leak, --run, --pty or --port",
-                  file=sys.stderr)
-            return 2
-    if args.port and not (args.run is not None or args.bench or args.random_lines is not None or args.tls
-                          or args.tls_bench):
-        print("error: --port goes with --run, --bench, --random-lines, --tls or --tls-bench", file=sys.stderr)
+            raise UsageError("--seeds and --simulations take at least 1")
+    if port and _montmul_config(args) is not None:
+        raise UsageError("--montmul-word-bits and --montmul-lanes build a simulation; --port talks to a board")
+    if port and getattr(args, "trace", False):
+        raise UsageError("--trace builds a traced simulation; --port talks to a board")
+    return sizes, keygen_sizes, keygen_impls
+
+
+@reports_errors
+def main(argv=None):
+    try:
+        argv, note = _subcommand_argv(sys.argv[1:] if argv is None else argv)
+        if note:
+            print(note, file=sys.stderr, flush=True)
+        args = _parse_args(argv)
+        sizes, keygen_sizes, keygen_impls = _checked(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.port and (args.leak or args.pty):
-        print("error: --leak and --pty run a simulation; --port is for --run and --bench", file=sys.stderr)
-        return 2
+    command, port = args.command, getattr(args, "port", None)
     from soc import cpus as soc_cpus
     log = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    if args.cpus is not None:
-        if not args.bench or args.build_dir or args.port or _montmul_config(args):
-            raise ProjectError("--cpus goes with --bench (and its own build directories, not --build-dir, "
-                               "--port or another peripheral configuration)")
+    if command == "bench" and args.cpus is not None:
         from sim import cpu_bench
         return cpu_bench.main(soc_cpus.parse_list(args.cpus), sizes, budget=args.budget or cpu_bench.DEFAULT_BUDGET_S,
                               synth=not args.no_synth, jobs=max(1, args.jobs),
                               timeout=args.timeout or cpu_bench.DEFAULT_HW_TIMEOUT_S, log=log,
-                              reuse=args.reuse, command="python -m sim " + " ".join(argv if argv is not None
-                                                                                    else sys.argv[1:]))
-    montmul_config = _montmul_config(args)
-    if montmul_config is not None and args.port:
-        raise ProjectError("--montmul-word-bits and --montmul-lanes build a simulation; --port talks to a board")
+                              reuse=args.reuse, command="python -m sim " + " ".join(argv))
     build = None
-    if not args.port:
+    if not port:
         from sim import build as sim_build
         cpu = soc_cpus.parse(args.cpu_type, variant=args.cpu_variant)
         kwargs = {"cpu_type": cpu.type, "cpu_variant": cpu.variant, "log": log}
+        montmul_config = _montmul_config(args)
         if montmul_config is not None:
             kwargs["montmul_config"] = montmul_config
         if args.build_dir:
             kwargs["build_dir"] = args.build_dir
         if args.firmware_cflags:
             kwargs["firmware_cflags"] = args.firmware_cflags
-        if args.faults is not None:
+        if command == "faults":
             kwargs["faults"] = True
-        if args.trace:
-            if args.bench or args.leak or args.pty or args.keygen or args.faults is not None:
-                raise ProjectError("--trace goes with --run or the console (a traced simulation runs far slower)")
+        if getattr(args, "trace", False):
             kwargs["trace"] = True
         build = sim_build.build(**kwargs)
-    if args.pty:
+    if command == "console":
+        return _interactive(build)
+    if command == "pty":
         from sim import pty_uart
         return pty_uart.serve(build, empty_ram=args.empty_ram, out=log)
-    if args.tls or args.tls_bench:
+    if command in ("tls", "tls-bench"):
         return _tls(args, build, log)
-    if args.bench:
+    if command == "bench":
         return _bench(args, build, sizes, log)
-    if args.leak:
+    if command == "leak":
         return _leak(build, args, log)
-    if args.keygen is not None:
+    if command == "keygen":
         return _keygen(args, build, keygen_sizes, keygen_impls, log)
-    if args.random_lines is not None:
+    if command == "random-lines":
         return _random_lines(args, build, log)
-    if args.faults is not None:
+    if command == "faults":
         return _faults(args, build)
-    if args.run is None:
-        return _interactive(build)
     commands = [c.strip() for c in args.run.split(";") if c.strip()]
     refused = run_commands(open_console(args, build, args.timeout or 600), commands)
     return 1 if refused else 0

@@ -1,4 +1,4 @@
-"""`python -m sim --bench`: the firmware's `bench` in the simulated SoC, split over parallel
+"""`python -m sim bench`: the firmware's `bench` in the simulated SoC, split over parallel
 simulations, or on a board over a serial port (`--port`); writes the results.
 
 The rows are independent (every timed region starts from invalidated caches and nothing loaded in
@@ -392,7 +392,7 @@ def markdown(data):
               "br_rsa_i31_public with d as the exponent). Neither library exposes a Montgomery product "
               "in its public API; BearSSL's br_i31_montymul (inner.h) is timed, mbedTLS' is static.", "",
               "The private-key operations are constant-time on software, CPU loop and sequencer (fixed "
-              "windows; `python -m sim --leak` measures it) and, by its design, in BearSSL; mbedTLS uses a "
+              "windows; `python -m sim leak` measures it) and, by its design, in BearSSL; mbedTLS uses a "
               "sliding window and relies on blinding. The sliding-window column is the sequencer's faster "
               "variable-time path, shown for the cost of safety. For `one Montgomery product`, the "
               "CPU-loop figure is one MUL command issued and waited for by the CPU, the sequencer figure "
@@ -403,7 +403,7 @@ def markdown(data):
     if left_out:
         lines += ["", "**Not run:** the software rows (ours, mbedTLS, BearSSL) of "
                   + ", ".join(f"RSA-{b} {protocol.OPS[o]}" for b, o in left_out)
-                  + ": about a billion simulated cycles, left to `python -m sim --bench --full` (README, \"Results\")."]
+                  + ": about a billion simulated cycles, left to `python -m sim bench --full` (README, \"Results\")."]
     if missing_impls:
         lines += ["", f"**Missing:** {', '.join(missing_impls)} (not in this firmware: the library could not "
                   "be fetched when it was built (see the `error:` line of the build), or the image leaves it "
@@ -432,7 +432,7 @@ def extra_markdown(data):
         lines.append(f"| {row['bits']} | {what} | {row['impl']} | {median:,.0f} | {low} | {high} | "
                      f"{median / clk * 1e3:.2f} | {ratio} | {'yes' if row['ok'] else '**no**'} |")
     lines += ["", f"Key generation: seeds drawn from the text {section['keygen_seed_text']!r} (sim/keygen.py's "
-              "`seeds`); `python -m sim --keygen` checks the keys in full, over more seeds. Signatures: "
+              "`seeds`); `python -m sim keygen` checks the keys in full, over more seeds. Signatures: "
               f"SHA-256 of the 64-byte message {section['sign_message'][:8]}.., padding and the private CRT "
               "operation, with the bench's key, verified on the host by `cryptography`; verify: the device "
               "checks its PKCS#1 signature (× the raw public operation); oaep_decrypt: a ciphertext "

@@ -490,7 +490,7 @@ def _garbled(text):
 
 
 def open_serial_console(url, baudrate, timeout=600.0, answer_within=10.0, echo_timeout=10.0):
-    """The console at a serial port (a board, or `python -m sim --pty`), at its prompt. Every way it
+    """The console at a serial port (a board, or `python -m sim pty`), at its prompt. Every way it
     can fail is one ConsoleError line: no such port, no permission, busy, no answer, not text (wrong
     baud rate), the BIOS instead of the firmware."""
     from sim import serial_boot

@@ -1,4 +1,4 @@
-"""`python -m sim --bench --cpus LIST|all`: the same benchmark on several softcores, one table.
+"""`python -m sim bench --cpus LIST|all`: the same benchmark on several softcores, one table.
 
 For each CPU (soc/cpus.py: the supported softcores), in its own process (LiteX and the tools it runs
 redirect the process's output, so CPUs never share one), up to `jobs` at a time:
@@ -12,7 +12,7 @@ redirect the process's output, so CPUs never share one), up to `jobs` at a time:
    public one at the same size) to pass what is
    left of the budget is not started, and one that passes it is stopped; every such row is listed as
    skipped with the reason, never left out silently (the software Montgomery product is in
-   `python -m sim --bench --cpu-type ...`, not here);
+   `python -m sim bench --cpu-type ...`, not here);
 4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (sim/cpu_figures.py).
 
 Writes build/bench/cpus.json (`results`: the rows of results.json with `cpu`; `skipped`; `socs`),
@@ -39,7 +39,7 @@ from soc import cpus as soc_cpus
 DEFAULT_BUDGET_S = 240
 DEFAULT_HW_TIMEOUT_S = 420
 
-#: The implementations the cross-CPU table compares (the peer libraries are in `python -m sim --bench`).
+#: The implementations the cross-CPU table compares (the peer libraries are in `python -m sim bench`).
 IMPLS = ("sw", "hw_cpu", "hw_seq")
 #: The software rows, cheapest first (it predicts the others), the costliest last.
 SW_OPS = ("public", "private_crt", "private")
@@ -266,7 +266,7 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
             _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
         per_cpu.append(result)
     data = {
-        "command": command or (f"python -m sim --bench --cpus {','.join(c.name for c in cpus)} "
+        "command": command or (f"python -m sim bench --cpus {','.join(c.name for c in cpus)} "
                                f"--sizes {','.join(map(str, sizes))}"),
         "date": time.strftime("%Y-%m-%d"),
         "sys_clk_hz": config.SYS_CLK_FREQ,

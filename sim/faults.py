@@ -1,4 +1,4 @@
-"""`python -m sim --faults N`: a fault-injection campaign on the simulated SoC.
+"""`python -m sim faults N`: a fault-injection campaign on the simulated SoC.
 
 Each run is one private-key operation typed at the console (`sign pkcs1 <message> hw_seq`: SHA-256,
 PKCS#1 v1.5, RSA with CRT on the sequencer, both halves at once with the pair commands; or
@@ -620,7 +620,7 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
                         "in_check": sum(r["phase"] == "check" for r in rows)}
     wrong = [r for r in records if r["outcome"] == "released_wrong"]
     return {
-        "command": command or f"python -m sim --faults {len(records)} --bits {bits} --op {op}",
+        "command": command or f"python -m sim faults {len(records)} --bits {bits} --op {op}",
         "date": time.strftime("%Y-%m-%d"),
         "soc": build.soc_info,
         "bits": bits, "op": op, "impl": IMPL, "seed": seed,

@@ -1,4 +1,4 @@
-"""`python -m sim --keygen BITS`: RSA key generation on the softcore (the firmware's `keygen`), checked
+"""`python -m sim keygen BITS`: RSA key generation on the softcore (the firmware's `keygen`), checked
 on the host.
 
 Each key comes from a seed of its own, drawn from a seed text (`--seed`), so a run repeats and no two

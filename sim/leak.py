@@ -1,4 +1,4 @@
-"""`python -m sim --leak`: does the time of a private-key operation depend on the message or the key?
+"""`python -m sim leak`: does the time of a private-key operation depend on the message or the key?
 
 Every measurement is one `time <op> <impl> <message>` command on the simulated SoC: the firmware runs
 that one operation with the key last set by `key`, with interrupts masked and caches in a defined
@@ -370,7 +370,7 @@ def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, 
         samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs, slow_messages=slow_messages,
         slow=slow,
         edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
-        command=command or (f"python -m sim --leak --bits {bits} --messages {messages} --keys {keys} "
+        command=command or (f"python -m sim leak --bits {bits} --messages {messages} --keys {keys} "
                             f"--pairs {pairs}"),
         simulations=simulations, seconds=time.monotonic() - started)
     write(report, out_dir)

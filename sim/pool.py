@@ -1,5 +1,5 @@
-"""Jobs spread over parallel simulations of the same firmware: the runner behind `python -m sim --bench`,
-`--keygen` and `--leak`. Each of `simulations` threads boots a console on the SoC its next job asks for (with
+"""Jobs spread over parallel simulations of the same firmware: the runner behind `python -m sim bench`,
+`keygen` and `leak`. Each of `simulations` threads boots a console on the SoC its next job asks for (with
 or without the peripheral), keeps it while its jobs ask for the same SoC, and records what each
 simulation ran, for how long, and how many cycles it simulated."""
 

@@ -1,5 +1,5 @@
 """The simulated SoC's UART as a pseudo-terminal: a serial device that pyserial, `litex_term` or any
-terminal opens like a board's USB-UART (`python -m sim --pty`).
+terminal opens like a board's USB-UART (`python -m sim pty`).
 
 The model runs with LiteX's `serial2console` module (its UART on stdin/stdout, as everywhere else);
 a thread copies bytes between it and the pty's master side. The model starts only once a client
@@ -103,13 +103,13 @@ class SimulatedSerialPort:
 
 
 def serve(build, empty_ram=False, out=print):
-    """`python -m sim --pty`: shows the device and keeps the simulation up until Ctrl-C."""
+    """`python -m sim pty`: shows the device and keeps the simulation up until Ctrl-C."""
     port = SimulatedSerialPort(build, empty_ram=empty_ram)
     with port as device:
         out(f"[sim] the simulated SoC's UART is {device} (the model starts when a terminal opens it)")
         out(f"[sim]   console:     litex_term {device}")
         out(f"[sim]   serial boot: litex_term --kernel {Path(build.firmware_bin)} {device}")
-        out(f"[sim]   benchmark:   python -m sim --bench --port {device}")
+        out(f"[sim]   benchmark:   python -m sim bench --port {device}")
         out("[sim] Ctrl-C ends it")
         try:
             while port.error is None:

@@ -1,6 +1,6 @@
 """Random lines typed into the console of the simulated SoC (or a board), each answer checked.
 
-    python -m sim --random-lines 2000 [--seed TEXT]
+    python -m sim random-lines 2000 [--seed TEXT]
 
 Kinds of line, drawn at random from a seeded generator (so a run repeats): binary bytes (anything but
 CR and LF), lines from just below to past the console's line limit, commands with truncated, odd or

@@ -2,7 +2,7 @@
 bridge from a TCP port on this machine to the raw TLS stream the firmware's `tls` command puts on its
 UART, one connection after another.
 
-    python -m sim --tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--key 2048] [--port DEVICE]
+    python -m sim tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--key 2048] [--port DEVICE]
 
 One connection on the console:
 
@@ -410,7 +410,7 @@ def parse_address(text):
 
 
 def serve(console, key, address, impl="hw_seq", timeout_ms=SIM_TIMEOUT_MS, out=print):
-    """`python -m sim --tls`: the device's certificate loaded, the commands printed, connections served
+    """`python -m sim tls`: the device's certificate loaded, the commands printed, connections served
     until Ctrl-C."""
     try:
         server = socket.create_server(address)

@@ -1,4 +1,4 @@
-"""`python -m sim --tls-bench`: full TLS 1.2 handshakes against the device's server by Python's `ssl`, N per
+"""`python -m sim tls-bench`: full TLS 1.2 handshakes against the device's server by Python's `ssl`, N per
 key size, RSA implementation and suite (ECDHE with X25519 and with P-256), each client verifying the
 device's chain; the device's own count of each handshake (cycles from the connection's start to the
 handshake's end, without the UART waits) and its split (TLS_PARTS), as the server answered them.
@@ -217,7 +217,7 @@ def _parse_list(text, allowed, what):
 
 
 def main(args, build, timeout_ms, log, open_console):
-    """--tls-bench (sim/__main__.py's options; `open_console(args, build, timeout)` its console at --port)."""
+    """tls-bench (sim/__main__.py's options; `open_console(args, build, timeout)` its console at --port)."""
     sizes = [int(v) for v in _parse_list(args.tls_sizes, [str(s) for s in config.KEY_SIZES], "sizes")]
     impls = _parse_list(args.tls_impls, protocol.TLS_IMPLS, "impls")
     if args.handshakes < 1:
@@ -229,7 +229,7 @@ def main(args, build, timeout_ms, log, open_console):
     rows = sorted(_rows(sizes, impls), key=_cost, reverse=True)
     handshakes, lock = [], threading.Lock()
     progress = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
-    command = (f"python -m sim --tls-bench --handshakes {args.handshakes} --tls-impls {','.join(impls)} "
+    command = (f"python -m sim tls-bench --handshakes {args.handshakes} --tls-impls {','.join(impls)} "
                f"--tls-sizes {','.join(map(str, sizes))}" + (f" --port {args.port}" if args.port else ""))
     started = time.monotonic()
 

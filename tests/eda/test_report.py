@@ -195,12 +195,12 @@ def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_r
     assert firmware_runs == [config]
     assert figure == {"cycles": 500_000, "ms": 4.0, "ms_at_sys_clk": 5.0,
                       "peripheral_cycles": report.crt_cycles(config),
-                      "source": 'python -m sim --run "bench 2048 rows=2048:private_crt:hw_seq": the firmware\'s '
+                      "source": 'python -m sim run "bench 2048 rows=2048:private_crt:hw_seq": the firmware\'s '
                                 "cycle counter on the simulated SoC (build/sim)"}
     # Another configuration: its own SoC, in the build directory `python -m sim` gives it.
     other = PeripheralConfig(lanes=64, word_bits=16)
     assert report.rsa2048_crt(other, 100.0)["source"].startswith(
-        'python -m sim --montmul-word-bits 16 --montmul-lanes 64 --run "bench 2048 rows=2048:private_crt:hw_seq"')
+        'python -m sim run "bench 2048 rows=2048:private_crt:hw_seq" --montmul-word-bits 16 --montmul-lanes 64')
     assert report.firmware_build_dir(other).name == "sim-w16-l64"
     assert report.firmware_build_dir(PeripheralConfig(max_bits=2048, lanes=16)).name == "sim-w16-l16-b2048"
     # The firmware's whole operation cannot take fewer cycles than the peripheral's commands in it.
@@ -214,7 +214,7 @@ def test_without_the_firmware_the_rsa2048_figure_says_how_to_get_it(firmware_run
     assert firmware_runs == []
     assert figure["cycles"] is figure["ms"] is figure["ms_at_sys_clk"] is None
     assert figure["peripheral_cycles"] == report.crt_cycles(soc_config.MONTMUL)
-    assert figure["source"].startswith("not measured (--no-firmware); without it: python -m sim --run")
+    assert figure["source"].startswith("not measured (--no-firmware); without it: python -m sim run")
 
 
 @pytest.mark.parametrize("argv, firmware", [([], True), (["--no-firmware"], False)])

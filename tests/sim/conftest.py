@@ -51,7 +51,7 @@ def bench_ours_512_1024(sim_soc):
         con.close()
 
 
-#: A line of `python -m sim --bench`'s progress (stderr) for a row that came back, in the order it did.
+#: A line of `python -m sim bench`'s progress (stderr) for a row that came back, in the order it did.
 BENCH_PROGRESS_ROW = re.compile(r"\] RSA-(\d+) +(\S+) +(\S+) +([\d,]+) cycles (ok|MISMATCH)$", re.M)
 
 
@@ -59,8 +59,8 @@ BENCH_PROGRESS_ROW = re.compile(r"\] RSA-(\d+) +(\S+) +(\S+) +([\d,]+) cycles (o
 def serial_boot_bench_512(sim_soc, tmp_path_factory):
     """One simulated SoC behind a serial port (sim/pty_uart.py), main RAM starting zeroed: the firmware
     loaded by the BIOS's serial boot (litex_term's code), then on that firmware, through the port,
-    `python -m sim --bench --sizes 512 --port` (one whole 512-bit benchmark, every row in one `bench`
-    command) and `python -m sim --run "help; info" --port`. Shared by the serial-boot and serial-port
+    `python -m sim bench --sizes 512 --port` (one whole 512-bit benchmark, every row in one `bench`
+    command) and `python -m sim run "help; info" --port`. Shared by the serial-boot and serial-port
     bench tests (tests/sim/test_serial.py) and the parallel runner's (tests/sim/test_bench_split.py), which
     compares its split run with this run's counts, in the order the firmware printed them (the bench's
     progress lines). All are in xdist_group "bench_512" (one worker)."""
@@ -87,8 +87,8 @@ def serial_boot_bench_512(sim_soc, tmp_path_factory):
             boot_output = con.output
         finally:
             con.close()             # the model runs on; the next client finds the firmware's prompt
-        bench = sim("--bench", "--sizes", "512", "--out-dir", str(out_dir))
-        run = sim("--quiet", "--run", "help; info")
+        bench = sim("bench", "--sizes", "512", "--out-dir", str(out_dir))
+        run = sim("run", "help; info", "--quiet")
     arrived = [(int(bits), op, impl, int(cycles.replace(",", "")), int(ok == "ok"))
                for bits, op, impl, cycles, ok in BENCH_PROGRESS_ROW.findall(bench.stderr)]
     return {"device": device, "uploads": uploads, "boot_output": boot_output, "bench": bench, "arrived": arrived,

@@ -14,7 +14,7 @@ def _data(missing_impls=()):
                for op, impl in protocol.bench_rows() if impl not in missing_impls]
     missing = [{"bits": 512, "op": op, "impl": impl}
                for op, impl in protocol.bench_rows() if impl in missing_impls and op != "mul"]
-    return {"soc": SOC, "command": "python -m sim --bench --sizes 512", "date": "2026-11-23",
+    return {"soc": SOC, "command": "python -m sim bench --sizes 512", "date": "2026-11-23",
             "results": results, "missing": missing}
 
 

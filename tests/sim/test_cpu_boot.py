@@ -9,7 +9,7 @@ product is a libgcc call, it costs about a fifth of the cycles of a 512-bit one 
 against 66.6 M).
 
 The software RSA rows are not run here: on the rv32i CPUs one 512-bit private operation is hundreds
-of millions of cycles, tens of minutes of simulation (`python -m sim --bench --cpus` times them
+of millions of cycles, tens of minutes of simulation (`python -m sim bench --cpus` times them
 within a budget).
 
 Each CPU but the default one has a build of its own for this test (build/sim-<type>-<variant>-boot,

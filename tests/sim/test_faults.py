@@ -1,4 +1,4 @@
-"""The fault-injection campaign (sim/faults.py, `python -m sim --faults`): its classification of a run,
+"""The fault-injection campaign (sim/faults.py, `python -m sim faults`): its classification of a run,
 on chosen faults in one boot of the fault model, and the console alive after them; and, on the host,
 the parts a run's verdict rests on (the state found in the Verilog, a wrong signature's gcd). The
 campaign itself (thousands of runs) stays behind the command: docs/security.md has its figures."""

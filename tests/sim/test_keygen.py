@@ -1,7 +1,7 @@
 """Key generation on the softcore (`keygen`): keys made in the simulated SoC are checked by
 `cryptography` and Debian's openssl, signatures made with them on the device verify there, one seed
 gives one key on every implementation, refused input gives one error line; and the host side of
-`python -m sim --keygen` (sim/keygen.py) against a stand-in console (tests/sim/fake_console.py)."""
+`python -m sim keygen` (sim/keygen.py) against a stand-in console (tests/sim/fake_console.py)."""
 
 import json
 import math
@@ -73,7 +73,7 @@ def _error(out):
     return error_code(errors[0])
 
 
-# ---- the host side (sim/keygen.py, python -m sim --keygen) ----
+# ---- the host side (sim/keygen.py, python -m sim keygen) ----
 
 FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
 SOC = {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
@@ -107,7 +107,7 @@ def test_the_report_summarizes_each_implementation_and_size(tmp_path):
     cycles = [3_000_000, 5_000_000, 4_000_000, 9_000_000]          # median 4.5 M: over the 1024-bit target
     keys = ([_key("hw_seq", 1024, i, c, mr_rounds=10 * (i + 1), candidates=100 + i) for i, c in enumerate(cycles)]
             + [_key("sw", 512, i, 60_000_000 + i, mr_rounds=30) for i in range(3)])
-    report = keygen.make_report(keys, command="python -m sim --keygen test", seed="t", soc=SOC)
+    report = keygen.make_report(keys, command="python -m sim keygen test", seed="t", soc=SOC)
     sw, hw = report["rows"]                                  # our implementations' order: sw first
     assert (sw["impl"], sw["bits"], sw["keys"], hw["impl"], hw["bits"], hw["keys"]) == ("sw", 512, 3, "hw_seq", 1024, 4)
     assert hw["cycles"] == {"median": 4_500_000, "min": 3_000_000, "max": 9_000_000}
@@ -128,7 +128,7 @@ def test_the_report_summarizes_each_implementation_and_size(tmp_path):
     assert "| hw_seq | 1024 | 4 | 4,500,000 | 3,000,000 | 9,000,000 | 45.0 | 30.0 | 90.0 |" in text
     assert "median 4,500,000 cycles, **not met** (over 4 seeds here, not 16" in text
     assert "RSA-2048 key generation on hw_seq, median over 16 seeds: <= 20,000,000 cycles: not measured" in text
-    assert "upper bound" in text and "python -m sim --keygen test" in text and "4/4 (100 %)" in text
+    assert "upper bound" in text and "python -m sim keygen test" in text and "4/4 (100 %)" in text
     keygen.write(report, tmp_path)
     assert json.loads((tmp_path / "report.json").read_text())["rows"] == report["rows"]
     assert (tmp_path / "report.md").read_text() == text and (tmp_path / "report.png").stat().st_size > 0
@@ -170,10 +170,10 @@ def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp
     fake = _fake_build(tmp_path, mode)
     monkeypatch.setattr(sim_build, "build", lambda **kwargs: fake)
     out_dir = tmp_path / "out"
-    assert sim_main.main(["--keygen", "512", "--seeds", "2", "--impls", "hw_seq,hw_cpu", "--seed", "s",
+    assert sim_main.main(["keygen", "512", "--seeds", "2", "--impls", "hw_seq,hw_cpu", "--seed", "s",
                           "--out-dir", str(out_dir), "--quiet"]) == status
     report = json.loads((out_dir / "report.json").read_text())
-    assert report["command"] == "python -m sim --keygen 512 --seeds 2 --impls hw_seq,hw_cpu --seed s"
+    assert report["command"] == "python -m sim keygen 512 --seeds 2 --impls hw_seq,hw_cpu --seed s"
     assert [(k["impl"], k["index"]) for k in report["keys"]] == [("hw_cpu", 0), ("hw_cpu", 1), ("hw_seq", 0),
                                                                  ("hw_seq", 1)]
     assert [k["seed"] for k in report["keys"]] == [s.hex() for s in keygen.seeds("s", 2)] * 2
@@ -182,7 +182,7 @@ def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp
     if mode == "wrong":
         assert [f.split(":")[0] for f in report["failed_keys"]] == ["hw_cpu-512-0", "hw_cpu-512-1"]
         assert "error: 2 of 4 keys failed their checks" in capsys.readouterr().err
-    assert sim_main.main(["--keygen", "500", "--out-dir", str(out_dir)]) == 2
+    assert sim_main.main(["keygen", "500", "--out-dir", str(out_dir)]) == 2
     assert config.KEY_SIZES[-1] == keygen.MAX_BITS
 
 
@@ -211,7 +211,7 @@ def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
              {"bits": 512, "op": "verify", "impl": "hw_seq", "cycles": 30_000, "ok": True},
              {"bits": 512, "op": "oaep_decrypt", "impl": "hw_seq", "cycles": 120_000, "ok": True}]
     soc = {**SOC}
-    data = bench.write(raw, [], tmp_path, soc, {"transport": "simulation"}, "python -m sim --bench", extra=extra)
+    data = bench.write(raw, [], tmp_path, soc, {"transport": "simulation"}, "python -m sim bench", extra=extra)
     written = json.loads((tmp_path / "results.json").read_text())
     assert written["results"] == raw and written["padding_and_keygen"]["rows"] == extra
     text = (tmp_path / "results.md").read_text()

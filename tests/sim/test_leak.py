@@ -115,7 +115,7 @@ def _report(samples, wrong=()):
     return leak.make_report(samples, list(wrong), bits=512, messages=8, keys=8, pairs=4, edges=4, seed="test",
                             soc={"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
                                  "peripheral": {"max_bits": 4096, "lanes": 4, "word_bits": 16, "slots": 16}},
-                            command="python -m sim --leak --bits 512", simulations=2, seconds=1.0)
+                            command="python -m sim leak --bits 512", simulations=2, seconds=1.0)
 
 
 def test_report_without_leaks(tmp_path):
@@ -271,7 +271,7 @@ def test_run_stops_when_the_firmware_refuses(tmp_path):
                                          (["--slow-messages", "x"], "--slow-messages"),
                                          (["--simulations", "0"], "--simulations")])
 def test_bad_leak_options_are_refused(args, named):
-    result = subprocess.run([sys.executable, "-m", "sim", "--leak", *args], cwd=Path(__file__).parents[2],
+    result = subprocess.run([sys.executable, "-m", "sim", "leak", *args], cwd=Path(__file__).parents[2],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert named in result.stderr and "Traceback" not in result.stderr
@@ -295,7 +295,7 @@ SMALL_SLOW_ROWS = (("sw", "private"), ("sw", "private_crt"))
 @pytest.fixture(scope="module")
 def small_run(sim_soc, tmp_path_factory):
     """A 512-bit run (the SMALL_* plan above): the software private rows on 2 messages of each case;
-    the software rows on the SoC without the peripheral, as `python -m sim --leak` runs them."""
+    the software rows on the SoC without the peripheral, as `python -m sim leak` runs them."""
     out_dir = tmp_path_factory.mktemp("leak")
     bare = sim_build.build_bare(sim_soc, log=lambda message: None)
     report = leak.run(sim_soc, 512, out_dir, messages=SMALL_MESSAGES, keys=SMALL_KEYS, pairs=SMALL_PAIRS,

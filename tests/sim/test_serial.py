@@ -1,6 +1,6 @@
 """The console over a serial port (pyserial), the BIOS's serial boot, and the runner's robustness.
 
-The simulated SoC's UART is exposed as a pseudo-terminal (sim/pty_uart.py): `--run` and `--bench`
+The simulated SoC's UART is exposed as a pseudo-terminal (sim/pty_uart.py): `run` and `bench`
 reach it with `--port`, through pyserial, as they reach a board. The error cases (no port, no
 permission, no answer, wrong baud rate, the BIOS instead of the firmware) use ptys with scripted
 far ends, or pyserial's own exception where a pty cannot produce it (root opens any device).
@@ -40,7 +40,7 @@ def _sim(*args, timeout=900):
 
 def test_a_command_longer_than_the_console_is_refused_at_once_and_the_next_one_runs(sim_soc):
     digits = "f" * 5000
-    result = _sim("--quiet", "--timeout", "120", "--run", f"modexp {digits} 3 {digits}; modexp 2 5 b")
+    result = _sim("run", f"modexp {digits} 3 {digits}; modexp 2 5 b", "--quiet", "--timeout", "120")
     assert result.returncode == 1, result.stderr
     assert f"the console takes at most {LINE_MAX}" in result.stderr
     assert "time limit" not in result.stderr and "Traceback" not in result.stderr
@@ -94,7 +94,7 @@ def test_run_over_a_serial_port(sim_soc):
     """A simulation started by the port's opening: the runner answers the BIOS's serial-boot request
     (a jump to the preloaded firmware) before it finds the prompt."""
     with SimulatedSerialPort(sim_soc) as device:
-        result = _sim("--quiet", "--run", "help; info", "--port", device)
+        result = _sim("run", "help; info", "--quiet", "--port", device)
     assert result.returncode == 0, result.stderr
     assert "Commands:" in result.stdout
     [soc] = protocol.INFO_SOC.parse_all(result.stdout)
@@ -103,7 +103,7 @@ def test_run_over_a_serial_port(sim_soc):
 
 @pytest.mark.xdist_group("bench_512")          # the worker that has serial_boot_bench_512
 def test_bench_over_a_serial_port_records_where_it_ran(serial_boot_bench_512):
-    """`--bench --sizes 512` at the port of the SoC the serial boot started (serial_boot_bench_512)."""
+    """`bench --sizes 512` at the port of the SoC the serial boot started (serial_boot_bench_512)."""
     result, device, out_dir = (serial_boot_bench_512[k] for k in ("bench", "device", "out_dir"))
     assert result.returncode == 0, result.stderr
     data = json.loads((out_dir / "results.json").read_text())
@@ -192,14 +192,14 @@ class FarEnd:
 ])
 def test_a_port_that_does_not_answer_as_the_firmware_is_one_clear_line(reply, message):
     with FarEnd(reply) as device:
-        result = _sim("--run", "help", "--port", device, "--answer-timeout", "2", timeout=60)
+        result = _sim("run", "help", "--port", device, "--answer-timeout", "2", timeout=60)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.stderr
 
 
 def test_a_missing_port_is_one_clear_line():
-    result = _sim("--run", "help", "--port", "/dev/ttyNOSUCHPORT", timeout=60)
+    result = _sim("run", "help", "--port", "/dev/ttyNOSUCHPORT", timeout=60)
     assert result.returncode == 1
     assert result.stderr.strip() == ("error: no serial port /dev/ttyNOSUCHPORT: is the board's USB-UART "
                                      "plugged in? (`ls /dev/ttyUSB*`)")
@@ -220,5 +220,13 @@ def test_pyserial_s_open_errors_become_one_clear_line(monkeypatch, code, message
 
 
 def test_port_options_need_a_command():
+    """The console on this terminal is a simulation's: without a subcommand that talks to a port,
+    --port is refused before anything is built, naming the subcommands that take it."""
     result = _sim("--port", "/dev/ttyUSB1", timeout=60)
-    assert result.returncode == 2 and "--port goes with --run, --bench, --random-lines, --tls or --tls-bench" in result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "python -m sim console: error: unrecognized arguments: --port /dev/ttyUSB1 "
+        "(--port goes with run, bench, random-lines, tls, tls-bench)")
+    result = _sim("leak", "--port", "/dev/ttyUSB1", timeout=60)
+    assert result.returncode == 2
+    assert "python -m sim leak: error: unrecognized arguments: --port /dev/ttyUSB1 (--port goes with" in result.stderr
