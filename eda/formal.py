@@ -349,7 +349,7 @@ def integrity_monitor(prop, ports, registers, fsms):
               "  always @(posedge clk) begin",
               f"    armed <= cmd_stb && !{busy} && !wdata_stb && !rdata_stb;",
               f"    wrote <= {writes};",
-              f"    if (cmd_stb) begin",
+              "    if (cmd_stb) begin",
               *(f"      before_{_wire(0, name)} <= {_wire(0, name)};" for name in kept),
               "    end",
               "    quiet <= (refused || quiet) && !cmd_stb && !wdata_stb && !rdata_stb;",
@@ -464,7 +464,7 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
 
 def markdown(report):
     config = report["config"]
-    lines = [f"# Formal proofs of the Montgomery peripheral",
+    lines = ["# Formal proofs of the Montgomery peripheral",
              "",
              f"Configuration: {config['lanes']} lanes of {config['word_bits']}-bit words, operands up to "
              f"{config['max_bits']} bits "

@@ -26,7 +26,6 @@ from common import cache, tools
 from common.errors import ProjectError
 from common.output import output_to
 from common.paths import BUILD_DIR, ROOT, display_path
-from gateware.interface import PeripheralConfig
 from soc import config
 from soc import firmware
 

@@ -154,7 +154,7 @@ def markdown(report):
              "(TLS 1.2, the chain verified); cycles as the device counts them, from the connection's start to "
              "the handshake's end without the UART waits (median; min and max beside it), split by where they "
              "went (medians: the parts of one handshake add up to its cycles, their medians nearly).", "",
-             f"| key | suite | curve | RSA on | cycles | min | max | "
+             "| key | suite | curve | RSA on | cycles | min | max | "
              + " | ".join(PART_LABELS[p] for p in protocol.TLS_PARTS) + f" | handshakes/s at {clk:g} MHz |",
              "|---:|---|---|---|" + "---:|" * (3 + len(protocol.TLS_PARTS) + 1)]
     for r in report["rows"]:

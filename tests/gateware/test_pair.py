@@ -4,7 +4,7 @@ against pow()/``mont_ref`` and against the model (gateware/model.py)."""
 import random
 
 from gateware import model
-from gateware.interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
+from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
                                 PeripheralConfig, bus_words)
 from montmul_harness import simulate, simulate_verilated, twin, mont_ref, mont_exp_ref
 

@@ -3,8 +3,6 @@
 the console's line editing that typing them relies on."""
 import random
 
-import pytest
-
 from sim import random_lines
 from sim.console import LINE_MAX
 from soc.console_protocol import Error
