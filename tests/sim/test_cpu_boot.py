@@ -1,5 +1,5 @@
-"""Every softcore of the default set (soc/config.py CPUS_ALL) boots the firmware in the simulated SoC,
-runs a 512-bit `bench hw` (CPU loop, sequencer, sliding window: every result checked by the firmware
+"""The softcores (soc/config.py CPUS_ALL; under `make test` a sample of them, SAMPLED below) boot the
+firmware in the simulated SoC, run a 512-bit `bench hw` (CPU loop, sequencer, sliding window: every result checked by the firmware
 against the expected one) and a software modular exponentiation checked against Python.
 
 The exponentiation's modulus has MODEXP_BITS = 224 bits, 7 limbs: the software kernels work in blocks
@@ -23,6 +23,7 @@ the CPU boots, drives the peripheral and gets every result right:
   other simulation tests share;
 - the firmware has no peer library (as on the board): `bench hw` never runs one, and mbedTLS and
   BearSSL are most of the firmware's compile (4 of its 6 CPU-seconds, per CPU)."""
+import os
 import random
 
 import pytest
@@ -51,8 +52,24 @@ def _boot_build(cpu):
                            firmware_peers=dict.fromkeys(peer_libs.PEERS), log=lambda msg: None)
 
 
+#: The CPUs `make test` boots: the default and one of each other kind, so that every CPU family LiteX
+#: integrates here (VexRiscv, PicoRV32, SERV) and both ISAs (rv32im; rv32i, whose products go through
+#: the firmware's soft multiply) run. The VexRiscv variants differ from the default only inside the core.
+#: ALL_SOFTCORES=1 in the environment boots every CPU of CPUS_ALL (about three minutes more), as
+#: `python -m sim bench --cpus all` benches them, every result checked.
+SAMPLED = (f"{config.CPU_TYPE}:{config.CPU_VARIANT}", "picorv32:minimal", "picorv32:standard", "serv:standard")
+BOOTED = config.CPUS_ALL if os.environ.get("ALL_SOFTCORES") else SAMPLED
+
+
+def test_the_sample_covers_every_family_and_isa():
+    """The sample above is drawn from CPUS_ALL and has every CPU type of it, with and without a multiplier."""
+    assert set(SAMPLED) <= set(config.CPUS_ALL)
+    assert {name.split(":")[0] for name in SAMPLED} == {name.split(":")[0] for name in config.CPUS_ALL}
+    assert {cpus.isa(cpus.parse(name)) for name in SAMPLED} == {cpus.isa(cpus.parse(name)) for name in config.CPUS_ALL}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", config.CPUS_ALL)
+@pytest.mark.parametrize("name", BOOTED)
 def test_cpu_boots_and_benches_512_bits(name):
     from litex.soc.cores.cpu import CPUS
     cpu = cpus.parse(name)
