@@ -1,5 +1,6 @@
 /* Raw RSA over a backend (see rsa.h): written once for every implementation. */
 #include "rsa.h"
+#include "ct.h"
 
 /* Intermediates (static: single-threaded firmware, see rsa.h); wiped before every return. */
 static uint32_t xp[RSA_HALF_WORDS], m1[RSA_HALF_WORDS], m2[RSA_HALF_WORDS], h[RSA_HALF_WORDS];
@@ -181,16 +182,20 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 	bn_zero(wide, nw);
 	bn_copy(wide, m2, qw);
 	bn_add(sum, sum, wide, nw);
-	/* Release only what the public exponent maps back to the input (fault attacks on the CRT). */
+	/* Release only what the public exponent maps back to the input (fault attacks on the CRT). The
+	   result is masked into the output, not branched on: a failed check takes the cycles a passed one
+	   does (a decryption that fails it must not be told apart by its time, as OAEP's defects are not). */
 	RSA_TRY(b->exp(&c->n, check, sum, k->e, bn_bits(k->e, nw), 0));
-	if (bn_cmp(check, in, nw) != 0) {
-		err = RSA_ERR_FAULT;
-		goto done;
+	{
+		uint32_t same = ct_mask_from_bit((uint32_t)(bn_cmp(check, in, nw) == 0));
+		for (unsigned i = 0; i < nw; i++)
+			out[i] = sum[i] & same;
+		err = (int)ct_select_u32(same, (uint32_t)RSA_OK, (uint32_t)RSA_ERR_FAULT);
 	}
-	bn_copy(out, sum, nw);
+	wipe_intermediates();
+	return err;
 done:
-	if (err != RSA_OK)
-		bn_zero(out, nw);
+	bn_zero(out, nw);
 	wipe_intermediates();
 	return err;
 }

@@ -10,6 +10,7 @@ import pytest
 from gateware.interface import Command
 from sim import build as sim_build
 from sim import faults
+from soc import console_protocol as protocol
 from soc import keys as soc_keys
 
 #: One worker, one boot of the fault model for the module.
@@ -73,7 +74,7 @@ def test_a_released_wrong_signature_is_told_apart():
     error line releases nothing."""
     key = soc_keys.bench_keys([BITS])[0]
     operation = faults.Operation("sign", key, random.Random(1))
-    n, p, q = key["n"], key["p"], key["q"]
+    n, q = key["n"], key["q"]
     s = int.from_bytes(operation.expected, "big")
     half = (s + q) % n                              # = s mod q, != s mod p
     both = (s + 1) % n
@@ -124,6 +125,34 @@ def test_a_crt_half_faulted_in_its_operand_slot_is_refused(injector):
     assert record["outcome"] == "refused", record
     assert record["error"] == "error=operation_failed peripheral_code=0", record
     assert record["before"] != record["after"]
+    assert injector.recovered()
+
+
+def test_a_decryption_refused_by_the_check_takes_the_cycles_of_a_right_one(injector):
+    """The fault of the test above in an OAEP decryption, at 1024 bits (no OAEP-SHA-256 message fits a
+    512-bit block): refused as `decryption_failed`, after exactly the cycles the right decryption of the
+    same ciphertext takes. A failed check told apart by its time would be an oracle as Manger's is."""
+    session = injector.session
+    key = soc_keys.bench_keys([1024])[0]
+    session.console.set_key(key)
+    try:
+        operation = faults.Operation("decrypt", key, random.Random("test-faults-decrypt"))
+        session.hook.arm()                                       # watch only: the commands and their offsets
+        output = session.operation(operation.command)
+        assert operation.released(output) == (operation.expected, None), output
+        cycles = protocol.MESSAGE.parse_all(output)[0]["cycles"]
+        offset, word = next((o, w) for o, w, _ in session.hook.report()["commands"]
+                            if faults._op_field(w) == "EXP_FIXED_PAIR")
+        session.hook.arm(injector.site("regfile.operands").index, _row(injector, int(Command.from_bits(word).a), 0),
+                         5, offset + 2, injector.limit)
+        output = session.operation(operation.command)
+        seen = session.hook.report()
+        assert seen["fired"] and seen["before"] != seen["after"] and seen["resets"] == 0
+        refused = protocol.DECRYPTION_FAILED.parse_all(output)
+        assert operation.released(output)[0] is None and len(refused) == 1, output
+        assert refused[0]["cycles"] == cycles
+    finally:
+        session.console.set_key(injector.key)
     assert injector.recovered()
 
 
