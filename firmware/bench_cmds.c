@@ -113,8 +113,8 @@ static int rows_valid(const char *command, const char *rows, const rsa_key *cons
 	while (p) {
 		const char *end = strchr(p, ',');
 		int len = end ? (int)(end - p) : (int)strlen(p);
-		char entry[48], *op, *impl, *stop;
-		unsigned long bits;
+		char entry[48], *op, *impl;
+		long bits;
 		unsigned i;
 		int size_ok = 0;
 		if (len <= 0 || len >= (int)sizeof(entry)) {
@@ -133,10 +133,10 @@ static int rows_valid(const char *command, const char *rows, const rsa_key *cons
 		}
 		*op++ = 0;
 		*impl++ = 0;
-		bits = strtoul(entry, &stop, 10);
+		bits = console_decimal(entry);
 		for (i = 0; i < count; i++)
 			size_ok |= keys[i]->bits == bits;
-		if (*stop || !*entry || !size_ok) {
+		if (bits < 0 || !size_ok) {
 			printf(ERR_UNKNOWN_SIZE " bits=%s row=%.*s\n", entry, len, p);
 			return 0;
 		}
@@ -306,14 +306,13 @@ static void cmd_bench(int argc, char **argv)
 	}
 	row_filter = NULL;
 	for (i = first; i < argc; i++) {
-		char *end;
-		unsigned long b;
+		long b;
 		if (strncmp(argv[i], "rows=", 5) == 0) {
 			rows = argv[i] + 5;
 			continue;
 		}
-		b = strtoul(argv[i], &end, 10);
-		if (*end || !(keys[count] = find_key((unsigned)b))) {
+		b = console_decimal(argv[i]);
+		if (b < 0 || !(keys[count] = find_key((unsigned)b))) {
 			refuse_size(argv[i]);
 			return;
 		}
@@ -345,9 +344,8 @@ static void cmd_vectors(int argc, char **argv)
 	for (i = 0; i < VECTOR_COUNT; i++)
 		selected[i] = argc == 1;
 	for (a = 1; a < (unsigned)argc; a++) {
-		char *end;
-		unsigned long index = strtoul(argv[a], &end, 10);
-		if (*end || *argv[a] == 0 || index >= VECTOR_COUNT) {
+		long index = console_decimal(argv[a]);
+		if (index < 0 || index >= (long)VECTOR_COUNT) {
 			console_usage(argv[0]);
 			printf(" vectors=%u (indexes from 0; the board's image has none)\n", (unsigned)VECTOR_COUNT);
 			return;

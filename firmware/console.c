@@ -65,6 +65,16 @@ static int split(char *s, char **argv)
 	}
 }
 
+long console_decimal(const char *text)
+{
+	long value = 0;
+	int digits = 0;
+
+	for (; *text >= '0' && *text <= '9' && digits < 9; text++, digits++)
+		value = 10 * value + (*text - '0');
+	return digits && !*text ? value : -1;
+}
+
 int console_hex_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len)
 {
 	size_t digits = strlen(text), i;

@@ -29,5 +29,8 @@ void console_usage(const char *name);
 /* A hex argument (two digits a byte; EMPTY_HEX, "-", for none) into out, at most max bytes: 0 and its
    length in *len, or -1 after printing the error line naming the argument `name`. */
 int console_hex_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len);
+/* A decimal argument as typed: 1 to 9 digits and nothing else (no sign, blank or base prefix, which
+   strtoul would take: "-4294966784" wraps to 512 there). Its value, or -1. */
+long console_decimal(const char *text);
 
 #endif

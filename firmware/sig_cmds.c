@@ -121,8 +121,7 @@ static int parse_options(int argc, char **argv, int first, int takes, struct sig
 static int parse_salt(const char *text, const rsa_key *k, int any, int *salt_len)
 {
 	int max = pad_pss_max_salt(k);
-	unsigned long n;
-	char *end;
+	long n;
 
 	if (!text) {
 		*salt_len = PAD_SALT_HASH;
@@ -132,8 +131,8 @@ static int parse_salt(const char *text, const rsa_key *k, int any, int *salt_len
 		*salt_len = PAD_SALT_ANY;
 		return 0;
 	}
-	n = strtoul(text, &end, 10);
-	if (max < 0 || !(*text >= '0' && *text <= '9') || *end || n > (unsigned long)max) {
+	n = console_decimal(text);
+	if (max < 0 || n < 0 || n > max) {
 		printf(ERR_BAD_SALT_LENGTH " salt=%s max_bytes=%d (a byte count%s)\n", text, max < 0 ? 0 : max,
 		       any ? ", or " SALT_ANY " for any" : "");
 		return -1;
@@ -326,7 +325,6 @@ static void cmd_keygen(int argc, char **argv)
 	struct keygen_stats stats = { 0, 0, 0 };
 	unsigned bits, nw, pw;
 	size_t seed_len;
-	char *end;
 	timed_region t;
 	uint64_t cycles;
 	int err, ok, peer, lib_code;
@@ -336,8 +334,9 @@ static void cmd_keygen(int argc, char **argv)
 		printf("\n");
 		return;
 	}
-	bits = (unsigned)strtoul(argv[1], &end, 10);
-	if (*end || end == argv[1] || bits % 64 || bits < KEYGEN_MIN_BITS || bits > BN_MAX_BITS) {
+	long typed = console_decimal(argv[1]);
+	bits = typed < 0 ? 0 : (unsigned)typed;
+	if (bits % 64 || bits < KEYGEN_MIN_BITS || bits > BN_MAX_BITS) {
 		printf(ERR_UNKNOWN_SIZE " bits=%s (a multiple of 64 from %d to %d)\n", argv[1], KEYGEN_MIN_BITS,
 		       BN_MAX_BITS);
 		return;

@@ -19,16 +19,15 @@
 static void cmd_tls_key(int argc, char **argv)
 {
 	const rsa_key *k;
-	char *end;
-	unsigned long bits;
+	long bits;
 
 	if (argc != 2) {
 		console_usage(argv[0]);
 		printf("\n");
 		return;
 	}
-	bits = strtoul(argv[1], &end, 10);
-	if (*end || end == argv[1] || !(k = bench_key((unsigned)bits))) {
+	bits = console_decimal(argv[1]);
+	if (bits < 0 || !(k = bench_key((unsigned)bits))) {
 		printf(ERR_UNKNOWN_SIZE " bits=%s (the sizes `bench` has keys of)\n", argv[1]);
 		return;
 	}
@@ -91,8 +90,7 @@ static void cmd_tls(int argc, char **argv)
 	static unsigned char entropy[ENTROPY_MAX];
 	static char line[TLS_LINE_MAX];
 	struct tls_connection c;
-	unsigned long timeout_ms = TLS_TIMEOUT_MS;
-	char *end;
+	long timeout_ms = TLS_TIMEOUT_MS;
 	int certs;
 
 	if (argc < 2 || argc > 4) {
@@ -123,8 +121,8 @@ static void cmd_tls(int argc, char **argv)
 		return;
 	}
 	if (argc > 3) {
-		timeout_ms = strtoul(argv[3], &end, 10);
-		if (*end || end == argv[3] || timeout_ms < 1 || timeout_ms > 3600000) {
+		timeout_ms = console_decimal(argv[3]);
+		if (timeout_ms < 1 || timeout_ms > 3600000) {
 			console_usage(argv[0]);
 			printf(" (timeout-ms: 1 to 3600000)\n");
 			return;

@@ -157,6 +157,8 @@ def test_a_row_that_never_came_back_is_an_error():
     ("512:public:nosuch", Error.UNKNOWN_IMPL),
     ("1024:public:sw", Error.UNKNOWN_SIZE),           # not among the command's sizes
     ("x:public:sw", Error.UNKNOWN_SIZE),
+    ("-4294966784:public:sw", Error.UNKNOWN_SIZE),   # strtoul would wrap it to 512
+    ("+512:public:sw", Error.UNKNOWN_SIZE),
     ("512public", Error.USAGE),
     ("", Error.USAGE),
     ("512:public:sw,,512:mul:sw", Error.USAGE),
@@ -167,3 +169,12 @@ def test_bad_rows_entries_get_one_error_line(shared_console, rows, code):
     assert error_code(line) == code
     assert not RESULT.parse_all(out)
     assert protocol.RESULT.parse_all(shared_console.command("bench hw 512 rows=512:mul:hw_seq"))   # carries on
+
+
+@pytest.mark.parametrize("size", ["-4294966784", "+512", "0x200", "512x", "99999999999"])
+def test_a_size_is_decimal_digits_only(shared_console, size):
+    """A size is typed as decimal digits alone: strtoul would wrap -4294966784 to 512, and take a sign
+    or a hex prefix."""
+    out = shared_console.command(f"bench hw {size}")
+    [line] = error_lines(out)
+    assert error_code(line) is Error.UNKNOWN_SIZE and not RESULT.parse_all(out)

@@ -302,6 +302,8 @@ def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, 
         "keygen 8192 01": Error.UNKNOWN_SIZE,
         "keygen 448 01": Error.UNKNOWN_SIZE,
         "keygen abc 01": Error.UNKNOWN_SIZE,
+        "keygen -4294966784 01": Error.UNKNOWN_SIZE,       # strtoul would wrap it to 512
+        "keygen 512x 01": Error.UNKNOWN_SIZE,
         "keygen 512 xyz": Error.BAD_HEX,
         "keygen 512 abc": Error.BAD_HEX,                     # an odd number of digits
         "keygen 512 0x01": Error.BAD_HEX,
