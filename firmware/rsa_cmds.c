@@ -273,6 +273,8 @@ static void cmd_time(int argc, char **argv)
 		ok = rsa_public(&rsa_sw, &user_key, &user_ctx, buf_sw, buf_hw) == RSA_OK
 		     && bn_cmp(buf_sw, buf_in, nw) == 0;
 	}
+	if (!ok)        /* nothing but a checked result leaves: not a wrong one, nor an earlier command's */
+		bn_zero(buf_hw, nw);
 	bn_to_hex(hex_hw, sizeof(hex_hw), buf_hw, nw);
 	printf(TIMED_LINE, op->name, impl->name, (unsigned long long)cycles, ok, hex_hw);
 }

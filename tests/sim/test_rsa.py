@@ -100,6 +100,12 @@ def test_time_refuses_bad_input(console):
     assert "choices=public,private,private_crt" in console.command("time decrypt sw 12")
     [r] = protocol.TIMED.parse_all(console.command("time public hw_seq 12"))
     assert r["result"] == pow(0x12, key["e"], key["n"])
+    # A private key whose d is off by two: every private result fails its check with e (ok=0), and
+    # none is printed, wrong or left from the command before (result=0).
+    console.command(f"key {key['n']:x} {key['e']:x} {key['d'] + 2:x} {key['p']:x} {key['q']:x}")
+    for op in protocol.PRIVATE_OPS:
+        [r] = protocol.TIMED.parse_all(console.command(f"time {op} hw_seq 12"))
+        assert (r["op"], r["ok"], r["result"]) == (op, 0, 0)
 
 
 @pytest.fixture(scope="module")
