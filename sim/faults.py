@@ -645,9 +645,7 @@ def write(report, out_dir):
 
 
 def _plot(report, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     names = list(report["by_site"])
     colours = {"correct": "#4c9a2a", "refused": "#3b75af", "stuck": "#ef8636", "released_wrong": "#c0392b",
                "hang": "#7f7f7f"}
@@ -663,8 +661,7 @@ def _plot(report, path):
     ax.set_title(f"Faults in the peripheral, RSA-{report['bits']} {report['op']} on {report['impl']} "
                  f"({report['runs']} runs, {report['date']})", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report_files.save_figure(fig, path, dpi=110)
 
 
 def markdown(report):

@@ -1,11 +1,14 @@
 """Jobs spread over parallel simulations of the same firmware: the runner behind `python -m sim bench`,
 `keygen` and `leak`. Each of `simulations` threads boots a console on the SoC its next job asks for (with
 or without the peripheral), keeps it while its jobs ask for the same SoC, and records what each
-simulation ran, for how long, and how many cycles it simulated."""
+simulation ran, for how long, and how many cycles it simulated. The simulations are common.jobs's
+jobs, one each, taking the jobs from one queue."""
 
 import queue
 import threading
 import time
+
+from common.jobs import run_parallel
 
 
 def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
@@ -66,20 +69,15 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
             except BaseException as error:
                 errors.append(error)
 
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, simulations))]
-    for thread in threads:
-        thread.start()
-    try:
-        while any(thread.is_alive() for thread in threads):
-            for thread in threads:
-                thread.join(0.5)
-    except BaseException:           # Ctrl-C: end the simulations, then let it go on
+    def stop():                     # Ctrl-C: end the simulations, then let it go on
         errors.append(None)
         with lock:
             for console in running:
                 if console.proc.poll() is None:
                     console.proc.kill()
-        raise
+
+    count = max(1, simulations)
+    run_parallel([(f"simulation {i + 1}", worker, ()) for i in range(count)], count, stop=stop)
     errors = [error for error in errors if error is not None]
     if errors:
         raise errors[0]

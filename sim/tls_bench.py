@@ -176,9 +176,7 @@ def markdown(report):
 def plot(report, path):
     """report.png: each row's median split as shares of its cycles (the rows differ by a hundredfold), its
     cycles and handshakes per second written beside it."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = report_files.pyplot()
     rows = report["rows"]
     clk = report["soc"]["sys_clk_hz"] / 1e6
     fig, ax = plt.subplots(figsize=(10, 0.42 * len(rows) + 1.7))
@@ -200,8 +198,7 @@ def plot(report, path):
                   f"{clk:g} MHz")
     ax.legend(fontsize=8, ncol=len(protocol.TLS_PARTS), loc="lower center", bbox_to_anchor=(0.4, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    report_files.save_figure(fig, path)
 
 
 def write(report, out_dir):

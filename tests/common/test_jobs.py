@@ -34,3 +34,18 @@ def test_the_first_error_is_raised(workers, processes):
     jobs = [("ok", _slow_square, (2, 0)), ("bad", _fail, ("no good",)), ("late", _slow_square, (3, 0))]
     with pytest.raises(ValueError, match="no good"):
         run_parallel(jobs, workers, processes=processes)
+
+
+def test_stop_is_called_when_a_job_fails_and_ends_the_others():
+    """`stop` runs before the pool waits for the jobs still running: here it ends a job that would
+    otherwise wait for good."""
+    import threading
+    released = threading.Event()
+
+    def wait_for_stop():
+        assert released.wait(10), "stop was not called"
+        return "stopped"
+
+    with pytest.raises(ValueError, match="no good"):
+        run_parallel([("waits", wait_for_stop, ()), ("bad", _fail, ("no good",))], 2, stop=released.set)
+    assert released.is_set()
