@@ -17,8 +17,9 @@ const struct rsa_impl rsa_impls[] = {
 	{ IMPL_HW_CPU, &rsa_hw_cpu, IMPL_HW_CPU_CONSTANT_TIME, NULL },
 	{ IMPL_HW_SEQ, &rsa_hw_seq, IMPL_HW_SEQ_CONSTANT_TIME, NULL },
 	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, IMPL_HW_SEQ_WINDOW_CONSTANT_TIME, NULL },
-	{ IMPL_MBEDTLS, NULL, 0, &peer_mbedtls },
-	{ IMPL_BEARSSL, NULL, 0, &peer_bearssl },
+#define PEER_IMPL(name, NAME) { IMPL_##NAME, NULL, IMPL_##NAME##_CONSTANT_TIME, &peer_##name },
+	PEER_LIST(PEER_IMPL)
+#undef PEER_IMPL
 	{ NULL, NULL, 0, NULL },
 };
 

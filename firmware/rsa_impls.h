@@ -1,12 +1,13 @@
 /* The benchmark's operations and implementations by their protocol names (console_protocol.h),
    and one operation run in a timed region (cycles.h). Our implementations run rsa.c over a backend;
-   the peer libraries (mbedTLS, BearSSL) run whole operations through their own API (struct
+   the peer libraries (PEER_LIST, from soc/peer_libs.py) run whole operations through their own API (struct
    rsa_peer, firmware/peer_*.c). */
 #ifndef RSA_IMPLS_H
 #define RSA_IMPLS_H
 
 #include <stdint.h>
 
+#include "peer_build.h"     /* generated: PEER_LIST, the peer libraries (soc/peer_libs.py) */
 #include "rsa.h"
 
 typedef int (*rsa_op_fn)(const rsa_backend *, const rsa_key *, const rsa_ctx *, uint32_t *, const uint32_t *);
@@ -37,10 +38,13 @@ struct rsa_peer {
    Exactly one of backend and peer is set. */
 struct rsa_impl { const char *name; const rsa_backend *backend; int constant_time; const struct rsa_peer *peer; };
 
-extern const struct rsa_peer peer_mbedtls, peer_bearssl;
+/* Each peer's glue, firmware/peer_<name>.c, defines peer_<name>. */
+#define PEER_DECLARE(name, NAME) extern const struct rsa_peer peer_##name;
+PEER_LIST(PEER_DECLARE)
+#undef PEER_DECLARE
 
-/* public, private, private_crt; and sw, hw_cpu, hw_seq, hw_seq_window, mbedtls, bearssl; each ends
-   with a NULL name. */
+/* public, private, private_crt; and sw, hw_cpu, hw_seq, hw_seq_window, then the peers (PEER_LIST);
+   each ends with a NULL name. */
 extern const struct rsa_op rsa_ops[];
 extern const struct rsa_impl rsa_impls[];
 

@@ -327,7 +327,8 @@ static void cmd_keygen(int argc, char **argv)
 	size_t seed_len;
 	timed_region t;
 	uint64_t cycles;
-	int err, ok, peer, lib_code;
+	const struct peer_keygen *peer;
+	int err, ok, lib_code;
 
 	if (argc < 3 || argc > 4) {
 		console_usage(argv[0]);
@@ -341,8 +342,8 @@ static void cmd_keygen(int argc, char **argv)
 		       BN_MAX_BITS);
 		return;
 	}
-	peer = argc > 3 ? peer_keygen_find(argv[3]) : -1;
-	if (peer >= 0)
+	peer = argc > 3 ? peer_keygen_find(argv[3]) : NULL;
+	if (peer)
 		b = &rsa_sw;
 	else if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ)))
 		return;
@@ -356,8 +357,8 @@ static void cmd_keygen(int argc, char **argv)
 		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
 		return;
 	}
-	if (peer >= 0) {
-		err = peer_keygen((enum peer_keygen_lib)peer, bits, seed, seed_len, &k, &cycles, &lib_code);
+	if (peer) {
+		err = peer_keygen(peer, bits, seed, seed_len, &k, &cycles, &lib_code);
 	} else {
 		keygen_prepare();
 		rsa_hw_forget();

@@ -15,6 +15,7 @@ per second), results.md (tables per size) and results.png (cycles against key si
 line per implementation).
 """
 
+import itertools
 import statistics
 import sys
 import threading
@@ -25,6 +26,7 @@ from common import report as report_files
 from sim import pool
 from sim.console import ConsoleError, Missing
 from soc import console_protocol as protocol
+from soc import peer_libs
 
 #: The RSA operations (each has a plot); "mul" is only in the table.
 RSA_OPS = tuple(op for op in protocol.OPS if op != "mul")
@@ -162,11 +164,10 @@ def planned_rows(sizes, full=False, peers=True):
 
 
 #: Rough cycles of each row at 1024 bits and how they grow with the key size (exponent of bits/1024),
-#: from the README's table: only to deal the longest rows first and to print the time left.
+#: from the README's table: only to deal the longest rows first and to print the time left. Our
+#: software's here, a peer library's in its entry of soc/peer_libs.PEERS (`cycles_1024`).
 _ESTIMATE_1024 = {
     "sw": {"public": 4e5, "private": 2.9e7, "private_crt": 1.1e7, "mul": 2.3e4},
-    "mbedtls": {"public": 7.6e5, "private": 6.7e7, "private_crt": 2.8e7},
-    "bearssl": {"public": 1.6e6, "private": 5.1e7, "private_crt": 1.5e7, "mul": 3.7e4},
 }
 _GROWTH = {"public": 1.9, "private": 2.9, "private_crt": 2.5, "mul": 1.9}
 #: Simulated cycles per wall-clock second, for the estimates (README, "Simulation speed").
@@ -174,7 +175,9 @@ _SPEED = {True: 1.0e6, False: 3.0e6}
 
 
 def estimated_cycles(row):
-    base = _ESTIMATE_1024.get(row.impl, {}).get(row.op, 3e5 if row.op != "mul" else 200)
+    peer = peer_libs.PEERS.get(row.impl)
+    estimates = peer.cycles_1024 if peer else _ESTIMATE_1024.get(row.impl, {})
+    base = estimates.get(row.op, 3e5 if row.op != "mul" else 200)
     return base * (row.bits / 1024) ** _GROWTH[row.op]
 
 
@@ -353,6 +356,11 @@ def _where(data):
     return "simulated SoC" if source["transport"] == "simulation" else f"board on {source['port']}"
 
 
+def _and(names):
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
 def markdown(data):
     """Tables in the shape of the published ones: per size and operation, our software, the peer
     libraries and the hardware, with the sequencer's speedup over each software."""
@@ -361,14 +369,15 @@ def markdown(data):
     missing_impls = sorted({impl for _, _, impl in missing})
     clk = soc["sys_clk_hz"]
     sizes = sorted({r["bits"] for r in results})
+    titles = [peer_libs.PEERS[impl].title for impl in protocol.PEER_IMPLS]
     lines = [f"Cycles counted by the firmware (SoC cycle counter), whole operation including operand "
              f"transfers; {soc['cpu']} {soc['variant']} at {clk / 1e6:.0f} MHz, peripheral with "
              f"{soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits, "
              f"max {soc['peripheral']['max_bits']} bits; {_where(data)}. `{data['command']}`, {data['date']}.", "",
-             "| key | operation | software (ours) | mbedTLS | BearSSL | hw: CPU loop | hw: sequencer | "
+             f"| key | operation | software (ours) | {' | '.join(titles)} | hw: CPU loop | hw: sequencer | "
              "hw: sequencer, sliding window (not constant-time) | ms (sequencer) | speedup vs ours | "
-             "vs mbedTLS | vs BearSSL | ok |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"]
+             + "".join(f"vs {title} | " for title in titles) + "ok |",
+             "|---:|---|" + "---:|" * (2 * len(titles) + 6) + ":-:|"]
     for bits in sizes:
         for op, what in protocol.OPS.items():
             row = {impl: _cycles(results, bits, op, impl) for impl in protocol.ALL_IMPLS}
@@ -381,19 +390,17 @@ def markdown(data):
             lines.append(f"| {bits} | {what} | {cycles_cell(row['sw'])} | {' | '.join(peers)} | "
                          f"{cycles_cell(row['hw_cpu'])} | {cycles_cell(seq)} | {cycles_cell(row['hw_seq_window'])} | "
                          f"{seq['cycles'] / clk * 1e3:.3f} | "
-                         f"{speedup_cell(row['sw'], seq)} | {speedup_cell(row['mbedtls'], seq)} | "
-                         f"{speedup_cell(row['bearssl'], seq)} | {'yes' if ok else '**no**'} |")
-    lines += ["", "Speedup = the software's cycles / the sequencer's. mbedTLS 2.28.3 and BearSSL 0.6 are "
-              "built from their Debian source packages for the same CPU with the same compiler and -O2 "
-              "(`soc/peer_libs.py`, `firmware/peer_*.c`) and run through their own RSA API on the same "
-              "keys and messages; their results are checked like ours. mbedTLS blinds every private "
-              "operation (a deterministic generator here, for repeatable counts) and checks a CRT result "
-              "with e; BearSSL's private operation is always CRT (its `private, no CRT` row is "
-              "br_rsa_i31_public with d as the exponent). Neither library exposes a Montgomery product "
-              "in its public API; BearSSL's br_i31_montymul (inner.h) is timed, mbedTLS' is static.", "",
+                         f"{speedup_cell(row['sw'], seq)} | "
+                         + "".join(f"{speedup_cell(row[impl], seq)} | " for impl in protocol.PEER_IMPLS)
+                         + f"{'yes' if ok else '**no**'} |")
+    peers = [peer_libs.PEERS[impl] for impl in protocol.PEER_IMPLS]
+    lines += ["", "Speedup = the software's cycles / the sequencer's. "
+              f"{_and([peer.label for peer in peers])} are built from their Debian source packages for the "
+              "same CPU with the same compiler and -O2 (`soc/peer_libs.py`, `firmware/peer_*.c`) and run "
+              "through their own RSA API on the same keys and messages; their results are checked like "
+              "ours. " + " ".join(peer.note for peer in peers if peer.note), "",
               "The private-key operations are constant-time on software, CPU loop and sequencer (fixed "
-              "windows; `python -m sim leak` measures it) and, by its design, in BearSSL; mbedTLS uses a "
-              "sliding window and relies on blinding. The sliding-window column is the sequencer's faster "
+              "windows; `python -m sim leak` measures it). The sliding-window column is the sequencer's faster "
               "variable-time path, shown for the cost of safety. For `one Montgomery product`, the "
               "CPU-loop figure is one MUL command issued and waited for by the CPU, the sequencer figure "
               "one product inside an EXP_LADDER (their difference is the per-command overhead). Every "
@@ -401,7 +408,7 @@ def markdown(data):
     left_out = sorted({(r.bits, r.op) for r in planned_rows(sizes, full=True)} - {(r["bits"], r["op"]) for r in results
                       if r["impl"] not in protocol.PERIPHERAL_IMPLS} - {(b, o) for b, o, _ in missing})
     if left_out:
-        lines += ["", "**Not run:** the software rows (ours, mbedTLS, BearSSL) of "
+        lines += ["", f"**Not run:** the software rows ({', '.join(['ours', *titles])}) of "
                   + ", ".join(f"RSA-{b} {protocol.OPS[o]}" for b, o in left_out)
                   + ": about a billion simulated cycles, left to `python -m sim bench --full` (README, \"Results\")."]
     if missing_impls:
@@ -453,7 +460,8 @@ def figure(data):
     fig, axes = plt.subplots(1, len(RSA_OPS), figsize=(15, 4.5), sharey=True)
     # One style and one colour per implementation in every panel (the colour cycle would shift in a
     # panel where an implementation has no row), and one legend for the figure.
-    styles = dict(zip(protocol.ALL_IMPLS, zip(("o-", "s--", "^-", "v:", "D-.", "P-."), plt.get_cmap("tab10").colors)))
+    markers = itertools.cycle(("o-", "s--", "^-", "v:", "D-.", "P-.", "X--", "*:"))
+    styles = dict(zip(protocol.ALL_IMPLS, zip(markers, itertools.cycle(plt.get_cmap("tab10").colors))))
     handles = {}
     for ax, op in zip(axes, RSA_OPS):
         for impl, (style, color) in styles.items():
@@ -470,7 +478,8 @@ def figure(data):
     axes[0].set_ylabel(f"cycles at {data['soc']['sys_clk_hz'] / 1e6:.0f} MHz")
     axes[0].legend([handles[impl] for impl in styles if impl in handles],
                    [handles[impl].get_label() for impl in styles if impl in handles], fontsize=7)
-    fig.suptitle(f"Software (ours, mbedTLS, BearSSL) vs hardware RSA on {data['soc']['cpu']} {data['soc']['variant']} "
+    titles = [peer_libs.PEERS[impl].title for impl in protocol.PEER_IMPLS]
+    fig.suptitle(f"Software ({', '.join(['ours', *titles])}) vs hardware RSA on {data['soc']['cpu']} {data['soc']['variant']} "
                  f"({_where(data)}, {data['date']})")
     fig.tight_layout()
     return fig

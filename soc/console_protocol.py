@@ -15,7 +15,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from soc import config
+from soc import config, peer_libs
 
 PROMPT = "rsa> "
 
@@ -41,19 +41,15 @@ CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", "hw_seq")
 PERIPHERAL_IMPLS = ("hw_cpu", "hw_seq", "hw_seq_window")
 #: The operations that use the private key.
 PRIVATE_OPS = ("private", "private_crt")
-#: The peer libraries: software RSA people actually use, built from their own sources
-#: (soc/peer_libs.py) and run through their own API on the same keys (firmware/peer_*.c).
-PEER_IMPLS = {
-    "mbedtls": "mbedTLS 2.28.3 (mbedtls_rsa_public / mbedtls_rsa_private, CRT and blinding)",
-    "bearssl": "BearSSL 0.6 i31 (br_rsa_i31_public / br_rsa_i31_private)",
-}
-#: The peers whose rows depend on the rows before them in one simulation: mbedTLS allocates from its
-#: heap and makes its blinding pair on a key's first private operation (README, "Peer libraries"),
-#: so its rows always run together, in the firmware's order.
-STATEFUL_IMPLS = ("mbedtls",)
-#: The peers whose big-integer layer exposes a Montgomery product the bench can time (mbedTLS keeps
-#: its own static in bignum.c).
-PEER_MUL_IMPLS = ("bearssl",)
+#: The peer libraries: software RSA people actually use, built from their own sources and run
+#: through their own API on the same keys (firmware/peer_*.c); one table, soc/peer_libs.PEERS.
+PEER_IMPLS = {name: peer.description for name, peer in peer_libs.PEERS.items()}
+#: The peers whose rows depend on the rows before them in one simulation (mbedTLS allocates from its
+#: heap and makes its blinding pair on a key's first private operation: README, "Peer libraries"), so
+#: their rows always run together, in the firmware's order.
+STATEFUL_IMPLS = tuple(name for name, peer in peer_libs.PEERS.items() if peer.stateful)
+#: The peers whose big-integer layer exposes a Montgomery product the bench can time.
+PEER_MUL_IMPLS = tuple(name for name, peer in peer_libs.PEERS.items() if peer.mul)
 #: Every implementation `bench` reports, ours first.
 ALL_IMPLS = {**IMPLS, **PEER_IMPLS}
 
@@ -88,7 +84,7 @@ COMMANDS = {
     "help": ("", "list the commands"),
     "info": ("", "CPU, clock, memory sizes, cycle counter check"),
     "bench": ("[hw|ours] [bits ...] [rows=<bits>:<op>:<impl>,...]",
-              "time sw / hw_cpu / hw_seq / mbedtls / bearssl RSA (public, private, private_crt); hw: no "
+              f"time {' / '.join(('sw', 'hw_cpu', 'hw_seq', *PEER_IMPLS))} RSA (public, private, private_crt); hw: no "
               "software; ours: no peer library; rows=: only those rows (the others' messages still drawn)"),
     "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
     "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),

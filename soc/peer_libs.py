@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.errors import ProjectError
@@ -32,12 +32,30 @@ DEB_SRC = ("deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
 
 @dataclass(frozen=True)
 class Peer:
-    name: str           # bench implementation name and Debian source package
-    label: str          # as the results name it
+    """One peer library: how it is fetched, and what the rest of the tree derives from it (the
+    console protocol's implementation, the firmware's peer list, the bench's columns). Its glue is
+    firmware/peer_<name>.c, which defines `const struct rsa_peer peer_<name>` (firmware/rsa_impls.h)."""
+    name: str           # bench implementation name, Debian source package, C name (peer_<name>)
+    title: str          # the library's name in tables and prose
+    label: str          # with the version, as the results name it
+    description: str    # what the implementation runs (console_protocol.PEER_IMPLS, `bench`'s legend)
     version: str        # the Debian source version, pinned
     tarball: str        # the upstream tarball inside the source package
     sha256: str         # of that tarball
     top: str            # its top directory
+    #: Its rows depend on the rows before them in one simulation (library state made on first use):
+    #: the bench runs them together, in the firmware's order (console_protocol.STATEFUL_IMPLS).
+    stateful: bool = False
+    #: Its glue times a Montgomery product (`mul_cycles`): it has a `mul` row.
+    mul: bool = False
+    #: Its key generation is offered (`keygen <bits> <seed> <name>`): firmware/peer_<name>_keygen.c
+    #: defines `peer_<name>_keygen` (firmware/peer_keygen.h).
+    keygen: bool = False
+    #: What the results say of how it is run (a sentence of results.md, after the table).
+    note: str = ""
+    #: Rough cycles of its rows at 1024 bits by operation, only for the bench to deal the longest rows
+    #: first and to estimate the time left (sim/bench.py).
+    cycles_1024: dict = field(default_factory=dict, compare=False)
 
     @property
     def root(self):
@@ -45,13 +63,28 @@ class Peer:
         return PEERS_DIR / self.name / self.top
 
 
+#: The peer libraries, in the order of the bench's rows and columns.
 PEERS = {
-    "mbedtls": Peer("mbedtls", "mbedTLS 2.28.3", "2.28.3-1", "mbedtls_2.28.3.orig.tar.gz",
-                    "3b4953aa55a681e084d31892d9904cc5328d6b4958ea57b90ae4b4f94ae69a8d",
-                    "Mbed-TLS-mbedtls-8f97ca5"),
-    "bearssl": Peer("bearssl", "BearSSL 0.6", "0.6+dfsg.1-3", "bearssl_0.6+dfsg.1.orig.tar.xz",
-                    "102a625bd8f6155260867a50c508df8d8c3f796985dd744df1a68e5cd1a79004",
-                    "bearssl-0.6"),
+    "mbedtls": Peer(
+        "mbedtls", "mbedTLS", "mbedTLS 2.28.3",
+        "mbedTLS 2.28.3 (mbedtls_rsa_public / mbedtls_rsa_private, CRT and blinding)",
+        "2.28.3-1", "mbedtls_2.28.3.orig.tar.gz",
+        "3b4953aa55a681e084d31892d9904cc5328d6b4958ea57b90ae4b4f94ae69a8d", "Mbed-TLS-mbedtls-8f97ca5",
+        # its heap, and the blinding pair made on a key's first private operation (README, "Peer libraries")
+        stateful=True, keygen=True,
+        note="mbedTLS blinds every private operation (a deterministic generator here, for repeatable "
+             "counts) and checks a CRT result with e; it is not constant-time (a sliding window, with "
+             "blinding instead); its Montgomery product is a static function, so it has no product row.",
+        cycles_1024={"public": 7.6e5, "private": 6.7e7, "private_crt": 2.8e7}),
+    "bearssl": Peer(
+        "bearssl", "BearSSL", "BearSSL 0.6", "BearSSL 0.6 i31 (br_rsa_i31_public / br_rsa_i31_private)",
+        "0.6+dfsg.1-3", "bearssl_0.6+dfsg.1.orig.tar.xz",
+        "102a625bd8f6155260867a50c508df8d8c3f796985dd744df1a68e5cd1a79004", "bearssl-0.6",
+        mul=True, keygen=True,
+        note="BearSSL's private operation is always CRT (its `private, no CRT` row is br_rsa_i31_public "
+             "with d as the exponent) and constant-time by design; its product row times "
+             "br_i31_montymul (inner.h), which is not in its public API.",
+        cycles_1024={"public": 1.6e6, "private": 5.1e7, "private_crt": 1.5e7, "mul": 3.7e4}),
 }
 
 

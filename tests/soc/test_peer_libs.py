@@ -1,11 +1,16 @@
-"""soc/peer_libs.py: pinned versions and checksums, the cache, and a failed fetch as one error line."""
+"""soc/peer_libs.py: pinned versions and checksums, the cache, a failed fetch as one error line, and a third\npeer in the table reaching the protocol, the firmware's lists and the bench's columns."""
 
 import dataclasses
 import hashlib
+import importlib.util
 import io
+import subprocess
 import tarfile
 
-from soc import firmware, peer_libs
+import pytest
+
+from soc import config as soc_config
+from soc import console_protocol, firmware, peer_libs
 
 
 def test_peers_are_pinned():
@@ -75,3 +80,98 @@ def test_checked_tarball_is_unpacked_once(tmp_path, monkeypatch):
 def test_peer_header_says_which_libraries_are_built(tmp_path):
     text = firmware.peer_header({"mbedtls": tmp_path, "bearssl": None})
     assert "#define PEER_HAVE_MBEDTLS 1" in text and "#define PEER_HAVE_BEARSSL 0" in text
+
+
+# ---- a third peer: what derives from the table follows it ----
+
+DUMMY = peer_libs.Peer("dummyssl", "DummySSL", "DummySSL 1.0", "DummySSL 1.0 (dummy_rsa_public / dummy_rsa_private)",
+                       "1.0-1", "dummyssl_1.0.orig.tar.gz", "0" * 64, "dummyssl-1.0", stateful=True, mul=True,
+                       keygen=True, note="DummySSL is a test's.",
+                       cycles_1024={"public": 1e6, "private": 9e7, "private_crt": 3e7, "mul": 5e4})
+
+
+@pytest.fixture
+def three_peers(monkeypatch):
+    """soc.peer_libs.PEERS with DUMMY after the two real peers, and a fresh copy of the console protocol
+    made from that table (the imported module keeps the real one); sim.bench reads that copy."""
+    monkeypatch.setattr(peer_libs, "PEERS", {**peer_libs.PEERS, DUMMY.name: DUMMY})
+    spec = importlib.util.spec_from_file_location("console_protocol_three_peers", console_protocol.__file__)
+    protocol = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(protocol)
+    from sim import bench
+    monkeypatch.setattr(bench, "protocol", protocol)
+    return protocol
+
+
+def test_a_third_peer_is_in_the_protocol(three_peers):
+    protocol = three_peers
+    assert list(protocol.PEER_IMPLS) == ["mbedtls", "bearssl", "dummyssl"]
+    assert list(protocol.ALL_IMPLS)[-1] == "dummyssl"
+    assert protocol.STATEFUL_IMPLS == ("mbedtls", "dummyssl") and protocol.PEER_MUL_IMPLS == ("bearssl", "dummyssl")
+    assert [op for op, impl in protocol.bench_rows() if impl == "dummyssl"] == list(protocol.OPS)
+    assert all(impl != "dummyssl" for _, impl in protocol.bench_rows(peers=False))
+    assert "sw / hw_cpu / hw_seq / mbedtls / bearssl / dummyssl RSA" in protocol.COMMANDS["bench"][1]
+    header = protocol.c_header()
+    assert '#define IMPL_DUMMYSSL "dummyssl"' in header and "#define IMPL_DUMMYSSL_CONSTANT_TIME 0" in header
+    assert "dummyssl: DummySSL 1.0 (dummy_rsa_public / dummy_rsa_private)\"\n" in header.split("IMPL_LEGEND")[1]
+    # the real protocol did not change
+    assert "dummyssl" not in console_protocol.ALL_IMPLS
+
+
+def test_a_third_peer_is_in_the_firmware_lists(three_peers, tmp_path):
+    """peer_build.h lists it, and the firmware's tables expand to it: rsa_impls gets its row, the key
+    generation its entry (preprocessed with the generated headers, as the firmware's build makes them)."""
+    from gateware.header import c_header as montmul_header
+    text = firmware.peer_header({"mbedtls": tmp_path, "bearssl": None, "dummyssl": tmp_path})
+    assert "#define PEER_HAVE_DUMMYSSL 1" in text
+    assert "#define PEER_LIST(X) X(mbedtls, MBEDTLS) X(bearssl, BEARSSL) X(dummyssl, DUMMYSSL)\n" in text
+    assert "#define PEER_KEYGEN_LIST(X) X(mbedtls, MBEDTLS) X(dummyssl, DUMMYSSL)\n" in text   # no BearSSL here
+    headers = {**firmware.generated_headers(512), "console_protocol.h": three_peers.c_header(), "peer_build.h": text,
+               "montmul.h": montmul_header(soc_config.MONTMUL)}
+    for name, content in headers.items():
+        (tmp_path / name).write_text(content)
+    host = firmware.ROOT / "tests" / "firmware"
+
+    def preprocessed(source):
+        return subprocess.run(["gcc", "-E", "-P", f"-I{tmp_path}", f"-I{firmware.FIRMWARE_DIR}",
+                               f"-I{host / 'host_litex'}", f"-I{host / 'fuzz' / 'host'}", "-include", "firmware_config.h",
+                               str(firmware.FIRMWARE_DIR / source)],
+                              capture_output=True, text=True, check=True).stdout
+
+    impls = preprocessed("rsa_impls.c")
+    assert "extern const struct rsa_peer peer_dummyssl;" in impls
+    table = impls.split("rsa_impls[] = {")[1].split("};")[0]
+    assert table.index('&peer_bearssl') < table.index('{ "dummyssl", ((void *)0), 0, &peer_dummyssl }')
+    keygen = preprocessed("peer_keygen.c")
+    assert "peer_keygen_fn peer_dummyssl_keygen;" in keygen
+    assert '{ "dummyssl", ((void *)0) }' in keygen.split("keygens[] = {")[1].split("};")[0]
+
+
+def test_a_third_peer_has_its_bench_columns(three_peers):
+    from sim import bench
+    protocol = three_peers
+    cycles = {"sw": 6000, "hw_cpu": 300, "hw_seq": 200, "hw_seq_window": 190, "mbedtls": 8000, "bearssl": 4000,
+              "dummyssl": 10000}
+    data = {"soc": {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
+                    "peripheral": {"max_bits": 4096, "lanes": 64, "word_bits": 16, "slots": 8}},
+            "command": "python -m sim --bench --sizes 512", "date": "2026-11-23",
+            "results": [{"bits": 512, "op": op, "impl": impl, "cycles": cycles[impl], "ok": True}
+                        for op, impl in protocol.bench_rows()]}
+    lines = bench.markdown(data).splitlines()
+    header = next(line for line in lines if line.startswith("| key |"))
+    cells = [cell.strip() for cell in header.strip("|").split("|")]
+    assert cells[2:6] == ["software (ours)", "mbedTLS", "BearSSL", "DummySSL"]
+    assert cells[-4:] == ["vs mbedTLS", "vs BearSSL", "vs DummySSL", "ok"]
+    align = lines[lines.index(header) + 1]
+    assert align.count("|") - 1 == len(cells)
+    [row] = [line for line in lines if line.startswith(f"| 512 | {protocol.OPS['mul']} |")]
+    row = [cell.strip() for cell in row.strip("|").split("|")]
+    assert len(row) == len(cells)
+    assert row[5] == "10,000" and row[-4:] == ["-", "20.0x", "50.0x", "yes"]
+    assert "DummySSL is a test's." in bench.markdown(data)
+    assert "mbedTLS 2.28.3, BearSSL 0.6 and DummySSL 1.0 are built" in bench.markdown(data)
+    # the bench deals the third peer's rows from its table entry: together, as a stateful peer's
+    jobs = bench.jobs_for(bench.planned_rows([1024]))
+    [dummy_job] = [job for job in jobs if any(r.impl == "dummyssl" for r in job.rows)]
+    assert {r.impl for r in dummy_job.rows} == {"dummyssl"} and len(dummy_job.rows) == 4
+    assert bench.estimated_cycles(bench.Row(1024, "private", "dummyssl")) == 9e7
