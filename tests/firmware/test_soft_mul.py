@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from bnlib import mont_reference, words_for
+from bnlib import mont_reference, value, words_for
 from test_bignum import rand_odd_modulus, special_moduli
 from test_rv32_build import compile_rv32, rv_tool, undefined_symbols
 
@@ -21,6 +21,7 @@ def test_soft_mul_montgomery_products(bn_soft, bits):
     for n in [rand_odd_modulus(rng, bits)] + special_moduli(bits):      # all-ones limbs included
         ctx = bn_soft.mont(n, w)
         assert (ctx.n0inv * n) % (1 << 32) == (1 << 32) - 1
+        assert value(ctx.rr, w) == (1 << 64 * w) % n          # by doublings alone here (mont_init)
         pairs = [(0, n - 1), (1, n - 1), (n - 1, n - 1)] + [(rng.randrange(n), rng.randrange(n)) for _ in range(6)]
         for a, b in pairs:
             assert bn_soft.mont_binary("mont_mul", ctx, a, b) == mont_reference(a, b, n, w)
