@@ -60,6 +60,12 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 #: One section per function, linked with --gc-sections as the firmware is: the peers' modules reference
 #: what the firmware never calls and does not link (mbedTLS's rsa.c its message digests).
 COMMON = ["-g", "-O2", "-fno-omit-frame-pointer", "-funsigned-char", "-ffunction-sections", "-fdata-sections"]
+#: The arithmetic: the firmware's bignum kernels (bignum.c, which includes bignum/) and the peripheral's
+#: host model. Their comparisons are carries and limbs, not the input's structure; traced for libFuzzer
+#: (trace-cmp) they took four fifths of the fuzzer's time (perf). They keep the edge counters, so the
+#: fuzzer still sees their paths, and drop the comparison tracing.
+ARITHMETIC = [FIRMWARE / "bignum.c", FUZZ_SOURCES / "montmul_model.c"]
+NO_CMP_TRACE = ["-fsanitize=fuzzer-no-link", "-fno-sanitize-coverage=trace-cmp"]
 
 
 def peripheral_config(max_bits):
@@ -141,11 +147,12 @@ def _write_if_changed(path, text):
         path.write_text(text)
 
 
-def _compile(args, out):
-    """Compiles into `out` unless it is newer than its inputs and made with the same command."""
+def _compile(args, out, deps=()):
+    """Compiles into `out` unless it is newer than its inputs (the sources and objects it names, and
+    `deps`) and made with the same command."""
     command_file = out.with_suffix(".cmd")
     command = " ".join(map(str, args))
-    sources = [Path(a) for a in args if str(a).endswith(".c")]
+    sources = [Path(a) for a in args if str(a).endswith((".c", ".o"))] + list(deps)
     if (out.exists() and command_file.exists() and command_file.read_text() == command
             and all(s.stat().st_mtime <= out.stat().st_mtime for s in sources)):
         return
@@ -186,12 +193,20 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
         # rsa.c once more without CRT, only its mbedtls_rsa_private kept, renamed (as firmware/Makefile does)
         jobs_list.append(([CLANG, "-c", *COMMON, "-fsanitize=address", "-w", *flags, "-DMBEDTLS_RSA_NO_CRT",
                            str(tree / "library" / "rsa.c")], out_dir / "mbedtls" / "rsa_no_crt.tmp.o"))
+    coverage_flags = ["-fprofile-instr-generate", "-fcoverage-mapping"] if source_coverage else []
+    warnings = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-function",
+                "-Wno-bitwise-instead-of-logical"]   # keygen.c's constant-time `|` of comparisons
+    arithmetic = [out_dir / ("arithmetic_cov" if source_coverage else "arithmetic") / f"{source.stem}.o"
+                  for source in ARITHMETIC]
+    jobs_list += [([CLANG, "-c", *COMMON, *SANITIZE, *NO_CMP_TRACE, *coverage_flags, *warnings, "-include",
+                    "firmware_config.h", *includes, str(source)], obj) for source, obj in zip(ARITHMETIC, arithmetic)]
+    firmware_files = [*FIRMWARE.glob("*.h"), *(FIRMWARE / "bignum").glob("*.c"), *gen.glob("*.h")]
     for _, obj in jobs_list:
         obj.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
-        list(pool.map(lambda job: _compile(*job), jobs_list))
-    peer_objects = [obj for _, obj in jobs_list if not obj.name.endswith(".tmp.o")]
+        list(pool.map(lambda job: _compile(*job, deps=firmware_files if job[1] in arithmetic else ()), jobs_list))
+    peer_objects = [obj for _, obj in jobs_list if not obj.name.endswith(".tmp.o") and obj not in arithmetic]
     if peers["mbedtls"]:
         renamed = out_dir / "mbedtls" / "rsa_no_crt.o"
         subprocess.run(["objcopy", "--redefine-sym", "mbedtls_rsa_private=mbedtls_rsa_private_no_crt",
@@ -201,17 +216,13 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
     target = out_dir / ("console_fuzz_cov" if source_coverage else "console_fuzz")
     # every console source but the TLS server's, which drives the UART and the interrupt controller
     # itself (fuzz/no_tls.c stands in for its command table)
-    firmware_sources = sorted(p for p in FIRMWARE.glob("*.c") if not p.name.startswith("tls_")) + \
-        bignum_objects_sources()
-    harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "montmul_model.c", FUZZ_SOURCES / "no_tls.c"]
+    firmware_sources = sorted(p for p in FIRMWARE.glob("*.c") if not p.name.startswith("tls_")
+                              and p not in ARITHMETIC) + bignum_objects_sources()
+    harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "no_tls.c"]
     stack_bytes = 4 * 2048          # console_fuzz.c's fuzz_stack_space
-    _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer",
-              *(["-fprofile-instr-generate", "-fcoverage-mapping"] if source_coverage else []),
-              "-std=gnu11", "-Wall", "-Wextra", "-Werror",
-              "-Wno-unused-function",
-              "-Wno-bitwise-instead-of-logical",  # keygen.c's constant-time `|` of comparisons
+    _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer", *coverage_flags, *warnings,
               "-include", "firmware_config.h", *includes, "-Dmain=firmware_main",
-              *map(str, firmware_sources), *map(str, harness), *map(str, peer_objects),
+              *map(str, firmware_sources), *map(str, harness), *map(str, arithmetic), *map(str, peer_objects),
               "-Wl,--defsym=_end=fuzz_stack_space", f"-Wl,--defsym=_fstack=fuzz_stack_space+{stack_bytes}",
               f"-Wl,--defsym=STACK_SIZE={stack_bytes // 4}", "-Wl,--gc-sections",
               "-no-pie"], target)         # STACK_SIZE is a symbol's address (an absolute one): not relocated
