@@ -391,18 +391,18 @@ def write_dictionary(path):
 
 # ---- running ----
 
-def fuzz(target, seconds, work_dir=None, max_bits=FUZZ_MAX_BITS, extra=(), seeds=True, log=print):
-    """Runs libFuzzer on `target` for `seconds` in one process, corpus in build/fuzz/<bits>/corpus (kept
-    between runs) from the seeds (seeds=False: without them; they take seconds to load) and the
-    regressions; findings in build/fuzz/<bits>/findings/. Returns (exit code, libFuzzer's final
-    statistics as {name: int})."""
+def fuzz(target, seconds, work_dir=None, max_bits=FUZZ_MAX_BITS, extra=(), seeds=True, max_len=MAX_LEN, log=print):
+    """Runs libFuzzer on `target` for `seconds` in one process, corpus in `work_dir`/corpus (default
+    build/fuzz/<bits>, kept between runs) from the seeds (seeds=False: without them; they take seconds
+    to load) and the regressions, inputs up to `max_len` bytes; findings in `work_dir`/findings/.
+    Returns (exit code, libFuzzer's final statistics as {name: int})."""
     work_dir = Path(work_dir or BUILD / str(max_bits))
     corpus, findings = work_dir / "corpus", work_dir / "findings"
     corpus.mkdir(parents=True, exist_ok=True)
     findings.mkdir(parents=True, exist_ok=True)
     corpora = [corpus, write_seeds(work_dir / "seeds", max_bits)] if seeds else [corpus]
     dictionary = write_dictionary(work_dir / "console.dict")
-    command = [str(target), *LIBFUZZER_FLAGS, f"-max_total_time={seconds}", f"-max_len={MAX_LEN}",
+    command = [str(target), *LIBFUZZER_FLAGS, f"-max_total_time={seconds}", f"-max_len={max_len}",
                f"-dict={dictionary}", f"-artifact_prefix={findings}/", "-print_final_stats=1",
                "-rss_limit_mb=4096",
                # an input's energy scaled down by its time: `bench` and `keygen` take up to a second each
@@ -451,6 +451,12 @@ def main(argv=None):
     parser.add_argument("--coverage", action="store_true",
                         help="instead of fuzzing: run the corpus, the seeds and the regressions once through a "
                              "build with source coverage and print llvm-cov's report of firmware/")
+    parser.add_argument("--max-len", type=int, default=MAX_LEN,
+                        help="the longest input in bytes (default: %(default)s, past the line limit); a "
+                             "smaller one runs many more short inputs a second")
+    parser.add_argument("--work-dir", type=Path, default=None,
+                        help="the campaign's corpus and findings (default: build/fuzz/<max-bits>); a corpus of "
+                             "long inputs slows a short-input campaign down: give it its own")
     parser.add_argument("--libfuzzer", default="", metavar="FLAGS",
                         help="more libFuzzer flags, e.g. '-runs=1000000 -jobs=1'")
     args = parser.parse_args(argv)
@@ -464,13 +470,14 @@ def main(argv=None):
         result = replay(target, args.replay)
         sys.stderr.write(result.stderr[-20000:])
         return result.returncode
-    code, stats = fuzz(target, args.seconds, max_bits=args.max_bits, extra=args.libfuzzer.split(),
-                       log=lambda msg: print(msg, file=sys.stderr))
+    work_dir = args.work_dir or BUILD / str(args.max_bits)
+    code, stats = fuzz(target, args.seconds, work_dir=work_dir, max_bits=args.max_bits, extra=args.libfuzzer.split(),
+                       max_len=args.max_len, log=lambda msg: print(msg, file=sys.stderr))
     interrupted = code == 72            # libFuzzer's code for a run stopped by a signal (Ctrl-C)
     print(f"[fuzz] {stats.get('number_of_executed_units', '?')} inputs, "
           f"{stats.get('new_units_added', '?')} new in the corpus; exit {code}"
           + (" (interrupted)" if interrupted else "")
-          + ("" if code == 0 or interrupted else f"; findings in {BUILD / str(args.max_bits) / 'findings'}"))
+          + ("" if code == 0 or interrupted else f"; findings in {work_dir / 'findings'}"))
     return 0 if interrupted else code
 
 
