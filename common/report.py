@@ -4,13 +4,14 @@ the tool's own `markdown(data)` and `plot(data, path)`.
 
     paths = write(out_dir, "report", data, markdown=markdown, plot=plot)
 
-`pyplot()` is matplotlib's pyplot on its file-only backend (no display is needed), and
-`save_figure(fig, path)` writes a figure and frees it."""
+`pyplot()` is matplotlib's pyplot on its file-only backend (no display is needed),
+`save_figure(fig, path)` writes a figure and frees it, and `soc_text(soc)` names the SoC a report was
+measured on, for its heading."""
 
 import json
 from pathlib import Path
 
-__all__ = ["write", "pyplot", "save_figure"]
+__all__ = ["write", "pyplot", "save_figure", "soc_text"]
 
 
 def write(out_dir, stem, data, markdown=None, plot=None, indent=1, allow_nan=True):
@@ -28,6 +29,17 @@ def write(out_dir, stem, data, markdown=None, plot=None, indent=1, allow_nan=Tru
         paths["png"] = out_dir / f"{stem}.png"
         plot(data, paths["png"])
     return paths
+
+
+def soc_text(soc):
+    """The SoC of a report's `soc` record (a simulation build's `soc_info`): its CPU and clock, and the
+    peripheral's shape when it has one."""
+    text = f"{soc['cpu']} {soc['variant']} at {soc['sys_clk_hz'] / 1e6:g} MHz"
+    peripheral = soc.get("peripheral")
+    if peripheral:
+        text += (f", peripheral with {peripheral['lanes']} lanes of {peripheral['word_bits']} bits, "
+                 f"max {peripheral['max_bits']} bits")
+    return text
 
 
 def pyplot():

@@ -36,18 +36,10 @@ FULL_ONLY_FROM_BITS = 2048
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(pool.ImplRow):
     bits: int
     op: str
     impl: str
-
-    @property
-    def name(self):
-        return f"{self.bits}:{self.op}:{self.impl}"
-
-    @property
-    def peripheral(self):
-        return self.impl in protocol.PERIPHERAL_IMPLS
 
 
 #: Issue 24's rows, beside the raw ones in a section of their own (results.json's "padding_and_keygen"; the
@@ -371,9 +363,7 @@ def markdown(data):
     sizes = sorted({r["bits"] for r in results})
     titles = [peer_libs.PEERS[impl].title for impl in protocol.PEER_IMPLS]
     lines = [f"Cycles counted by the firmware (SoC cycle counter), whole operation including operand "
-             f"transfers; {soc['cpu']} {soc['variant']} at {clk / 1e6:.0f} MHz, peripheral with "
-             f"{soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits, "
-             f"max {soc['peripheral']['max_bits']} bits; {_where(data)}. `{data['command']}`, {data['date']}.", "",
+             f"transfers; {report_files.soc_text(soc)}; {_where(data)}. `{data['command']}`, {data['date']}.", "",
              f"| key | operation | software (ours) | {' | '.join(titles)} | hw: CPU loop | hw: sequencer | "
              "hw: sequencer, sliding window (not constant-time) | ms (sequencer) | speedup vs ours | "
              + "".join(f"vs {title} | " for title in titles) + "ok |",

@@ -319,9 +319,7 @@ def _target_line(target):
 
 
 def markdown(report):
-    soc = report["soc"]
-    clk = soc["sys_clk_hz"]
-    lines = [f"RSA key generation on the softcore ({soc['cpu']} {soc['variant']} at {clk / 1e6:g} MHz), the "
+    lines = [f"RSA key generation on the softcore ({report_files.soc_text(report['soc'])}), the "
              f"firmware's `keygen` (e = {PUBLIC_EXPONENT}), cycles counted by the firmware: `{report['command']}`, "
              f"{report['date']}, seed text {report['seed']!r}, {report['keys_checked']} keys"
              + (f" in {report['seconds']:.0f} s on {report['simulations']} simulation"

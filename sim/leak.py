@@ -405,8 +405,7 @@ def markdown(report):
     soc = report["soc"]
     cases = report["cases"]
     lines = [f"Timing-leak test, RSA-{report['bits']}: cycles of one operation as counted by the firmware's "
-             f"`time` command (interrupts masked, caches in a defined state); {soc['cpu']} {soc['variant']}, "
-             f"peripheral with {soc['peripheral']['lanes']} lanes of {soc['peripheral']['word_bits']} bits. "
+             f"`time` command (interrupts masked, caches in a defined state); {report_files.soc_text(soc)}. "
              f"`{report['command']}`, {report['date']}, {report['key_count']} keys, "
              f"{report['message_count']} messages, {report['measurements']} measurements "
              f"in {report['seconds']:.0f} s on {report['simulations']} simulations.", "",

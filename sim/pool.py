@@ -4,11 +4,27 @@ or without the peripheral), keeps it while its jobs ask for the same SoC, and re
 simulation ran, for how long, and how many cycles it simulated. The simulations are common.jobs's
 jobs, one each, taking the jobs from one queue."""
 
+import dataclasses
 import queue
 import threading
 import time
 
 from common.jobs import run_parallel
+from soc import console_protocol as protocol
+
+
+class ImplRow:
+    """A row a runner measures, a frozen dataclass with an `impl` field: `name`, its fields joined by
+    ':' as the reports and progress lines show it, and `peripheral`, whether its implementation runs
+    on the SoC with the peripheral (the job's `peripheral` flag of run_jobs)."""
+
+    @property
+    def name(self):
+        return ":".join(str(getattr(self, f.name)) for f in dataclasses.fields(self))
+
+    @property
+    def peripheral(self):
+        return self.impl in protocol.PERIPHERAL_IMPLS
 
 
 def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):

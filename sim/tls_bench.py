@@ -36,19 +36,11 @@ PART_LABELS = {"rsa": "RSA", "ecdhe": "ECDHE", "hash": "hash", "prf": "PRF", "re
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(pool.ImplRow):
     bits: int
     impl: str
     suite: str
     curve: str
-
-    @property
-    def name(self):
-        return f"{self.bits}:{self.impl}:{self.suite}:{self.curve}"
-
-    @property
-    def peripheral(self):
-        return self.impl in protocol.PERIPHERAL_IMPLS
 
 
 def _rows(sizes, impls):
