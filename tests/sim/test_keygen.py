@@ -228,19 +228,15 @@ def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
 # ---- on the simulated SoC (after the host side: the module's console, booted by the first of these, is
 # closed at the module's end) ----
 
-def test_one_seed_gives_the_same_key_on_every_implementation(sim_soc, request):
-    """sw takes 42.4 M cycles at 512 bits from SEED (0102: 94.0 M; hw_seq 2.4 M, hw_cpu 2.8 M): once, on the
-    SoC without the peripheral (the same firmware image, simulated faster). The first of the tests on the
-    device; it boots the whole SoC (`generated`) after."""
-    from sim import build as sim_build
-    from sim.console import booted
-    with booted(sim_build.build_bare(sim_soc, log=lambda msg: None), timeout=900) as con:
-        made = {"sw": con.keygen(512, SEED, "sw")}
-    generated = request.getfixturevalue("generated")
-    made.update({impl: generated(512, SEED, impl) for impl in ("hw_seq", "hw_cpu")})
+def test_one_seed_gives_the_same_key_on_every_implementation(generated):
+    """hw_seq (the peripheral's pair commands in the search's pre-test) and hw_cpu (its products issued by
+    the CPU) make the same key from SEED. The software backend's key for a seed is the same as a pair
+    backend's in the host build of keygen.c (tests/firmware/test_rsa_keygen.py); on the device it takes
+    42.4 M cycles at 512 bits from SEED (hw_seq 2.4 M, hw_cpu 2.8 M), which `python -m sim keygen 512
+    --impls sw` and `make bench`'s full rows (`--full`) run and check."""
+    made = {impl: generated(512, SEED, impl) for impl in ("hw_seq", "hw_cpu")}
     assert all(m.ok and m.impl == impl for impl, m in made.items())
-    assert made["sw"].key == made["hw_cpu"].key == made["hw_seq"].key
-    assert made["sw"].cycles > 10 * made["hw_seq"].cycles
+    assert made["hw_cpu"].key == made["hw_seq"].key
 
 
 @pytest.mark.parametrize("bits", [512, 1024])
