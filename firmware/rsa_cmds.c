@@ -137,8 +137,10 @@ static void cmd_key(int argc, char **argv)
 			printf(ERR_BAD_KEY " reason=p_even\n");
 			return;
 		}
+		/* p - 2 is secret: fixed windows over all pw limbs' bits, as the private operations' software
+		   path (a sliding window's time would follow p's bits). */
 		bn_mod(buf_x, pw, user_key.q, qw, user_key.p, pw);
-		mont_exp_window(&mp, user_key.qinv, buf_x, pm1, bn_bits(pm1, pw));
+		mont_exp_fixed(&mp, user_key.qinv, buf_x, pm1, 32 * pw);
 		user_key.has_crt = 1;
 	}
 	if (user_key.bits < 16) {

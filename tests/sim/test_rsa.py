@@ -149,8 +149,8 @@ def test_public_only_key_refuses_decrypt(console):
 
 #: The random exponents' length at most: three 32-bit limbs (six of the peripheral's 16-bit words), so
 #: the exponent's scan crosses limb and word boundaries. A full-length exponent only repeats the same
-#: products (at 1025 and 1030 bits, 35 M cycles of software each); test_modexp_on_pkcs1_vectors runs
-#: one, a 1025-bit d.
+#: products (at 1025 and 1030 bits, 35 M cycles of software each); `vectors 1` (test_vectors_command_passes)
+#: runs the 1025-bit PKCS#1 key's d on the peripheral's CPU loop against the vector's answer.
 RANDOM_EXPONENT_BITS = 96
 
 
@@ -169,13 +169,6 @@ def test_modexp_edge_exponents(shared_console):
     for base, exp in ((5, 0), (5, 1), (0, 7), (mod - 1, 2), (3, (1 << 127) - 1)):
         r = _comparison(shared_console.command(f"modexp {base:x} {exp:x} {mod:x}"))
         assert r["hw"] == r["sw"] == pow(base, exp, mod), (base, exp)
-
-
-def test_modexp_on_pkcs1_vectors(shared_console):
-    key, cases = soc_keys.oaep_vectors()[1]          # the 1025-bit key
-    c, em = cases[0]
-    r = _comparison(shared_console.command(f"modexp {c:x} {key['d']:x} {key['n']:x}"))
-    assert r["hw"] == r["sw"] == em
 
 
 @pytest.mark.xdist_group("rsa_vectors")
