@@ -150,6 +150,12 @@ void mont_exp_fixed_m(const mont_ctx *ctx, uint32_t *r, const uint32_t *base_m, 
  * of Bernstein-Yang divsteps for `bits`: no branch or address depends on the values. */
 void bn_gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits);
 
+/* r = a^-1 mod m for odd m and a < m (words limbs each, below 2^bits), in [0, m); 0, or -1 when
+ * gcd(a, m) != 1 (r is then no inverse), -2 when m is even or longer than key generation's halves
+ * (BN_MAX_BITS / 2). Bernstein-Yang divsteps, a fixed number for `bits`: no branch or address depends
+ * on the values (only the returned verdict). */
+int bn_modinv_odd(uint32_t *r, const uint32_t *a, const uint32_t *m, unsigned words, unsigned bits);
+
 /* r = a * m + c (words limbs of a; r has words + 1 limbs). */
 void bn_mul_limb_add(uint32_t *r, const uint32_t *a, unsigned words, uint32_t m, uint32_t c);
 

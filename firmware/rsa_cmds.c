@@ -98,9 +98,7 @@ static void cmd_modexp(int argc, char **argv)
 
 static void cmd_key(int argc, char **argv)
 {
-	static mont_ctx mp;
 	static uint32_t pm1[BN_MAX_WORDS / 2];
-	static const uint32_t two[BN_MAX_WORDS / 2] = { 2 };
 	unsigned nw, pw, qw;
 
 	if (argc != 3 && argc != 6) {
@@ -125,22 +123,18 @@ static void cmd_key(int argc, char **argv)
 			printf(ERR_BAD_KEY " reason=p_and_q_must_be_odd_primes\n");
 			return;
 		}
-		/* dp = d mod (p-1), dq = d mod (q-1), qinv = q^(p-2) mod p (p prime) */
+		/* dp = d mod (p-1), dq = d mod (q-1), qinv = q^-1 mod p (divsteps: constant time) */
 		bn_copy(pm1, user_key.p, pw);
 		pm1[0] ^= 1;
 		bn_mod(user_key.dp, pw, user_key.d, nw, pm1, pw);
 		bn_copy(pm1, user_key.q, qw);
 		pm1[0] ^= 1;
 		bn_mod(user_key.dq, qw, user_key.d, nw, pm1, qw);
-		bn_sub(pm1, user_key.p, two, pw);
-		if (mont_init(&mp, user_key.p, pw)) {
-			printf(ERR_BAD_KEY " reason=p_even\n");
+		bn_mod(buf_x, pw, user_key.q, qw, user_key.p, pw);
+		if (bn_modinv_odd(user_key.qinv, buf_x, user_key.p, pw, 32 * pw) != 0) {
+			printf(ERR_BAD_KEY " reason=p_and_q_must_be_odd_primes\n");
 			return;
 		}
-		/* p - 2 is secret: fixed windows over all pw limbs' bits, as the private operations' software
-		   path (a sliding window's time would follow p's bits). */
-		bn_mod(buf_x, pw, user_key.q, qw, user_key.p, pw);
-		mont_exp_fixed(&mp, user_key.qinv, buf_x, pm1, 32 * pw);
 		user_key.has_crt = 1;
 	}
 	if (user_key.bits < 16) {

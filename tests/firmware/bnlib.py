@@ -132,6 +132,7 @@ class BigNumLib:
             "bn_mul_limb_add": (None, [u32p, u32p, u, ctypes.c_uint32, ctypes.c_uint32]),
             "bn_divexact_odd": (None, [u32p, u32p, u, ctypes.c_uint32]),
             "bn_gcd_odd": (None, [u32p, u32p, u, u]),
+            "bn_modinv_odd": (ctypes.c_int, [u32p, u32p, u32p, u, u]),
         }
         for name in ["mont_mul"]:
             sig[name] = (None, [ctypes.POINTER(MontCtx), u32p, u32p, u32p])

@@ -364,3 +364,26 @@ def test_gcd_odd(bn):
     for bits in (256, 1024):
         a, b = rng.getrandbits(bits) | 1 | 1 << (bits - 1), rng.getrandbits(bits) | 1 | 1 << (bits - 1)
         assert gcd_c(bn, a, b, bits // 32, bits) == math.gcd(a, b)
+
+
+def test_modinv_odd(bn):
+    """a^-1 mod m against Python's, 0 when it exists and -1 when gcd(a, m) > 1 (the console's `key`
+    takes qInv so: q^-1 mod p), at the sizes of RSA's halves and odd ones; -2 for an even or too long m."""
+    rng = random.Random(15)
+    for bits in (33, 64, 95, 256, 511, 512, 1024, 2048):
+        words = (bits + 31) // 32
+        ms = [rng.getrandbits(bits) | 1 | 1 << (bits - 1) for _ in range(6)] + [(1 << bits) - 1, 3]
+        for m in ms:
+            cases = [1, 2, m - 1, m - 2, (m + 1) // 2] + [rng.randrange(1, m) for _ in range(12)]
+            for a in cases:
+                a %= m
+                r = limbs(0, words)
+                rc = bn.lib.bn_modinv_odd(r, limbs(a, words), limbs(m, words), words, bits)
+                if math.gcd(a, m) == 1:
+                    assert (rc, value(r)) == (0, pow(a, -1, m)), (bits, hex(m), hex(a))
+                else:
+                    assert rc == -1, (bits, hex(m), hex(a))
+        g = rng.getrandbits(bits // 2) | 1                # a common factor
+        m = g * (rng.getrandbits(bits - g.bit_length()) | 1)
+        assert bn.lib.bn_modinv_odd(limbs(0, words), limbs(g * 3 % m, words), limbs(m, words), words, bits) == -1
+    assert bn.lib.bn_modinv_odd(limbs(0, 2), limbs(3, 2), limbs(10, 2), 2, 64) == -2
