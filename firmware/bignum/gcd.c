@@ -90,6 +90,19 @@ static unsigned divsteps_for(unsigned bits)
 	return (45907 * bits + 26313) / 19929 + 1;
 }
 
+/* r = -r where mask is all ones (limb by limb, then carried back to 30 bits, the top signed); r as it
+   is where mask is 0. */
+static void negate_masked(int32_t *r, unsigned n, int32_t mask)
+{
+	int64_t c = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		c += (r[i] ^ mask) - mask;
+		r[i] = i + 1 < n ? (int32_t)((uint32_t)c & M30) : (int32_t)c;
+		c >>= 30;
+	}
+}
+
 /* a = gcd(a, b) for odd a (words limbs, a and b below 2^bits); b is destroyed. */
 void bn_gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits)
 {
@@ -104,14 +117,8 @@ void bn_gcd_odd(uint32_t *a, uint32_t *b, unsigned words, unsigned bits)
 		zeta = divsteps_30(zeta, (uint32_t)f[0], (uint32_t)g[0], t);
 		update_fg(f, g, n, t);
 	}
-	/* f = +-gcd: negate where negative (limb by limb, then carried), then pack the 30-bit limbs. */
-	int32_t sign = f[n - 1] >> 31;
-	int64_t c = 0;
-	for (unsigned i = 0; i < n; i++) {
-		c += (f[i] ^ sign) - sign;
-		f[i] = i + 1 < n ? (int32_t)((uint32_t)c & M30) : (int32_t)c;
-		c >>= 30;
-	}
+	/* f = +-gcd: negated where negative, then the 30-bit limbs packed. */
+	negate_masked(f, n, f[n - 1] >> 31);
 	from_limbs30(a, words, f, n);
 	bn_wipe(f, sizeof(f));
 	bn_wipe(g, sizeof(g));
@@ -190,9 +197,7 @@ int bn_modinv_odd(uint32_t *r, const uint32_t *a, const uint32_t *m, unsigned wo
 	/* d in (-2m, m): add m if negative, negate with f's sign, add m if negative again: [0, m). */
 	int32_t fsign = f[n - 1] >> 31;
 	add_masked_carry(d, mm, n, d[n - 1] >> 31);
-	for (unsigned i = 0; i < n; i++)
-		d[i] = (d[i] ^ fsign) - fsign;
-	add_masked_carry(d, mm, n, 0);           /* the negated limbs carried back to 30 bits */
+	negate_masked(d, n, fsign);
 	add_masked_carry(d, mm, n, d[n - 1] >> 31);
 	/* gcd(m, a) = +-f: the inverse exists when f is 1 (limbs 1, 0, ..., 0) or -1 (limbs 2^30 - 1, ...,
 	   2^30 - 1, and -1 on top). */
@@ -206,5 +211,6 @@ int bn_modinv_odd(uint32_t *r, const uint32_t *a, const uint32_t *m, unsigned wo
 	bn_wipe(g, sizeof(g));
 	bn_wipe(d, sizeof(d));
 	bn_wipe(e, sizeof(e));
+	bn_wipe(mm, sizeof(mm));
 	return plus == 0 || minus == 0 ? 0 : -1;
 }
