@@ -165,18 +165,18 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WOR
             CrtCommand("EXP_FIXED_PAIR", half, 1, f"m1 = c^dp mod p and m2 = c^dq mod q at once ({half}-bit "
                                                   "exponents)", exponent_bits=half),
             CrtCommand("MUL_PAIR", half, 1, "both halves out of the Montgomery domain"),
-            CrtCommand("MUL", half, 2, "Garner: m2 mod p, (m1 - m2)*qinv"),
-            CrtCommand("MUL", bits, 3, "q*h (recombination); the check's conversions into and out of the "
-                                       "Montgomery domain"),
+            CrtCommand("MUL", half, 1, "Garner: (m1 - m2)*qinv (m2 mod p is a subtraction on the CPU)"),
+            CrtCommand("MUL", bits, 4, "q*h (recombination); the check's Montgomery one (from R^2) and its "
+                                       "conversions into and out of the Montgomery domain"),
             check,
         )
     return (
         CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
         CrtCommand("SETMOD", half, 2, "q, p"),
-        CrtCommand("MUL", bits, 5, "input reduced mod q and mod p; q*h (recombination); "
-                                   "the check's conversions into and out of the Montgomery domain"),
-        CrtCommand("MUL", half, 6, "each half's conversions into and out of the Montgomery domain (4); "
-                                   "Garner: m2 mod p, (m1 - m2)*qinv (2)"),
+        CrtCommand("MUL", bits, 6, "input reduced mod q and mod p; q*h (recombination); the check's "
+                                   "Montgomery one (from R^2) and its conversions into and out of the Montgomery domain"),
+        CrtCommand("MUL", half, 7, "each half's Montgomery one (from R^2) and conversions into and out of the "
+                                   "Montgomery domain (6); Garner: (m1 - m2)*qinv (1)"),
         CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
                    exponent_bits=half),
         check,

@@ -62,6 +62,7 @@ static int crt_ctx_init(rsa_ctx *c, const rsa_key *k)
 	bn_zero(xp, RSA_HALF_WORDS);
 	bn_copy(xp, k->qinv, pw);
 	mont_to(&c->p, c->qinv_m, xp);         /* qinv * R_p mod p */
+	c->q_below_2p = bn_bits(k->q, RSA_HALF_WORDS) <= bn_bits(k->p, RSA_HALF_WORDS);
 	return 0;
 }
 
@@ -103,15 +104,20 @@ static int check_args(const rsa_key *k, const rsa_ctx *c, const uint32_t *in)
 	return RSA_OK;
 }
 
-static void wipe_intermediates(void)
+/* An operation on a key of nw limbs writes only the first nw limbs of each intermediate (a factor has
+   at most nw limbs), and every operation and the key set-up wipe what they wrote: the rest is zero. */
+static void wipe_intermediates(unsigned nw)
 {
-	bn_wipe(xp, sizeof(xp));
-	bn_wipe(m1, sizeof(m1));
-	bn_wipe(m2, sizeof(m2));
-	bn_wipe(h, sizeof(h));
-	bn_wipe(wide, sizeof(wide));
-	bn_wipe(sum, sizeof(sum));
-	bn_wipe(check, sizeof(check));
+	const size_t half = (nw < RSA_HALF_WORDS ? nw : RSA_HALF_WORDS) * sizeof(uint32_t);
+	const size_t full = nw * sizeof(uint32_t);
+
+	bn_wipe(xp, half);
+	bn_wipe(m1, half);
+	bn_wipe(m2, half);
+	bn_wipe(h, half);
+	bn_wipe(wide, full);
+	bn_wipe(sum, full);
+	bn_wipe(check, full);
 }
 
 int rsa_public(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in)
@@ -165,11 +171,14 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		RSA_TRY(reduce(b, &c->p_wide, pw, xp, in));
 		RSA_TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
 	}
-	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: reduce it by a product with
+	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: when q < 2p (no more bits than p)
+	   by at most p, so subtracting p where it does not borrow reduces it; otherwise by a product with
 	   R_p mod p (needs m2 < R_p, true when q has no more limbs than p), else in the widened context. */
 	bn_zero(wide, nw);
 	bn_copy(wide, m2, qw);
-	if (qw <= pw)
+	if (c->q_below_2p)
+		mont_sub(&c->p, h, wide, c->p.n);
+	else if (qw <= pw)
 		RSA_TRY(b->mul(&c->p, h, wide, c->p.one));
 	else
 		RSA_TRY(reduce(b, &c->p_wide, pw, h, wide));
@@ -187,15 +196,18 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 	   does (a decryption that fails it must not be told apart by its time, as OAEP's defects are not). */
 	RSA_TRY(b->exp(&c->n, check, sum, k->e, bn_bits(k->e, nw), 0));
 	{
-		uint32_t same = ct_mask_from_bit((uint32_t)(bn_cmp(check, in, nw) == 0));
+		uint32_t diff = 0, same;
+		for (unsigned i = 0; i < nw; i++)
+			diff |= check[i] ^ in[i];
+		same = ct_eq_mask(diff, 0);
 		for (unsigned i = 0; i < nw; i++)
 			out[i] = sum[i] & same;
 		err = (int)ct_select_u32(same, (uint32_t)RSA_OK, (uint32_t)RSA_ERR_FAULT);
 	}
-	wipe_intermediates();
+	wipe_intermediates(nw);
 	return err;
 done:
 	bn_zero(out, nw);
-	wipe_intermediates();
+	wipe_intermediates(nw);
 	return err;
 }

@@ -144,8 +144,9 @@ static int cpu_exp_fixed(const uint32_t *e, unsigned ebits)
 	return RSA_OK;
 }
 
-/* r = base^e mod m: load, convert the base (to S_T0, or S_T0 + 1 for the CPU's fixed window),
-   exponentiate into S_ACC, convert back, read. */
+/* r = base^e mod m: load, make the Montgomery one from R^2 (a product is cheaper than its bus words),
+   convert the base (to S_T0, or S_T0 + 1 for the CPU's fixed window), exponentiate into S_ACC,
+   convert back, read. */
 static int hw_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e, unsigned ebits,
                   enum exp_kind kind, int secret)
 {
@@ -157,7 +158,7 @@ static int hw_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const ui
 		return err;
 	HW_TRY(mm_write(S_IN, base, w, w));
 	HW_TRY(mm_write(S_RR, m->rr, w, w));
-	HW_TRY(mm_write(S_ACC, m->one, w, w));
+	HW_TRY(mm_mul(S_ACC, S_RR, S_UNIT));          /* R^2 * 1 * R^-1: R mod n, the Montgomery one */
 	HW_TRY(mm_mul(base_slot, S_IN, S_RR));
 	if (ebits) {
 		if (kind == EXP_CPU) {
