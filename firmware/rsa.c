@@ -62,7 +62,6 @@ static int crt_ctx_init(rsa_ctx *c, const rsa_key *k)
 	bn_zero(xp, RSA_HALF_WORDS);
 	bn_copy(xp, k->qinv, pw);
 	mont_to(&c->p, c->qinv_m, xp);         /* qinv * R_p mod p */
-	c->q_below_2p = bn_bits(k->q, RSA_HALF_WORDS) <= bn_bits(k->p, RSA_HALF_WORDS);
 	return 0;
 }
 
@@ -171,12 +170,13 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		RSA_TRY(reduce(b, &c->p_wide, pw, xp, in));
 		RSA_TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
 	}
-	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: when q < 2p (no more bits than p)
-	   by at most p, so subtracting p where it does not borrow reduces it; otherwise by a product with
-	   R_p mod p (needs m2 < R_p, true when q has no more limbs than p), else in the widened context. */
+	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: when q < 2p (fewer limbs than p,
+	   or as many with q's top limb + 1 <= twice p's) by less than p, so subtracting p where it does not
+	   borrow reduces it; otherwise by a product with R_p mod p (needs m2 < R_p, true when q has no
+	   more limbs than p), else in the widened context. */
 	bn_zero(wide, nw);
 	bn_copy(wide, m2, qw);
-	if (c->q_below_2p)
+	if (qw < pw || (qw == pw && (uint64_t)c->q.n[qw - 1] < 2 * (uint64_t)c->p.n[pw - 1]))
 		mont_sub(&c->p, h, wide, c->p.n);
 	else if (qw <= pw)
 		RSA_TRY(b->mul(&c->p, h, wide, c->p.one));

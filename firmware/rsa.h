@@ -63,8 +63,6 @@ typedef struct {
 	uint32_t q_m[BN_MAX_WORDS];       /* q * R_n mod n: a product with it multiplies by q */
 	uint32_t p_k[RSA_HALF_WORDS];     /* 2^(32*(nw + pw)) mod p and 2^(32*(nw + qw)) mod q: the */
 	uint32_t q_k[RSA_HALF_WORDS];     /* constants of a backend's crt_exp (see rsa_backend) */
-	int q_below_2p;                   /* q has no more bits than p: m2 < q < 2p, so m2 mod p is one
-	                                     conditional subtraction (Garner's step) */
 } rsa_ctx;
 
 /* What an implementation supplies. Both return 0, or RSA_ERR_HW when the peripheral refused. */

@@ -45,8 +45,7 @@ class RsaKey(ctypes.Structure):
 
 class RsaCtx(ctypes.Structure):
     _fields_ = [("n", MontCtx), ("p", MontCtx), ("q", MontCtx), ("p_wide", MontCtx), ("q_wide", MontCtx),
-                ("qinv_m", HalfLimbs), ("q_m", Limbs), ("p_k", HalfLimbs), ("q_k", HalfLimbs),
-                ("q_below_2p", ctypes.c_int)]
+                ("qinv_m", HalfLimbs), ("q_m", Limbs), ("p_k", HalfLimbs), ("q_k", HalfLimbs)]
 
 
 MIRRORS = (MontCtx, RsaKey, RsaCtx)

@@ -19,6 +19,5 @@ const struct layout_entry test_layout[] = {
 	STRUCT(rsa_ctx),
 	FIELD(rsa_ctx, n), FIELD(rsa_ctx, p), FIELD(rsa_ctx, q), FIELD(rsa_ctx, p_wide), FIELD(rsa_ctx, q_wide),
 	FIELD(rsa_ctx, qinv_m), FIELD(rsa_ctx, q_m), FIELD(rsa_ctx, p_k), FIELD(rsa_ctx, q_k),
-	FIELD(rsa_ctx, q_below_2p),
 	{ NULL, 0, 0 },
 };

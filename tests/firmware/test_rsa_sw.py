@@ -63,9 +63,11 @@ def test_p_smaller_than_q_and_swapped(bn, keys):
                   [rng.randrange(n) for _ in range(3)])
 
 
-@pytest.mark.parametrize("pbits,qbits", [(500, 530), (530, 500), (512, 520), (33, 31), (1000, 1048)])
+@pytest.mark.parametrize("pbits,qbits", [(500, 530), (530, 500), (512, 520), (33, 31), (1000, 1048), (490, 510)])
 def test_unequal_prime_sizes(bn, pbits, qbits):
-    """p and q of different sizes and limb counts (the modulus need not be 2*32k bits)."""
+    """p and q of different sizes and limb counts (the modulus need not be 2*32k bits). Garner's step
+    takes each of its three ways: q with fewer limbs than p (530, 500; 33, 31: m2 mod p by a subtraction),
+    as many limbs but q >= 2p (490, 510: a product with R_p mod p), more limbs (the widened context)."""
     rng = random.Random(pbits * 10000 + qbits)
     while True:
         p, q = random_prime(rng, pbits), random_prime(rng, qbits)
