@@ -118,7 +118,9 @@ void mont_to_wide(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, unsigned 
 /* r = a * R^-1 mod n (out of the Montgomery domain), fully reduced. Any a < R. r may alias a. */
 void mont_from(const mont_ctx *ctx, uint32_t *r, const uint32_t *a);
 
-/* r = a + b mod n and r = a - b mod n for a, b < n, constant time. r may alias a and/or b. */
+/* r = a + b mod n and r = a - b mod n for a, b < n, constant time. r may alias a and/or b. mont_sub
+   holds for any a and b of the context's limbs with -n <= a - b < n: so mont_sub(ctx, r, a, ctx->n)
+   reduces an a < 2n. */
 void mont_add(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, const uint32_t *b);
 void mont_sub(const mont_ctx *ctx, uint32_t *r, const uint32_t *a, const uint32_t *b);
 

@@ -175,6 +175,10 @@ def test_mont_mul_sqr(bn, bits):
             assert bn.mont_unary("mont_sqr", ctx, a) == mont_reference(a, a, n, w)
             assert bn.mont_binary("mont_add", ctx, a, b) == (a + b) % n
             assert bn.mont_binary("mont_sub", ctx, a, b) == (a - b) % n
+        # mont_sub(a, n) reduces any a < 2n that fits the limbs (Garner's step in rsa.c relies on it)
+        for a in {n, n + 1, min(2 * n - 1, (1 << (32 * w)) - 1), n + rng.randrange(n)}:
+            if a < 1 << (32 * w):
+                assert bn.mont_binary("mont_sub", ctx, a, n) == a % n
 
 
 @pytest.mark.parametrize("bits", [32, 33, 1027, 2048, 4096])
