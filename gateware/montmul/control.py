@@ -1,8 +1,10 @@
 """The core's control: the product's schedule (prologue, iterations, final passes) and the reads it makes.
 
-States: IDLE; PAIR (a pair reads context 0's b row first); RUN (the prologue's reads, then the
-iterations: rows issued to the lanes 3 cycles ahead of the heads' phase); DRAIN (one cycle); FIN1 (the
-resolve pass issues every row); FIN1W (its pipeline empties); FIN2 (the select pass writes every row).
+States: IDLE (its accepting cycle makes the first read: a's row 0, or a pair's context 0 b row); RUN
+(the prologue's reads, then the iterations: rows issued to the lanes 3 cycles ahead of the heads'
+phase); DRAIN (one cycle, for a product of several rows); FIN1 (the resolve pass issues every row);
+FIN1W (its pipeline empties: a cycle less for a pair, whose row 0 is chosen first); FIN2 (the select
+pass writes every row).
 
 A context of s iterations (its a's words) issues its rows with N' (``config.n_prime_row`` rows after N
 in the modulus memory) in iterations 0 .. s - 1, and its classic second pass, with N, in iteration
@@ -208,7 +210,7 @@ class ProductControl(wiring.Component):
         final_row = Signal(range(KM + 1))       # row counter of the final passes
         m.submodules.issue_counter = issue_counter = IterationCounter(cfg)
         m.submodules.head_counter = head_counter = IterationCounter(cfg)
-        for counter, begin in ((issue_counter, cycle == 2), (head_counter, cycle == 6)):
+        for counter, begin in ((issue_counter, cycle == 1), (head_counter, cycle == 5)):
             m.d.comb += [counter.clear.eq(start), counter.run.eq(running), counter.begin.eq(begin),
                          counter.period.eq(p.period), counter.size.eq(p.size + gap)]
         self._drive_schedules(m, p, running, cycle, head_counter)
@@ -228,22 +230,19 @@ class ProductControl(wiring.Component):
 
         with m.FSM():
             with m.State("IDLE"):
+                # The accepting cycle makes the product's first read, from the requested slots (they are
+                # latched in it): a's row 0, RUN's cycle 0, which RUN then skips; a pair reads context 0's
+                # b row first (cycle 1 of its prologue reads context 1's a row) and runs all of RUN.
                 with m.If(ctl.start):
                     m.d.comb += start.eq(1)
-                    m.d.sync += cycle.eq(0)
-                    if cfg.has_pairs:
-                        with m.If(ctl.pair):
-                            m.next = "PAIR"
-                        with m.Else():
-                            m.next = "RUN"
-                    else:
-                        m.next = "RUN"
-            with m.State("PAIR"):
-                # a pair reads context 0's b row first: cycle 1 of the prologue reads context 1's a row
-                m.d.comb += ctl.busy.eq(1)
-                read(p.b_slot, 0)
-                m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(0)]
-                m.next = "RUN"
+                    m.next = "RUN"
+                    single = ~ctl.pair if cfg.has_pairs else C(1)
+                    with m.If(single):
+                        read(ctl.a, 0)
+                        m.d.sync += cycle.eq(1)
+                    with m.Else():
+                        read(ctl.b, 0)
+                        m.d.sync += [cycle.eq(0), b_copy_valid.eq(1), b_copy_row.eq(0)]
             with m.State("RUN"):
                 m.d.comb += [ctl.busy.eq(1), running.eq(1)]
                 with m.If(cycle != KM + 8):
@@ -271,8 +270,16 @@ class ProductControl(wiring.Component):
                     with m.If(iteration == own - 1 + gap):
                         m.d.comb += [issue_next.eq(1), issue_row_next.eq(phase), issue_classic_next.eq(1)]
                 with m.If(head_counter.last):
-                    # the last row's update lands by mu_{s-1} + K <= mu_s (s: the iterations counted)
-                    m.next = "DRAIN"
+                    # the last row's update lands by mu_{s-1} + K <= mu_s (s: the iterations counted).  A
+                    # product of one row, or a pair, has its rows in the accumulator in time for the
+                    # resolve pass to begin at once (each row is a number: none reads the next row's low
+                    # word); a product of more rows waits a cycle for its last one.
+                    m.d.sync += final_row.eq(0)
+                    with m.If(pair | (rows == 1)):
+                        m.d.comb += self.resolve_clear.eq(1)
+                        m.next = "FIN1"
+                    with m.Else():
+                        m.next = "DRAIN"
             with m.State("DRAIN"):
                 m.d.comb += [ctl.busy.eq(1), self.resolve_clear.eq(1)]
                 m.d.sync += final_row.eq(0)
@@ -286,8 +293,9 @@ class ProductControl(wiring.Component):
             with m.State("FIN1W"):
                 m.d.comb += ctl.busy.eq(1)
                 m.d.sync += cycle.eq(cycle + 1)
-                with m.If(cycle == 3):
-                    # the last row's V - N is written and the final borrow registered in this cycle;
+                with m.If(cycle == Mux(pair, 2, 3)):
+                    # the last row's V - N is written and the final borrow registered in this cycle (a
+                    # pair's row 0, which the select pass writes first, a cycle earlier than its row 1);
                     # the select pass's N rows are read a cycle ahead
                     m.d.comb += self.modulus_row.eq(n_addr(0))
                     m.d.sync += final_row.eq(0)

@@ -27,16 +27,18 @@ Architecture
 * The core copies b into a row buffer first, so the register file's read port is free to fetch rows of a
   during the loop.
 
-Cycles of one MUL command: P*(size + gap) + 2*rows + 13 (size in W-bit words, P as above, gap = 1 when
-P >= 4, else 2); see ``gateware.model`` (the cycle model, checked against this RTL).
+Cycles of one MUL command: P*(size + gap) + 2*rows + 10, one more with several rows (size in W-bit
+words, P as above, gap = 1 when P >= 4, else 2); see ``gateware.model`` (the cycle model, checked
+against this RTL).  The command's accepting cycle makes the product's first read.
 
 Pairs (MUL_PAIR, EXP_FIXED_PAIR's products): two moduli of one row each, two independent products run
 as the two rows of one: row k is context k, with its own operand row, modulus bank and quotient head
 (context 1's head runs the same schedule one cycle behind context 0's), so the lanes alternate between
 the contexts every cycle instead of waiting every other cycle.  No carry crosses from row 0 to row 1,
-and the final passes resolve and select each row on its own.  A pair costs one cycle more than a
-two-row product (context 0's b row is read before the prologue, whose cycle 1 reads context 1's a):
-2*(iterations + 2) + 18 cycles, iterations being the larger size or, with a shared a, its length.
+and the final passes resolve and select each row on its own, row 0's choice written while row 1's is
+still being made.  A pair reads context 0's b row in its accepting cycle and has the whole prologue
+(its cycle 1 reads context 1's a): 2*(iterations + 2) + 14 cycles, iterations being the larger size
+or, with a shared a, its length.
 
 Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + 2N < 3N still holds, so the
 three-way final choice reduces fully); the words of an operand slot above the current size are ignored.
@@ -69,16 +71,19 @@ class MontMulCore(wiring.Component):
 
     Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 2) cycles per outer iteration):
 
-    * prologue (7 cycles): read the row of a holding a_0..a_3, copy the K rows of b into the lanes' copy
-      (masked above the size), hand a_0 to the lanes and clear their digit register (q_{-1} = 0);
+    * prologue (6 cycles, the first being the accepting one): read the row of a holding a_0..a_3, copy
+      the K rows of b into the lanes' copy (masked above the size, row k read in cycle k + 1 and
+      issued in cycle k + 3), hand a_0 to the lanes and clear their digit register (q_{-1} = 0); a
+      pair reads context 0's b row in its accepting cycle, then has all 6 (context 1's b row is read
+      in cycle 2);
     * iteration i owns cycles mu_i .. mu_i + P - 1, while the lanes' digit register holds q_{i-1}.  Row
       k is issued at mu_i + k - 3: b/N' row read | DSP input registers | a_i*b_j | q_{i-1}*n'_j and
       z_j = a_i*b_j + c_j + t_j | u_j = q_{i-1}*n'_j + z_j written back.  Row 0 is in the last stage at
       mu_i + 1: its lane 0's low word is q_i, which the head loads into the digit register at
       mu_i + P - 1;
     * after the last iteration (s - 1), the classic pass (rows with N, a = 0, m in the digit register);
-    * one cycle, then two row passes: resolve the carries while computing V - N and the borrows of V - 2N
-      (kept), write V - 2N, V - N or V.
+    * (with several rows, one cycle for the last to land), then two row passes: resolve the carries
+      while computing V - N and the borrows of V - 2N (kept), write V - 2N, V - N or V.
 
     Its parts: ``ProductControl`` (the schedule), a ``QuotientHead`` per context, the ``LanePipeline``,
     the ``Accumulator``, ``ResolvePass`` and ``SelectPass``.
@@ -115,7 +120,8 @@ class MontMulCore(wiring.Component):
         wiring.connect(m, select.write, wiring.flipped(self.operand_write))
         rd, n_data = self.operand_read, self.modulus_read.data
         m.d.comb += [self.modulus_read.addr.eq(control.modulus_row),
-                     rd.en.eq(self.ctl.busy)]   # the register file's read port is the core's for the product
+                     rd.en.eq(self.ctl.busy | self.ctl.start)]   # the register file's read port is the core's for the
+                     # product, from its accepting cycle (which makes its first read)
 
         # the heads: context k's schedule and n', the lanes' s4 (lane 0's low word gives q_i); they feed the
         # lanes a_i and the digits
