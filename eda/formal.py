@@ -138,7 +138,7 @@ PROPERTIES = (
              "under the same assumptions, runs from reset reach a pair product (both banks set, then "
              "MUL_PAIR or EXP_FIXED_PAIR) and EXP_FIXED's first squaring",
              CONSTANT_TIME_OPCODES, mode="cover", depth=56, expect="pass", strengthen=False,
-             cover_states=("EF_SQUARE",), cover_pair=True, slow=True),
+             cover_states=("EF_TABLE_WAIT",), cover_pair=True, slow=True),
     Property("refusal_changes_nothing",
              "a command strobed while idle and refused writes no operand slot and no modulus bank, in that "
              "cycle or later, and changes no register (sizes, banks' validity, pointers, every state) but "

@@ -162,21 +162,30 @@ def fixed_windows(exponent, exponent_bits, width):
 class Step:
     """A stretch of an exponentiation: ``overhead`` cycles of the sequencer's own (reading exponent
     bits, ending a window, the final check), then Montgomery products ``(dst, a, b)`` (slot numbers),
-    each taking a MUL's cycles."""
+    each taking a MUL's cycles.  ``chained``: every product but the first starts in the cycle the one
+    before it is done, which is then its accepting cycle, so it costs a cycle less, unless the one
+    before has a single row (and is not a pair): its row 0 is written in that cycle, and the core
+    makes its first read a cycle later."""
     overhead: int
     products: tuple = ()
+    chained: bool = False
+
+    def cycles(self, mul, overlap=1):
+        """The step's cycles, each product taking ``mul`` and a chained one ``overlap`` less."""
+        chained = len(self.products) - 1 if self.chained and self.products else 0
+        return self.overhead + mul * len(self.products) - overlap * chained
 
 
 def _fixed_program(exponent, exponent_bits, dst, base, width):
     acc = (dst, dst, dst)
     table = [(fixed_table_slot(0), dst, dst), (fixed_table_slot(2), base, base)]
     table += [(fixed_table_slot(digit), fixed_table_slot(digit - 1), base) for digit in range(3, 1 << width)]
-    steps = [Step(0, tuple(table))]
+    steps = [Step(0, tuple(table), chained=True)]
     for digit in fixed_windows(exponent, exponent_bits, width):
         # read the window's two words (4 cycles); k squarings but before the first window
         squares = (acc,) * width if len(steps) > 1 else ()
         multiply = (dst, dst, base if digit == 1 else fixed_table_slot(digit))
-        steps.append(Step(4, squares + (multiply,)))
+        steps.append(Step(4, squares + (multiply,), chained=True))
     return steps
 
 
@@ -186,7 +195,7 @@ def pair_program(exponents, exponent_bits, dst, base, width=FIXED_WINDOW_BITS):
     context 1's)."""
     steps0, steps1 = (_fixed_program(e & ((1 << exponent_bits) - 1), exponent_bits, dst, base, width)
                       for e in exponents)
-    return [Step(2 * s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)))
+    return [Step(2 * s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)), s0.chained)
             for s0, s1 in zip(steps0, steps1)]
 
 
@@ -250,8 +259,13 @@ def exp_program(config, op, exponent, exponent_bits, dst, base):
     return EXP_PROGRAMS[scheme.name](exponent & ((1 << exponent_bits) - 1), exponent_bits, dst, base)
 
 
-def _program_cycles(steps, mul):
-    return 1 + sum(step.overhead + mul * len(step.products) for step in steps)
+def _program_cycles(steps, mul, overlap):
+    return 1 + sum(step.cycles(mul, overlap) for step in steps)
+
+
+def _chain_overlap(config, bits, pair=False):
+    """Cycles a chained product saves (``Step``): one, but after a single product of one row."""
+    return int(pair or _rows(config, _check_bits(config, bits)) > 1)
 
 
 def _exp_op(mode):
@@ -283,14 +297,14 @@ def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None, fixed_wind
         steps = _fixed_program(exponent, exponent_bits, dst=0, base=1, width=fixed_window_bits)
     else:
         steps = exp_program(config, op, exponent, exponent_bits, dst=0, base=1)
-    return _program_cycles(steps, mul_cycles(config, bits))
+    return _program_cycles(steps, mul_cycles(config, bits), _chain_overlap(config, bits))
 
 
 def pair_exp_cycles(config, bits0, bits1, exponent_bits):
     """Cycles of an EXP_FIXED_PAIR with moduli of ``bits0`` and ``bits1`` bits and a declared exponent
     length of ``exponent_bits`` (the exponents' values do not count)."""
     steps = pair_program((0, 0), exponent_bits, dst=0, base=1)
-    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1))
+    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1), 1)
 
 
 # ---- how long a driver may wait ----------------------------------------------------------------
@@ -507,7 +521,7 @@ class PeripheralModel:
             # each exponent is its row's low ``arg`` bits (not cut at its own modulus' size)
             exponents = (self._row(b, 0), self._row(b, 1))
             steps = PAIR_PROGRAMS[scheme.name](exponents, arg, dst, a)
-            return self._run_pair_products(_program_cycles(steps, mul), steps)
+            return self._run_pair_products(_program_cycles(steps, mul, 1), steps)
         if op is Opcode.MUL or scheme and op is scheme.opcode:
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
@@ -521,7 +535,8 @@ class PeripheralModel:
             if not 1 <= arg <= self.config.word_bits * self.modulus.size:
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
             steps = exp_program(self.config, op, self.operand(b), arg, dst, a)
-            return self._run_products(_program_cycles(steps, mul), steps)
+            overlap = _chain_overlap(self.config, self.config.word_bits * self.modulus.size)
+            return self._run_products(_program_cycles(steps, mul, overlap), steps)
         return self._refuse(ErrorCode.BAD_OPCODE)
 
     def _setmod(self, slot, size, bank=0):

@@ -1,10 +1,11 @@
 """The core's control: the product's schedule (prologue, iterations, final passes) and the reads it makes.
 
-States: IDLE (its accepting cycle makes the first read: a's row 0, or a pair's context 0 b row); RUN
-(the prologue's reads, then the iterations: rows issued to the lanes 3 cycles ahead of the heads'
-phase); DRAIN (one cycle, for a product of several rows); FIN1 (the resolve pass issues every row);
-FIN1W (its pipeline empties: a cycle less for a pair, whose row 0 is chosen first); FIN2 (the select
-pass writes every row).
+States: IDLE (its accepting cycle makes the first read: a's row 0, or a pair's context 0 b row; a
+product may also be accepted in the last cycle of the one before); PAIR (context 0's b row, for a pair
+accepted where that read must wait a cycle); RUN (the prologue's reads, then the iterations: rows
+issued to the lanes 3 cycles ahead of the heads' phase); DRAIN (one cycle, for a product of several
+rows); FIN1 (the resolve pass issues every row); FIN1W (its pipeline empties: a cycle less for a pair,
+whose row 0 is chosen first); FIN2 (the select pass writes every row).
 
 A context of s iterations (its a's words) issues its rows with N' (``config.n_prime_row`` rows after N
 in the modulus memory) in iterations 0 .. s - 1, and its classic second pass, with N, in iteration
@@ -26,9 +27,10 @@ __all__ = ["ProductSignature", "ProductControl"]
 
 
 class ProductSignature(wiring.Signature):
-    """A request for one product dst = a*b*R^-1 mod N, seen from the requester.  ``start`` (one cycle, only
-    while the core is not busy) passes the slots; ``busy`` is high from the next cycle until the cycle in
-    which ``done`` pulses, when the last row of the result is written.  With ``pair`` it is a pair of
+    """A request for one product dst = a*b*R^-1 mod N, seen from the requester.  ``start`` (one cycle, while
+    the core is not busy or in the cycle in which it pulses ``done``) passes the slots; ``busy`` is high
+    from the next cycle until the cycle in which ``done`` pulses, when the last row of the result is
+    written (a product started in that cycle keeps it high).  With ``pair`` it is a pair of
     products (see ``gateware.interface``): context 0 on row 0 of dst, a, b over bank 0, context 1 on
     row 1 of dst, a, ``b1`` over bank 1 (both moduli one row).  A pair with ``a_words`` != 0 multiplies
     both b's by the same a, slot a's low ``a_words`` words (from its row 0 up, possibly wider than the
@@ -228,21 +230,41 @@ class ProductControl(wiring.Component):
         def read(slot, row):
             m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, slot, row))]
 
-        with m.FSM():
-            with m.State("IDLE"):
-                # The accepting cycle makes the product's first read, from the requested slots (they are
-                # latched in it): a's row 0, RUN's cycle 0, which RUN then skips; a pair reads context 0's
-                # b row first (cycle 1 of its prologue reads context 1's a row) and runs all of RUN.
-                with m.If(ctl.start):
-                    m.d.comb += start.eq(1)
-                    m.next = "RUN"
-                    single = ~ctl.pair if cfg.has_pairs else C(1)
-                    with m.If(single):
+        def accept(late=C(0)):
+            """The accepting cycle of a product (in IDLE, or in the last cycle of the one before): it makes
+            the product's first read, from the requested slots (they are latched in it): a's row 0, RUN's
+            cycle 0, which RUN then skips; a pair reads context 0's b row first (cycle 1 of its prologue
+            reads context 1's a row) and runs all of RUN.  ``late``: the product before writes row 0 of
+            its result in this cycle (it has one row, and it is not a pair), so the first read waits a
+            cycle (RUN's cycle 0, or the state PAIR) in case it reads that row."""
+            with m.If(ctl.start):
+                m.d.comb += start.eq(1)
+                m.next = "RUN"
+                single = ~ctl.pair if cfg.has_pairs else C(1)
+                with m.If(single):
+                    with m.If(late):
+                        m.d.sync += cycle.eq(0)
+                    with m.Else():
                         read(ctl.a, 0)
                         m.d.sync += cycle.eq(1)
+                if cfg.has_pairs:
+                    with m.Elif(late):
+                        m.d.sync += cycle.eq(0)
+                        m.next = "PAIR"
                     with m.Else():
                         read(ctl.b, 0)
                         m.d.sync += [cycle.eq(0), b_copy_valid.eq(1), b_copy_row.eq(0)]
+
+        with m.FSM():
+            with m.State("IDLE"):
+                accept()
+            if cfg.has_pairs:
+                with m.State("PAIR"):
+                    # a pair started late reads context 0's b row here
+                    m.d.comb += ctl.busy.eq(1)
+                    read(p.b_slot, 0)
+                    m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(0)]
+                    m.next = "RUN"
             with m.State("RUN"):
                 m.d.comb += [ctl.busy.eq(1), running.eq(1)]
                 with m.If(cycle != KM + 8):
@@ -305,6 +327,9 @@ class ProductControl(wiring.Component):
                              self.modulus_row.eq(n_addr(final_row + 1))]
                 m.d.sync += final_row.eq(final_row + 1)
                 with m.If(final_row == rows - 1):
+                    # the next product may start in this cycle: its first read is of a row written a
+                    # cycle or more ago, or it waits a cycle (``late``)
                     m.d.comb += ctl.done.eq(1)
                     m.next = "IDLE"
+                    accept(late=~pair & (rows == 1))
         return m

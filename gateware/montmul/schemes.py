@@ -293,24 +293,20 @@ class FixedExponent(SchemeMachine):
                     m.d.sync += [started.eq(0), pair.eq(self.start_pair), context.eq(0), low.eq(0), seek.eq(1)]
                     m.next = "EF_ONE"
 
-            # the whole table, t0 and t2 .. t_(2^k - 1)
+            # the whole table, t0 and t2 .. t_(2^k - 1), each product started in the cycle the one before
+            # it is done (``table_digit``: the entry in flight)
             with m.State("EF_ONE"):
                 multiply(fixed_table_slot(0), dst, dst, then="EF_ONE_WAIT")
             with self.when_done(m, "EF_ONE_WAIT"):
-                m.next = "EF_SQUARE"
-            with m.State("EF_SQUARE"):
-                multiply(fixed_table_slot(2), base, base, then="EF_SQUARE_WAIT")
-            with self.when_done(m, "EF_SQUARE_WAIT"):
-                m.d.sync += table_digit.eq(3)
-                m.next = "EF_TABLE"
-            with m.State("EF_TABLE"):
-                multiply(fixed_table_slot(table_digit), fixed_table_slot(table_digit - 1), base, then="EF_TABLE_WAIT")
+                multiply(fixed_table_slot(2), base, base, then="EF_TABLE_WAIT")
+                m.d.sync += table_digit.eq(2)
             with self.when_done(m, "EF_TABLE_WAIT"):
-                m.d.sync += table_digit.eq(table_digit + 1)
                 with m.If(table_digit == 2 ** KF - 1):
                     m.next = "EF_WINDOW"
                 with m.Else():
-                    m.next = "EF_TABLE"
+                    multiply(fixed_table_slot(table_digit + 1), fixed_table_slot(table_digit), base,
+                             then="EF_TABLE_WAIT")
+                    m.d.sync += table_digit.eq(table_digit + 1)
 
             # the windows, from the top.  The word above the one holding bit ``low`` may lie past the
             # exponent's slot: it is then a row of the next slot, and only bits at or above ``bits`` come
@@ -345,15 +341,20 @@ class FixedExponent(SchemeMachine):
                         m.next = "EF_DIGIT_MUL"
             with m.State("EF_SQUARINGS"):
                 multiply(dst, dst, dst, then="EF_SQUARINGS_WAIT")
+            # the window's squarings and its product: the first started from a state of its own, each
+            # other in the cycle the one before it is done
+            def digit_product():
+                multiply(dst, dst, Mux(digit == 1, base, fixed_table_slot(digit)), then="EF_DIGIT_MUL_WAIT",
+                         b1=Mux(digit1 == 1, base, fixed_table_slot(digit1)))
+
             with self.when_done(m, "EF_SQUARINGS_WAIT"):
                 m.d.sync += squarings.eq(squarings + 1)
                 with m.If(squarings == KF - 1):
-                    m.next = "EF_DIGIT_MUL"
+                    digit_product()
                 with m.Else():
-                    m.next = "EF_SQUARINGS"
+                    multiply(dst, dst, dst, then="EF_SQUARINGS_WAIT")
             with m.State("EF_DIGIT_MUL"):
-                multiply(dst, dst, Mux(digit == 1, base, fixed_table_slot(digit)), then="EF_DIGIT_MUL_WAIT",
-                         b1=Mux(digit1 == 1, base, fixed_table_slot(digit1)))
+                digit_product()
             with self.when_done(m, "EF_DIGIT_MUL_WAIT"):
                 m.d.sync += started.eq(1)
                 with m.If(low == 0):
