@@ -8,7 +8,7 @@ from amaranth.sim import Simulator
 
 import pytest
 
-from gateware import quotient_pipelining
+from gateware import model, quotient_pipelining
 from gateware.interface import PeripheralConfig
 from gateware.montmul import MontMulCore
 from gateware.montmul.regfile import RegisterFile
@@ -174,3 +174,111 @@ def test_core_final_choice(word_bits):
         cases[(n, size)] = list(found.values())
     for got, expected, cycles, size, rows in run_products(config, cases, seed=8):
         assert got == expected, size
+
+
+def test_core_products_started_in_the_last_cycle_of_the_one_before():
+    """A requester may start the next product in the cycle the core pulses ``done`` (the sequencer's
+    EXP_FIXED does).  Chains over one-row and two-row singles and pairs, each product reading the
+    result just written: after a pair or a product of several rows the next one costs a cycle less
+    than from idle; after a single of one row (whose row 0 is written in that cycle) its first read
+    waits a cycle, for a pair in the state PAIR."""
+    config = PeripheralConfig(max_bits=128, lanes=4, word_bits=8)
+    W, L = config.word_bits, config.lanes
+    assert config.has_pairs
+    rng = random.Random(11)
+    bench = CoreBench(config)
+    rf, core = bench.regfile, bench.core
+    row_bits = config.row_bits
+    seen = []
+
+    def odd(bits):
+        return rng.getrandbits(bits) | 1 | 1 << (bits - 1)
+
+    async def load_modulus(ctx, state, bank, n, size):
+        n_inv, n_prime, rows, mask = modulus_constants(config, n, size)
+        first = (0, config.bank1_row)[bank]
+        for base, value in ((first, n), (first + config.n_prime_row, n_prime)):
+            for k, row in enumerate(rows_of(config, value, rows)):
+                ctx.set(rf.modulus_write.addr, base + k)
+                ctx.set(rf.modulus_write.data, row & mask if k == rows - 1 else row)
+                ctx.set(rf.modulus_write.en, 1)
+                await ctx.tick()
+        ctx.set(rf.modulus_write.en, 0)
+        for name, value in (("size", size), ("rows", rows), ("n_inv", n_inv), ("last_row_mask", mask),
+                            ("valid", 1)):
+            ctx.set(getattr(state, name), value)
+
+    async def chain(ctx, products):
+        """products: (pair, dst, a, b); starts the first from idle and each other in the cycle the one
+        before is done; returns the cycles from each accepting cycle to its done, both included (a
+        chained product's accepting cycle is the done cycle of the one before)."""
+        lengths = []
+        for index, (pair, dst, a, b) in enumerate(products):
+            for name, value in (("pair", pair), ("dst", dst), ("a", a), ("b", b), ("b1", b), ("a_words", 0)):
+                ctx.set(getattr(core.ctl, name), value)
+            ctx.set(core.ctl.start, 1)
+            await ctx.tick()
+            ctx.set(core.ctl.start, 0)
+            cycles = 2
+            while not ctx.get(core.ctl.done):
+                assert ctx.get(core.ctl.busy)
+                await ctx.tick()
+                cycles += 1
+            lengths.append(cycles)
+        await ctx.tick()
+        assert not ctx.get(core.ctl.busy)
+        return lengths
+
+    async def read_slot(ctx, slot):
+        value = 0
+        for k in range(config.rows_per_slot):
+            ctx.set(rf.bus_read.addr, slot * config.rows_per_slot + k)
+            await ctx.tick()
+            value |= ctx.get(rf.bus_read.data) << (row_bits * k)
+        return value
+
+    async def tb(ctx):
+        # one-row singles (3 words), pairs (3 and 2 words), then a pair after a pair and a single after it
+        n0, n1 = odd(3 * W), odd(2 * W - 1)
+        await load_modulus(ctx, core.modulus, 0, n0, 3)
+        await load_modulus(ctx, core.modulus1, 1, n1, 2)
+        a, b = rng.randrange(n0), rng.randrange(n0)
+        a1, b1 = rng.randrange(n1), rng.randrange(n1)
+        await regfile_access.write_slot(ctx, rf, config, 1, a | a1 << row_bits)
+        await regfile_access.write_slot(ctx, rf, config, 2, b | b1 << row_bits)
+        await regfile_access.write_slot(ctx, rf, config, 4, a1 << row_bits)    # the singles write its row 0
+        lengths = await chain(ctx, [(0, 3, 1, 2), (0, 4, 3, 3), (1, 5, 4, 2), (1, 6, 5, 5), (0, 7, 6, 1)])
+        x = mont_textbook(a, b, n0, 3, W)
+        y = mont_textbook(x, x, n0, 3, W)
+        p0, p1 = mont_textbook(y, b, n0, 3, W), mont_textbook(a1, b1, n1, 2, W)    # slot 4's row 1: a1
+        q0, q1 = mont_textbook(p0, p0, n0, 3, W), mont_textbook(p1, p1, n1, 2, W)
+        z = mont_textbook(q0, a, n0, 3, W)
+        mask = (1 << row_bits) - 1
+        got = [await read_slot(ctx, slot) for slot in (3, 4, 5, 6, 7)]
+        seen.append(("one row", lengths, [got[0] & mask, got[1] & mask, got[2] & mask, got[2] >> row_bits & mask,
+                                          got[3] & mask, got[3] >> row_bits & mask, got[4] & mask],
+                     [x, y, p0, p1, q0, q1, z]))
+        # two-row singles (6 words)
+        n0 = odd(6 * W)
+        await load_modulus(ctx, core.modulus, 0, n0, 6)
+        a, b = rng.randrange(n0), rng.randrange(n0)
+        await regfile_access.write_slot(ctx, rf, config, 1, a)
+        await regfile_access.write_slot(ctx, rf, config, 2, b)
+        lengths = await chain(ctx, [(0, 3, 1, 2), (0, 4, 3, 3), (0, 5, 4, 1)])
+        x = mont_textbook(a, b, n0, 6, W)
+        y = mont_textbook(x, x, n0, 6, W)
+        got = [await read_slot(ctx, slot) & ((1 << (6 * W)) - 1) for slot in (3, 4, 5)]
+        seen.append(("two rows", lengths, got, [x, y, mont_textbook(y, a, n0, 6, W)]))
+
+    sim = Simulator(bench)
+    sim.add_clock(1e-8)
+    sim.add_testbench(tb)
+    sim.run()
+    single3, single6 = model.mul_cycles(config, 3 * W), model.mul_cycles(config, 6 * W)
+    pair = model.pair_mul_cycles(config, 3 * W, 2 * W)
+    (_, lengths, got, expected), (_, lengths2, got2, expected2) = seen
+    assert got == expected and got2 == expected2
+    # from its accepting cycle a product takes the model's cycles, idle or chained, and one more when it
+    # follows a one-row single (a pair then passes through PAIR)
+    assert lengths == [single3, single3 + 1, pair + 1, pair, single3]
+    assert lengths2 == [single6, single6, single6]
