@@ -2,7 +2,7 @@
 
 The configurations (board_runs.CONFIGURATIONS) are generated side by side: each is a LiteX
 generation, a firmware build and a second generation (~30 s alone). When the session includes the
-(slow) report test, the first configuration also runs `--report` (on a narrower peripheral,
+(board_report) report test, the first configuration also runs `--report` (on a narrower peripheral,
 board_runs.REPORT_OPTIONS), so that the report reuses its generation and its synthesis overlaps the
 other configurations.
 """
@@ -22,7 +22,7 @@ def pynq_z2_runs(tmp_path_factory, request):
         pytest.fail("riscv64-unknown-elf-gcc is not installed (make setup)")
     base = tmp_path_factory.mktemp("pynq_z2")
     started = {}
-    with_report = any(item.get_closest_marker("slow") and "pynq_z2_runs" in getattr(item, "fixturenames", ())
+    with_report = any(item.get_closest_marker("board_report") and "pynq_z2_runs" in getattr(item, "fixturenames", ())
                       for item in request.session.items)
     for name, options in CONFIGURATIONS.items():
         if name == REPORT_CONFIGURATION and with_report:

@@ -1,8 +1,10 @@
 """`python -m soc --board pynq_z2 --report`: the whole SoC through Yosys for xc7z020.
 
 The whole-SoC report comes from the session's first configuration (see conftest.py), which also runs
-`--build` and so ends at the missing-Vivado message, after the report. The targets' logic and the
-synthesis cache are tested on their own, on small inputs."""
+`--build` and so ends at the missing-Vivado message, after the report. That test synthesises the whole
+SoC (minutes of Yosys), so it runs only with BOARD_REPORT=1 in the environment (`BOARD_REPORT=1 make
+test`); `make report` makes the report itself. The targets' logic and the synthesis cache are tested
+on their own, on small inputs, in every run."""
 
 import json
 
@@ -59,6 +61,7 @@ def test_synthesis_is_reused_only_for_the_same_inputs(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.board_report                   # minutes of Yosys: BOARD_REPORT=1 (tests/conftest.py)
 @pytest.mark.xdist_group("pynq_z2")         # on the worker that has the board runs
 def test_report(pynq_z2_runs):
     run = pynq_z2_runs[REPORT_CONFIGURATION]
