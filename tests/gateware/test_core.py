@@ -57,6 +57,51 @@ def rows_of(config, value, count):
     return [(value >> (config.row_bits * k)) & ((1 << config.row_bits) - 1) for k in range(count)]
 
 
+async def load_modulus(ctx, bench, config, state, bank, n, size):
+    """N and N' of ``n`` at ``size`` words into modulus bank ``bank``'s rows, and the modulus state
+    ``state`` (the core's ``modulus`` or ``modulus1``) as SETMOD would leave it."""
+    rf = bench.regfile
+    n_inv, n_prime, rows, mask = modulus_constants(config, n, size)
+    first = (0, config.bank1_row)[bank]
+    for base, value in ((first, n), (first + config.n_prime_row, n_prime)):
+        for k, row in enumerate(rows_of(config, value, rows)):
+            ctx.set(rf.modulus_write.addr, base + k)
+            ctx.set(rf.modulus_write.data, row & mask if k == rows - 1 else row)
+            ctx.set(rf.modulus_write.en, 1)
+            await ctx.tick()
+    ctx.set(rf.modulus_write.en, 0)
+    for name, value in (("size", size), ("rows", rows), ("n_inv", n_inv), ("last_row_mask", mask),
+                        ("valid", 1)):
+        ctx.set(getattr(state, name), value)
+    return rows
+
+
+async def read_slot(ctx, bench, config, slot):
+    """Every row of ``slot``, through the register file's bus read port."""
+    rf = bench.regfile
+    value = 0
+    for k in range(config.rows_per_slot):
+        ctx.set(rf.bus_read.addr, slot * config.rows_per_slot + k)
+        await ctx.tick()
+        value |= ctx.get(rf.bus_read.data) << (config.row_bits * k)
+    return value
+
+
+async def start_and_wait(ctx, core):
+    """Starts the product whose slots are set on ``core.ctl`` in this cycle and waits for its done;
+    returns its cycles from the accepting one to the done one, both included (the done cycle is the
+    current one on return)."""
+    ctx.set(core.ctl.start, 1)
+    await ctx.tick()
+    ctx.set(core.ctl.start, 0)
+    cycles = 2
+    while not ctx.get(core.ctl.done):
+        assert ctx.get(core.ctl.busy)
+        await ctx.tick()
+        cycles += 1
+    return cycles
+
+
 def run_products(config, cases, seed):
     """cases: (n, size) -> list of (a, b); returns [(got, expected, cycles)] per product."""
     W = config.word_bits
@@ -69,26 +114,8 @@ def run_products(config, cases, seed):
         async def write_slot(slot, value):
             await regfile_access.write_slot(ctx, rf, config, slot, value)
 
-        async def read_slot(slot):
-            value = 0
-            for k in range(config.rows_per_slot):
-                ctx.set(rf.bus_read.addr, slot * config.rows_per_slot + k)
-                await ctx.tick()
-                value |= ctx.get(rf.bus_read.data) << (config.row_bits * k)
-            return value
-
         for (n, size), pairs in cases.items():
-            n_inv, n_prime, rows, mask = modulus_constants(config, n, size)
-            for first, value in ((0, n), (config.n_prime_row, n_prime)):
-                for k, row in enumerate(rows_of(config, value, rows)):
-                    ctx.set(rf.modulus_write.addr, first + k)
-                    ctx.set(rf.modulus_write.data, row & mask if k == rows - 1 else row)
-                    ctx.set(rf.modulus_write.en, 1)
-                    await ctx.tick()
-            ctx.set(rf.modulus_write.en, 0)
-            for name, value in (("size", size), ("rows", rows), ("n_inv", n_inv),
-                                ("last_row_mask", mask), ("valid", 1)):
-                ctx.set(getattr(core.modulus, name), value)
+            rows = await load_modulus(ctx, bench, config, core.modulus, 0, n, size)
             for a, b in pairs:
                 # junk above the size in a's and b's slots must not matter
                 junk = rng.getrandbits(config.max_bits) >> (W * size) << (W * size)
@@ -98,17 +125,10 @@ def run_products(config, cases, seed):
                 ctx.set(core.ctl.a, 1)
                 ctx.set(core.ctl.b, 2)
                 ctx.set(core.ctl.dst, 3)
-                ctx.set(core.ctl.start, 1)
-                await ctx.tick()
-                ctx.set(core.ctl.start, 0)
-                cycles = 1
-                while not ctx.get(core.ctl.done):
-                    assert ctx.get(core.ctl.busy)
-                    await ctx.tick()
-                    cycles += 1
+                cycles = await start_and_wait(ctx, core) - 1       # without the accepting cycle
                 await ctx.tick()
                 assert not ctx.get(core.ctl.busy)
-                got = await read_slot(3) & ((1 << (W * size)) - 1)
+                got = await read_slot(ctx, bench, config, 3) & ((1 << (W * size)) - 1)
                 results.append((got, mont_textbook(a, b, n, size, W), cycles, size, rows))
 
     sim = Simulator(bench)
@@ -183,7 +203,7 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
     than from idle; after a single of one row (whose row 0 is written in that cycle) its first read
     waits a cycle, for a pair in the state PAIR."""
     config = PeripheralConfig(max_bits=128, lanes=4, word_bits=8)
-    W, L = config.word_bits, config.lanes
+    W = config.word_bits
     assert config.has_pairs
     rng = random.Random(11)
     bench = CoreBench(config)
@@ -194,20 +214,6 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
     def odd(bits):
         return rng.getrandbits(bits) | 1 | 1 << (bits - 1)
 
-    async def load_modulus(ctx, state, bank, n, size):
-        n_inv, n_prime, rows, mask = modulus_constants(config, n, size)
-        first = (0, config.bank1_row)[bank]
-        for base, value in ((first, n), (first + config.n_prime_row, n_prime)):
-            for k, row in enumerate(rows_of(config, value, rows)):
-                ctx.set(rf.modulus_write.addr, base + k)
-                ctx.set(rf.modulus_write.data, row & mask if k == rows - 1 else row)
-                ctx.set(rf.modulus_write.en, 1)
-                await ctx.tick()
-        ctx.set(rf.modulus_write.en, 0)
-        for name, value in (("size", size), ("rows", rows), ("n_inv", n_inv), ("last_row_mask", mask),
-                            ("valid", 1)):
-            ctx.set(getattr(state, name), value)
-
     async def chain(ctx, products):
         """products: (pair, dst, a, b); starts the first from idle and each other in the cycle the one
         before is done; returns the cycles from each accepting cycle to its done, both included (a
@@ -216,32 +222,16 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
         for index, (pair, dst, a, b) in enumerate(products):
             for name, value in (("pair", pair), ("dst", dst), ("a", a), ("b", b), ("b1", b), ("a_words", 0)):
                 ctx.set(getattr(core.ctl, name), value)
-            ctx.set(core.ctl.start, 1)
-            await ctx.tick()
-            ctx.set(core.ctl.start, 0)
-            cycles = 2
-            while not ctx.get(core.ctl.done):
-                assert ctx.get(core.ctl.busy)
-                await ctx.tick()
-                cycles += 1
-            lengths.append(cycles)
+            lengths.append(await start_and_wait(ctx, core))
         await ctx.tick()
         assert not ctx.get(core.ctl.busy)
         return lengths
 
-    async def read_slot(ctx, slot):
-        value = 0
-        for k in range(config.rows_per_slot):
-            ctx.set(rf.bus_read.addr, slot * config.rows_per_slot + k)
-            await ctx.tick()
-            value |= ctx.get(rf.bus_read.data) << (row_bits * k)
-        return value
-
     async def tb(ctx):
         # one-row singles (3 words), pairs (3 and 2 words), then a pair after a pair and a single after it
         n0, n1 = odd(3 * W), odd(2 * W - 1)
-        await load_modulus(ctx, core.modulus, 0, n0, 3)
-        await load_modulus(ctx, core.modulus1, 1, n1, 2)
+        await load_modulus(ctx, bench, config, core.modulus, 0, n0, 3)
+        await load_modulus(ctx, bench, config, core.modulus1, 1, n1, 2)
         a, b = rng.randrange(n0), rng.randrange(n0)
         a1, b1 = rng.randrange(n1), rng.randrange(n1)
         await regfile_access.write_slot(ctx, rf, config, 1, a | a1 << row_bits)
@@ -254,20 +244,20 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
         q0, q1 = mont_textbook(p0, p0, n0, 3, W), mont_textbook(p1, p1, n1, 2, W)
         z = mont_textbook(q0, a, n0, 3, W)
         mask = (1 << row_bits) - 1
-        got = [await read_slot(ctx, slot) for slot in (3, 4, 5, 6, 7)]
+        got = [await read_slot(ctx, bench, config, slot) for slot in (3, 4, 5, 6, 7)]
         seen.append(("one row", lengths, [got[0] & mask, got[1] & mask, got[2] & mask, got[2] >> row_bits & mask,
                                           got[3] & mask, got[3] >> row_bits & mask, got[4] & mask],
                      [x, y, p0, p1, q0, q1, z]))
         # two-row singles (6 words)
         n0 = odd(6 * W)
-        await load_modulus(ctx, core.modulus, 0, n0, 6)
+        await load_modulus(ctx, bench, config, core.modulus, 0, n0, 6)
         a, b = rng.randrange(n0), rng.randrange(n0)
         await regfile_access.write_slot(ctx, rf, config, 1, a)
         await regfile_access.write_slot(ctx, rf, config, 2, b)
         lengths = await chain(ctx, [(0, 3, 1, 2), (0, 4, 3, 3), (0, 5, 4, 1)])
         x = mont_textbook(a, b, n0, 6, W)
         y = mont_textbook(x, x, n0, 6, W)
-        got = [await read_slot(ctx, slot) & ((1 << (6 * W)) - 1) for slot in (3, 4, 5)]
+        got = [await read_slot(ctx, bench, config, slot) & ((1 << (6 * W)) - 1) for slot in (3, 4, 5)]
         seen.append(("two rows", lengths, got, [x, y, mont_textbook(y, a, n0, 6, W)]))
 
     sim = Simulator(bench)
