@@ -97,7 +97,8 @@ def mul_cycles(config, bits):
     cycle (which reads a's first row), the rest of the prologue (5), ``size`` iterations of
     P = max(rows, 2) cycles and the classic second pass (one iteration, after another when P < 4), a
     cycle for the last row to land when there are several, the two row passes (rows + 4, rows).  The
-    sequencer's products cost the same (issuing state, call, core)."""
+    sequencer's products cost the same (issuing state, call, core), or a cycle less when chained
+    (``Step``)."""
     size = _check_bits(config, bits)
     rows = _rows(config, size)
     period = max(rows, 2)
@@ -172,8 +173,8 @@ class Step:
 
     def cycles(self, mul, overlap=1):
         """The step's cycles, each product taking ``mul`` and a chained one ``overlap`` less."""
-        chained = len(self.products) - 1 if self.chained and self.products else 0
-        return self.overhead + mul * len(self.products) - overlap * chained
+        followers = len(self.products) - 1 if self.chained and self.products else 0
+        return self.overhead + mul * len(self.products) - overlap * followers
 
 
 def _fixed_program(exponent, exponent_bits, dst, base, width):
@@ -264,7 +265,8 @@ def _program_cycles(steps, mul, overlap):
 
 
 def _chain_overlap(config, bits, pair=False):
-    """Cycles a chained product saves (``Step``): one, but after a single product of one row."""
+    """Cycles a chained product saves (``Step``) after a product at the size of a ``bits``-bit modulus
+    (``pair``: a pair product): one, but after a single product of one row."""
     return int(pair or _rows(config, _check_bits(config, bits)) > 1)
 
 
@@ -304,7 +306,7 @@ def pair_exp_cycles(config, bits0, bits1, exponent_bits):
     """Cycles of an EXP_FIXED_PAIR with moduli of ``bits0`` and ``bits1`` bits and a declared exponent
     length of ``exponent_bits`` (the exponents' values do not count)."""
     steps = pair_program((0, 0), exponent_bits, dst=0, base=1)
-    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1), 1)
+    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1), _chain_overlap(config, bits0, pair=True))
 
 
 # ---- how long a driver may wait ----------------------------------------------------------------
@@ -521,7 +523,8 @@ class PeripheralModel:
             # each exponent is its row's low ``arg`` bits (not cut at its own modulus' size)
             exponents = (self._row(b, 0), self._row(b, 1))
             steps = PAIR_PROGRAMS[scheme.name](exponents, arg, dst, a)
-            return self._run_pair_products(_program_cycles(steps, mul, 1), steps)
+            overlap = _chain_overlap(self.config, bits[0], pair=True)
+            return self._run_pair_products(_program_cycles(steps, mul, overlap), steps)
         if op is Opcode.MUL or scheme and op is scheme.opcode:
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)

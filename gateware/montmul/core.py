@@ -119,9 +119,10 @@ class MontMulCore(wiring.Component):
         wiring.connect(m, control.b_copy, lanes.b_write)
         wiring.connect(m, select.write, wiring.flipped(self.operand_write))
         rd, n_data = self.operand_read, self.modulus_read.data
+        # the register file's read port is the core's for the product, from its accepting cycle (which
+        # makes its first read)
         m.d.comb += [self.modulus_read.addr.eq(control.modulus_row),
-                     rd.en.eq(self.ctl.busy | self.ctl.start)]   # the register file's read port is the core's for the
-                     # product, from its accepting cycle (which makes its first read)
+                     rd.en.eq(self.ctl.busy | self.ctl.start)]
 
         # the heads: context k's schedule and n', the lanes' s4 (lane 0's low word gives q_i); they feed the
         # lanes a_i and the digits
