@@ -189,10 +189,10 @@ class ProductControl(wiring.Component):
         m = Module()
         cfg = self.config
         KM = cfg.rows_per_slot
-        ctl, mod, mod1, rd = self.ctl, self.modulus, self.modulus1, self.operand_read
+        ctl, rd = self.ctl, self.operand_read
         start = Signal()                        # a product starts (in IDLE)
         p = self._latch_product(m, start)
-        pair, shared, rows = p.pair, p.shared, p.rows
+        pair, rows = p.pair, p.rows
 
         def n_addr(k):
             """The modulus memory's row of N for row k of the product (N' is ``n_prime_row`` rows after)."""
