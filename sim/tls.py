@@ -59,6 +59,22 @@ RECORD_TYPES = (20, 21, 22, 23)
 CHAIN_PIECE = 1536      # DER bytes per `cert add`: 3,072 hex digits, within the console's line
 
 
+def security_level(key_bits):
+    """The OpenSSL security level a client needs to accept the device's RSA key of `key_bits` bits.
+    Python's default contexts (and so `ssl` here) work at level 2, which asks for 112-bit security: RSA
+    keys of 2048 bits or more.  Level 1 (80-bit security) takes 1024 bits: this project's 1024-bit keys
+    are for comparing cycles, not for protecting anything, so its clients lower the level for them and
+    say so (`python_client`, `commands`)."""
+    return 2 if key_bits >= 2048 else 1 if key_bits >= 1024 else 0
+
+
+def cipher_string(key_bits, ciphers="DEFAULT"):
+    """`ciphers` for OpenSSL (`-cipher`, `SSLContext.set_ciphers`), with the security level lowered where
+    a `key_bits` key needs it."""
+    level = security_level(key_bits)
+    return ciphers if level >= 2 else f"{ciphers}:@SECLEVEL={level}"
+
+
 # ---- certificates ----
 
 def _name(common_name):
@@ -359,15 +375,16 @@ class Bridge:
 
 # ---- clients ----
 
-def python_client(sock, ca_file, suite=None, curve=None, request=REQUEST, timeout=600.0):
+def python_client(sock, ca_file, suite=None, curve=None, request=REQUEST, timeout=600.0, key_bits=2048):
     """A TLS 1.2 handshake by Python's `ssl` on the connected socket `sock`, verifying the device's chain
     against `ca_file` and its name; sends `request`, reads one line back, closes with close_notify.
-    `suite`, `curve`: only that suite (console_protocol.TLS_SUITES) and curve (TLS_CURVES). Returns
+    `suite`, `curve`: only that suite (console_protocol.TLS_SUITES) and curve (TLS_CURVES); `key_bits`:
+    the device's key size (below 2048 bits the security level is lowered, `security_level`). Returns
     (the line, the cipher suite's OpenSSL name, the protocol version)."""
     context = ssl.create_default_context(cafile=str(ca_file))
     context.maximum_version = ssl.TLSVersion.TLSv1_2
-    if suite is not None:
-        context.set_ciphers(OPENSSL_CIPHERS[suite])
+    if suite is not None or security_level(key_bits) < 2:
+        context.set_ciphers(cipher_string(key_bits, OPENSSL_CIPHERS[suite] if suite is not None else "DEFAULT"))
     if curve is not None:
         context.set_ecdh_curve(OPENSSL_CURVES[curve])
     sock.settimeout(timeout)
@@ -384,14 +401,18 @@ def python_client(sock, ca_file, suite=None, curve=None, request=REQUEST, timeou
     return line.decode("ascii", errors="replace"), cipher, version
 
 
-def commands(address, out_dir=OUT_DIR):
-    """The commands that connect to the bridge at `address` and verify the device against the test CA."""
+def commands(address, out_dir=OUT_DIR, key_bits=2048):
+    """The commands that connect to the bridge at `address` and verify the device against the test CA (with
+    the security level lowered for a key below 2048 bits, `security_level`)."""
     host, port = address
     ca = display_path(Path(out_dir) / "ca.pem")
+    lowered = security_level(key_bits) < 2
     return {
         "openssl": (f"openssl s_client -connect {host}:{port} -CAfile {ca} -verify_return_error "
-                    f"-verify_hostname {HOSTNAME} -servername {HOSTNAME} -tls1_2 -ign_eof"),
+                    f"-verify_hostname {HOSTNAME} -servername {HOSTNAME} -tls1_2 -ign_eof"
+                    + (f" -cipher '{cipher_string(key_bits)}'" if lowered else "")),
         "python": ("python3 -c \"import socket, ssl; c = ssl.create_default_context(cafile='" + ca + "'); "
+                   + (f"c.set_ciphers('{cipher_string(key_bits)}'); " if lowered else "") +
                    f"s = c.wrap_socket(socket.create_connection(('{host}', {port})), server_hostname='{HOSTNAME}'); "
                    "s.sendall(b'hello\\n'); print(s.recv(4096).decode(), end=''); s.unwrap()\""),
     }
@@ -421,7 +442,11 @@ def serve(console, key, address, impl="hw_seq", timeout_ms=SIM_TIMEOUT_MS, out=p
     out(f"[tls] the device serves TLS 1.2 on {address[0]}:{address[1]} (RSA-{key['n'].bit_length()} on {impl}, "
         f"idle limit {timeout_ms} device ms); its certificate: {display_path(OUT_DIR / 'server.pem')}, "
         f"the CA: {display_path(OUT_DIR / 'ca.pem')}")
-    for name, command in commands(address).items():
+    bits = key["n"].bit_length()
+    if security_level(bits) < 2:
+        out(f"[tls] RSA-{bits} is below the 2048 bits that OpenSSL's default security level (2) asks of a "
+            f"server key: the commands lower it to {security_level(bits)}")
+    for name, command in commands(address, key_bits=bits).items():
         out(f"[tls]   {name}: {command}")
     out("[tls] Ctrl-C ends it")
     with server:

@@ -86,7 +86,8 @@ def _handshake(bridge, row, ca):
     def run():
         try:
             client["answer"] = tls.python_client(theirs, ca, suite=row.suite,
-                                                 curve=None if row.curve == "none" else row.curve)
+                                                 curve=None if row.curve == "none" else row.curve,
+                                                 key_bits=row.bits)
         except Exception as error:      # reported below
             client["error"] = error
 

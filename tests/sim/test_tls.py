@@ -1,12 +1,14 @@
 """The device as a TLS 1.2 server (firmware/tls_*.c, sim/tls.py), met by clients we did not write: Debian's
 `openssl s_client` and Python's `ssl`, each verifying the device's chain against a test CA, on both suites
-with the bench's RSA-2048 key on hw_seq; and by hostile ones (garbage, a ClientHello the server cannot
-answer, a client that vanishes mid-handshake, a truncated record then silence), after each of which the
-console must be back and the next connection must work.
+with the bench's RSA-2048 key on hw_seq, and with its RSA-1024 key at a lowered security level; and by
+hostile ones (garbage, a ClientHello the server cannot answer, a client that vanishes mid-handshake, a
+truncated record then silence), after each of which the console must be back and the next connection
+must work.
 
 One simulated SoC serves every test, behind one bridge on a loopback port (a module fixture): a boot and
 the key's set-up cost more than a handshake."""
 
+import shlex
 import shutil
 import socket
 import ssl
@@ -211,3 +213,44 @@ def test_a_truncated_record_then_silence_meets_the_idle_limit(device):
     assert connection.done["bytes_in"] == 15 and connection.done["handshake"] == 0
     assert time.monotonic() - started < 60
     check_handshake(python_handshake(device)[0], RSA)
+
+
+def test_a_1024_bit_key_is_refused_at_the_default_security_level_and_verified_below_it(device):
+    """RSA-1024: Python's default context asks for OpenSSL's security level 2 (server keys of 2048 bits
+    or more) and refuses the device's certificate; with the level lowered to 1 (tls.security_level), Python's
+    `ssl` verifies it on the RSA key exchange and the `openssl s_client` command that `python -m sim tls`
+    prints for such a key verifies it on ECDHE_RSA.  Runs last: the module's
+    2048-bit key and certificate are put back afterwards."""
+    key = next(k for k in keys.bench_keys() if k["bits"] == 1024)
+    out_dir = device.ca.parent
+    try:
+        tls.use_bench_key(device.console, 1024)
+        tls.prepare(device.console, key, out_dir)
+        before = len(device.bridge.connections)
+        with pytest.raises(ssl.SSLCertVerificationError) as refused:
+            tls.python_client(device.connect(), device.ca, suite=RSA)
+        assert "too weak" in str(refused.value) or "too small" in str(refused.value), refused.value
+        assert device.report(before).done["handshake"] == 0
+
+        line, cipher, version, connection = python_handshake(device, RSA, key_bits=1024)
+        assert (cipher, version) == (tls.OPENSSL_CIPHERS[RSA], "TLSv1.2")
+        check_handshake(line, RSA, key_bits=1024)
+        check_served(connection, line)
+
+        before = len(device.bridge.connections)
+        command = shlex.split(tls.commands(device.address, out_dir, key_bits=1024)["openssl"])
+        assert "-cipher" in command                     # the printed command lowers the level
+        result = subprocess.run(command, input=b"hello from s_client\n", capture_output=True, timeout=REPORT_WAIT)
+        out = result.stdout.decode(errors="replace")
+        assert result.returncode == 0, out[-2000:] + result.stderr.decode(errors="replace")[-2000:]
+        assert "Verify return code: 0 (ok)" in out and "Server public key is 1024 bit" in out
+        # OpenSSL's DEFAULT list puts ECDHE first and BearSSL's server follows the client's order: the
+        # printed command covers the other suite at 1024 bits
+        assert f"Cipher is {tls.OPENSSL_CIPHERS[ECDHE]}" in out
+        suite = ECDHE
+        line = next(text for text in out.splitlines() if text.startswith("handshake "))
+        check_handshake(line, suite, key_bits=1024)
+        check_served(device.report(before), line)
+    finally:
+        tls.use_bench_key(device.console, 2048)
+        tls.prepare(device.console, device.key, out_dir)
