@@ -219,8 +219,8 @@ def test_a_1024_bit_key_is_refused_at_the_default_security_level_and_verified_be
     """RSA-1024: Python's default context asks for OpenSSL's security level 2 (server keys of 2048 bits
     or more) and refuses the device's certificate; with the level lowered to 1 (tls.security_level), Python's
     `ssl` verifies it on the RSA key exchange and the `openssl s_client` command that `python -m sim tls`
-    prints for such a key verifies it on ECDHE_RSA.  Runs last: the module's
-    2048-bit key and certificate are put back afterwards."""
+    prints for such a key verifies it on ECDHE_RSA.  Runs last: the module's 2048-bit key and certificate
+    are put back afterwards."""
     key = next(k for k in keys.bench_keys() if k["bits"] == 1024)
     out_dir = device.ca.parent
     try:
@@ -247,9 +247,8 @@ def test_a_1024_bit_key_is_refused_at_the_default_security_level_and_verified_be
         # OpenSSL's DEFAULT list puts ECDHE first and BearSSL's server follows the client's order: the
         # printed command covers the other suite at 1024 bits
         assert f"Cipher is {tls.OPENSSL_CIPHERS[ECDHE]}" in out
-        suite = ECDHE
         line = next(text for text in out.splitlines() if text.startswith("handshake "))
-        check_handshake(line, suite, key_bits=1024)
+        check_handshake(line, ECDHE, key_bits=1024)
         check_served(device.report(before), line)
     finally:
         tls.use_bench_key(device.console, 2048)
