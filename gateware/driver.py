@@ -231,7 +231,7 @@ class SimulationTransport:
 
 class PeripheralModelTransport:
     """The ports of a ``gateware.model.PeripheralModel``, the Python model of the peripheral (not
-    ``sim.transport.SocModelTransport``, the pipe to the whole simulated SoC)."""
+    ``link.transport.SocModelTransport``, the pipe to the whole simulated SoC)."""
 
     def __init__(self, peripheral):
         self.model = peripheral

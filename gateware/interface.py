@@ -149,10 +149,10 @@ class ExponentScheme:
     """One way the sequencer runs an exponentiation: the one table every layer reads its schemes from.
 
     ``name`` names its machine (``gateware.montmul.schemes.MACHINES[name]``, the sequencer's submodule
-    ``sequencer.<name>``, which ``eda.formal`` reaches by that path) and its program in the model
+    ``sequencer.<name>``, which ``gateware.tools.formal`` reaches by that path) and its program in the model
     (``gateware.model.EXP_PROGRAMS[name]``).  ``opcode`` starts it in bank 0; ``pair_opcode``, if any,
     in both contexts at once (pair configurations only).  ``constant_time``: its time depends only on the
-    operand size and the declared exponent length, never on the exponent's bits (``eda.formal`` proves it
+    operand size and the declared exponent length, never on the exponent's bits (``gateware.tools.formal`` proves it
     for every scheme that claims it, and shows the others leak)."""
     name: str
     opcode: Opcode

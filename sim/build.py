@@ -96,7 +96,7 @@ def _model_inputs(gateware_dir, trace=False, faults=False):
 
 def _faults_config(gateware_dir):
     """The fault model's Verilator configuration (sim/faults.py, from the peripheral's Verilog)."""
-    from sim import faults
+    from jobs import faults
     return faults.verilator_config((Path(gateware_dir) / "montmul.v").read_text())
 
 

@@ -37,7 +37,7 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
     stopped; Ctrl-C (or any exception in the calling thread) ends the simulations at once and is
     raised. Returns the simulations' records: soc, peripheral, `listed`, seconds, cycles and
     cycles_per_second."""
-    from sim.console import SimConsole
+    from link.console import SimConsole
     todo = queue.Queue()
     for job in jobs:
         todo.put(job)

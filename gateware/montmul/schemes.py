@@ -1,7 +1,7 @@
 """The exponent sequencer's machines, one per scheme: EXP_WINDOW, EXP_LADDER and EXP_FIXED (with
 EXP_FIXED_PAIR).  See ``gateware.montmul.sequencer`` for what each computes and how long it takes.
 
-Each machine has its own states, named with its prefix (EW_, EL_, EF_; ``eda.formal`` relies on it):
+Each machine has its own states, named with its prefix (EW_, EL_, EF_; ``gateware.tools.formal`` relies on it):
 IDLE until ``start``, then back to IDLE in the cycle it pulses ``done``.  It issues its products on
 ``mul`` and reads the exponent through ``exponent`` (an ``ExponentReader`` request): a bit costs three
 cycles, the register-file row holding it (``read``), the W-bit word holding it (``latch_word``), then the

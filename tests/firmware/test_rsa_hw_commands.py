@@ -20,7 +20,7 @@ from amaranth.lib import data
 
 from bnlib import (BN_MAX_BITS, FIRMWARE, LAYOUT_SOURCE, BigNumLib, c_layout, key_numbers, layout_mismatches,
                    limbs, mirror_layout, words_for)
-from eda.report import crt_commands, crt_pairs
+from gateware.tools.report import crt_commands, crt_pairs
 from gateware import model
 from gateware.header import c_header
 from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig
@@ -139,7 +139,7 @@ def issued_commands(log):
 
 
 def cost_key(op, bits, exponent_bits, exponent, a_words):
-    """What a command's cycles depend on (the arguments eda.sweep gives the model): the exponent's
+    """What a command's cycles depend on (the arguments gateware.tools.sweep gives the model): the exponent's
     value only for EXP_WINDOW, a MUL_PAIR's shared a as its size in words (0: the modulus')."""
     if op in ("SETMOD", "MUL"):
         return op, bits

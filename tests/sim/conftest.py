@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from sim import build as sim_build
-from sim.console import SimConsole
+from link.console import SimConsole
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,10 +64,10 @@ def serial_boot_bench_512(sim_soc, tmp_path_factory):
     bench tests (tests/sim/test_serial.py) and the parallel runner's (tests/sim/test_bench_split.py), which
     compares its split run with this run's counts, in the order the firmware printed them (the bench's
     progress lines). All are in xdist_group "bench_512" (one worker)."""
-    from sim import serial_boot
-    from sim.console import Console
-    from sim.pty_uart import SimulatedSerialPort
-    from sim.transport import SerialTransport
+    from link import serial_boot
+    from link.console import Console
+    from jobs.pty import SimulatedSerialPort
+    from link.transport import SerialTransport
     from soc import config
 
     uploads = []

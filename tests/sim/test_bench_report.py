@@ -1,7 +1,7 @@
 """sim/bench.py's result files from made-up measurements: the peer libraries' columns, the speedups
 over each software, and rows a missing library could not give."""
 
-from sim import bench
+from jobs import bench
 from soc import console_protocol as protocol
 
 SOC = {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,

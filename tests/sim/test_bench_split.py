@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from sim import bench
+from jobs import bench
 from sim import build as sim_build
-from sim.console import ConsoleError, SimConsole
+from link.console import ConsoleError, SimConsole
 from soc import console_protocol as protocol
 from soc import montmul
 from soc.console_protocol import RESULT, Error, error_code, error_lines

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sim.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet, Missing,
+from link.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet, Missing,
                          Result, Timed, UnexpectedAnswer)
-from sim.transport import SocModelTransport
+from link.transport import SocModelTransport
 from soc import config
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code, error_lines
@@ -137,7 +137,7 @@ def fake_console(tmp_path):
 
 
 def test_every_record_parses_its_line_into_typed_fields():
-    """Each record is made from its protocol Line (sim.console.record): a line printed with that Line's
+    """Each record is made from its protocol Line (link.console.record): a line printed with that Line's
     fields parses into the record, integers as ints, flags as bools, each field in the Line's order."""
     samples = {"s": "yes", "u": "7", "lu": "7", "llu": "7", "d": "1"}
     for record in RECORDS:

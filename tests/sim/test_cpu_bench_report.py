@@ -2,7 +2,7 @@
 their reason, the SoC figures with and without the peripheral, the plot."""
 import json
 
-from sim import cpu_bench
+from jobs import cpu_bench
 from soc import console_protocol as protocol
 
 SW = {"public": 40_000, "private": 2_000_000, "private_crt": 900_000, "mul": 3_000}

@@ -31,7 +31,7 @@ import pytest
 from common.paths import BUILD_DIR
 from gateware.interface import PeripheralConfig
 from sim import build as sim_build
-from sim.console import SimConsole
+from link.console import SimConsole
 from soc import config, cpus, peer_libs
 from soc import console_protocol as protocol
 from soc.console_protocol import COMPARISON, RESULT, error_lines

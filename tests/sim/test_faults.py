@@ -9,7 +9,7 @@ import pytest
 
 from gateware.interface import Command
 from sim import build as sim_build
-from sim import faults
+from jobs import faults
 from soc import console_protocol as protocol
 from soc import keys as soc_keys
 

@@ -17,8 +17,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 
 from common.errors import ProjectError
-from sim import keygen
-from sim.console import CommandRefused
+from jobs import keygen
+from link.console import CommandRefused
 from soc import config
 from soc.console_protocol import Error, error_code, error_lines
 from soc.keys import is_probable_prime
@@ -44,7 +44,7 @@ MESSAGE = bytes(range(64))
 
 @pytest.fixture(scope="module")
 def console(sim_soc):
-    from sim.console import booted
+    from link.console import booted
     with booted(sim_soc, timeout=900) as con:
         yield con
 
@@ -165,7 +165,7 @@ def test_a_key_that_is_not_one_fails_its_checks(tmp_path):
 def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp_path, monkeypatch, capsys, mode,
                                                                                status):
     """The whole command on the stand-in console: in mode `wrong`, its keys made on hw_cpu have a wrong d."""
-    from sim import __main__ as sim_main
+    from jobs import cli as sim_main
     from sim import build as sim_build
     fake = _fake_build(tmp_path, mode)
     monkeypatch.setattr(sim_build, "build", lambda **kwargs: fake)
@@ -189,7 +189,7 @@ def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp
 # ---- issue 24's rows of the benchmark (sim/bench.py) ----
 
 def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
-    from sim import bench
+    from jobs import bench
     plan = [(job.kind, job.impl, job.sizes) for job in bench.extra_jobs((512, 1024, 2048))]
     assert plan == [("keygen", "hw_seq", (512,)), ("keygen", "hw_seq", (1024,)), ("keygen", "hw_seq", (2048,)),
                     ("sign", "hw_seq", (512, 1024, 2048))]
@@ -200,7 +200,7 @@ def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
 
 
 def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
-    from sim import bench
+    from jobs import bench
     raw = [{"bits": 512, "op": op, "impl": impl, "cycles": 100_000, "ok": True} for op, impl in
            (("public", "hw_seq"), ("private_crt", "hw_seq"))]
     extra = [{"bits": 512, "op": "keygen", "impl": "hw_seq", "seeds": 3, "cycles": [2_000_000, 3_000_000, 2_500_000],

@@ -13,8 +13,8 @@ import pytest
 
 from common.errors import ProjectError
 from sim import build as sim_build
-from sim import leak
-from sim.console import Timed
+from jobs import leak
+from link.console import Timed
 from soc import console_protocol as protocol
 
 #: One worker runs the module: the small run below is made once.

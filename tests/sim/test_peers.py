@@ -29,7 +29,7 @@ SESSION_SECONDS = 1800
 @contextlib.contextmanager
 def _booted(build):
     """A console on `build` (a SimBuild), freshly booted, closed on leaving."""
-    from sim.console import booted
+    from link.console import booted
     with booted(build, timeout=SESSION_SECONDS) as con:
         yield con
 

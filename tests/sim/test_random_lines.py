@@ -3,8 +3,8 @@
 the console's line editing that typing them relies on."""
 import random
 
-from sim import random_lines
-from sim.console import LINE_MAX
+from jobs import random_lines
+from link.console import LINE_MAX
 from soc.console_protocol import Error
 
 #: Lines in `make test` (about a fifth of a second each in the simulation); the full run takes 2,000.

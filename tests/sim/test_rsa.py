@@ -114,7 +114,7 @@ def vectors_under_a_user_key(sim_soc):
     (the user's key, the vectors' output, encrypt 1234's and decrypt's output), for the two tests
     below (one worker runs them: xdist_group), one run of the vectors (20 s of simulation) instead
     of one each."""
-    from sim.console import SimConsole
+    from link.console import SimConsole
     key = soc_keys.generate_key(512, seed="test-user-key-kept")
     n, e, d, p, q = (key[k] for k in ("n", "e", "d", "p", "q"))
     con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=1800)

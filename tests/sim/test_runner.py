@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from sim import build as sim_build
-from sim.__main__ import JOB_FLAGS, UsageError, _parse_args, _subcommand_argv
-from sim.console import ConsoleError, SimConsole
+from jobs.cli import JOB_FLAGS, UsageError, _parse_args, _subcommand_argv
+from link.console import ConsoleError, SimConsole
 
 ROOT = sim_build.ROOT
 

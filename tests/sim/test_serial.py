@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 import serial
 
-from sim import serial_boot
-from sim.console import LINE_MAX, Console, ConsoleError
-from sim.pty_uart import SimulatedSerialPort
-from sim.transport import SocModelTransport, TransportError, open_serial
+from link import serial_boot
+from link.console import LINE_MAX, Console, ConsoleError
+from jobs.pty import SimulatedSerialPort
+from link.transport import SocModelTransport, TransportError, open_serial
 from soc import config
 from soc import console_protocol as protocol
 

@@ -122,7 +122,7 @@ def _oaep_block(k, message, label=b"", defect=None):
 @pytest.fixture(scope="module")
 def session(sim_soc):
     """A booted console, and the output of the commands typed before any key was set."""
-    from sim.console import SimConsole
+    from link.console import SimConsole
     con = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=600)
     try:
         con.wait_prompt()
@@ -328,7 +328,7 @@ def test_without_bearssl_the_commands_say_so_and_the_rest_works(sim_soc, tmp_pat
     """The firmware as built when BearSSL's fetch failed, run on the same model from a directory of
     its own (the model reads its memories' .init files from where it runs)."""
     from sim import build as sim_build
-    from sim.console import SimConsole
+    from link.console import SimConsole
     shutil.copytree(sim_soc.build_dir / "software", tmp_path / "software", ignore=shutil.ignore_patterns("firmware"))
     image = firmware.build(tmp_path, extra_headers=firmware.soc_headers(),
                            peers={name: None for name in peer_libs.PEERS})

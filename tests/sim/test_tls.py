@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from sim import tls
-from sim.console import SimConsole
+from jobs import tls
+from link.console import SimConsole
 from soc import console_protocol as protocol
 from soc import keys
 

@@ -93,12 +93,12 @@ DUMMY = peer_libs.Peer("dummyssl", "DummySSL", "DummySSL 1.0", "DummySSL 1.0 (du
 @pytest.fixture
 def three_peers(monkeypatch):
     """soc.peer_libs.PEERS with DUMMY after the two real peers, and a fresh copy of the console protocol
-    made from that table (the imported module keeps the real one); sim.bench reads that copy."""
+    made from that table (the imported module keeps the real one); jobs.bench reads that copy."""
     monkeypatch.setattr(peer_libs, "PEERS", {**peer_libs.PEERS, DUMMY.name: DUMMY})
     spec = importlib.util.spec_from_file_location("console_protocol_three_peers", console_protocol.__file__)
     protocol = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(protocol)
-    from sim import bench
+    from jobs import bench
     monkeypatch.setattr(bench, "protocol", protocol)
     return protocol
 
@@ -148,7 +148,7 @@ def test_a_third_peer_is_in_the_firmware_lists(three_peers, tmp_path):
 
 
 def test_a_third_peer_has_its_bench_columns(three_peers):
-    from sim import bench
+    from jobs import bench
     protocol = three_peers
     cycles = {"sw": 6000, "hw_cpu": 300, "hw_seq": 200, "hw_seq_window": 190, "mbedtls": 8000, "bearssl": 4000,
               "dummyssl": 10000}

@@ -76,15 +76,15 @@ def test_the_finder_sees_a_loop():
 
 def test_no_module_imports_itself_through_others():
     known = modules()
-    assert "eda.cli" in known and "gateware.montmul.peripheral" in known
+    assert "gateware.tools.cli" in known and "gateware.montmul.peripheral" in known
     graph = {name: imports(name, path, known) for name, path in known.items()}
-    assert "eda.report" in graph["eda.cli"]           # the parser sees function-level imports too
+    assert "gateware.tools.report" in graph["gateware.tools.cli"]           # the parser sees function-level imports too
     assert loops(graph) == []
 
 
 def test_the_gateware_imports_no_tooling():
     """The RTL, its model and its driver import nothing of eda, soc, sim or boards; only the command
-    `python -m gateware` (gateware/__main__.py) hands over to eda.cli."""
+    `python -m gateware` (gateware/__main__.py) hands over to gateware.tools.cli."""
     known = modules()
     for name, path in known.items():
         if name.startswith("gateware") and name != "gateware.__main__":

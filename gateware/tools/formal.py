@@ -49,7 +49,7 @@ from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
 from soc import config as soc_config
 
-from .synth import run_yosys
+from eda.synth import run_yosys
 
 #: The configuration proved by default: the SoC's (with the memories cut, the lane count and operand
 #: size change only the widths of a few counters; `--lanes 4 --max-bits 128` takes the same time).

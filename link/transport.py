@@ -1,6 +1,6 @@
 """Byte pipes to a firmware console: the Verilator model's stdin/stdout, or a serial port.
 
-`sim.console.Console` speaks the console protocol over either. A serial port is opened through
+`link.console.Console` speaks the console protocol over either. A serial port is opened through
 pyserial's `serial_for_url`, so `/dev/ttyUSB1`, a pseudo-terminal or `socket://host:port` (the
 simulated SoC's UART behind LiteX's `serial2tcp` module) are all the same to it.
 """

@@ -28,8 +28,8 @@ from common import report as report_files
 from common.errors import ProjectError
 from common.jobs import run_parallel
 from common.paths import BUILD_DIR
-from sim.bench import cycles_cell, speedup_cell
-from sim.console import AnswerError, ConsoleError, Result, SimConsole
+from jobs.bench import cycles_cell, speedup_cell
+from link.console import AnswerError, ConsoleError, Result, SimConsole
 from soc import config
 from soc import console_protocol as protocol
 from soc import cpus as soc_cpus
@@ -206,7 +206,7 @@ def run_cpu(cpu_name, sizes, budget, synth, timeout, quiet=False):
         out["seconds"]["sw"] = round(spent, 1)
 
         if synth:
-            from sim import cpu_figures
+            from jobs import cpu_figures
             t0 = time.monotonic()
             out["socs"] = cpu_figures.soc_figures(build, cpu, log=say)
             out["seconds"]["synth"] = round(time.monotonic() - t0, 1)

@@ -25,7 +25,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from sim.console import CHUNK, LINE_MAX
+from link.console import CHUNK, LINE_MAX
 from soc import config
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
-from sim.console import CommandRefused, ConsoleError, UnexpectedAnswer
+from link.console import CommandRefused, ConsoleError, UnexpectedAnswer
 from soc import config
 from soc import console_protocol as protocol
 

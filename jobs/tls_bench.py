@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.errors import ProjectError
-from sim import pool, tls
-from sim.console import UnexpectedAnswer
+from sim import pool
+from jobs import tls
+from link.console import UnexpectedAnswer
 from soc import config
 from soc import console_protocol as protocol
 from soc import keys as soc_keys
@@ -231,7 +232,7 @@ def main(args, build, timeout_ms, log, open_console):
         return names
 
     if args.port:
-        from sim.bench import soc_from_info
+        from jobs.bench import soc_from_info
         console = open_console(args, build, args.timeout or 7200)
         try:
             soc = soc_from_info(console)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from common import report as report_files
 from sim import pool
-from sim.console import ConsoleError, Missing
+from link.console import ConsoleError, Missing
 from soc import console_protocol as protocol
 from soc import peer_libs
 
@@ -88,7 +88,7 @@ def _extra_results(console, job, progress):
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import padding
 
-    from sim import keygen
+    from jobs import keygen
     from soc.keys import bench_keys
     rows = []
     if job.kind == "keygen":
@@ -143,7 +143,7 @@ def _extra_results(console, job, progress):
 
 
 def keygen_numbers(key):
-    """A soc.keys dict as the attributes sim.keygen.private_key reads."""
+    """A soc.keys dict as the attributes jobs.keygen.private_key reads."""
     from types import SimpleNamespace
     return SimpleNamespace(**{name: key[name] for name in ("n", "e", "d", "p", "q")})
 

@@ -26,7 +26,7 @@ import dataclasses
 import time
 from typing import ClassVar
 
-from sim.transport import ConsoleError, SocModelTransport
+from link.transport import ConsoleError, SocModelTransport
 from soc import config
 from soc import console_protocol as protocol
 from soc.console_protocol import PROMPT
@@ -235,7 +235,7 @@ class Console:
     def _read(self, until, limit=None, waiting_for=None):
         """Reads output until `until()` is true; raises when the transport fails, the session's time
         runs out, or `limit` seconds pass (then: "the firmware stopped answering: <waiting_for>")."""
-        from sim import serial_boot
+        from link import serial_boot
         limit_at = None if limit is None else time.monotonic() + limit
         while not until():
             now = time.monotonic()
@@ -474,7 +474,7 @@ class SimConsole(Console):
     """The simulated SoC on the model's stdin/stdout, booted straight into the preloaded firmware."""
 
     def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0, model_args=()):
-        from sim import serial_boot
+        from link import serial_boot
         super().__init__(SocModelTransport(model, cwd, model_args), timeout, echo_timeout,
                          boot=serial_boot.jump_to_main_ram)
 
@@ -493,8 +493,8 @@ def open_serial_console(url, baudrate, timeout=600.0, answer_within=10.0, echo_t
     """The console at a serial port (a board, or `python -m sim pty`), at its prompt. Every way it
     can fail is one ConsoleError line: no such port, no permission, busy, no answer, not text (wrong
     baud rate), the BIOS instead of the firmware."""
-    from sim import serial_boot
-    from sim.transport import SerialTransport
+    from link import serial_boot
+    from link.transport import SerialTransport
     transport = SerialTransport(url, baudrate)
     console = Console(transport, timeout, echo_timeout, boot=serial_boot.jump_to_main_ram)
     try:

@@ -1,7 +1,7 @@
 """``python -m gateware --report``: cycle counts, xc7z020 resources, a timing estimate per clock domain
 and what they make of an RSA-2048 private operation, for one configuration of the Montgomery
-peripheral, next to the targets of the issue (the command line is ``eda.cli``; ``--sweep`` runs
-``eda.sweep``: the same figures for several configurations).
+peripheral, next to the targets of the issue (the command line is ``gateware.tools.cli``; ``--sweep`` runs
+``gateware.tools.sweep``: the same figures for several configurations).
 
 The figures come from:
   * ``gateware.driver.mul_cycles`` and ``pair_mul_cycles`` (the RTL, simulated), each checked against
@@ -27,9 +27,9 @@ from gateware import model
 from gateware.interface import WORD_BITS, PeripheralConfig
 from soc import config as soc_config
 
-from . import synth, timing
-from .synth import generate_verilog
-from .timing.netlist import net_names
+from eda import synth, timing
+from eda.synth import generate_verilog
+from eda.timing.netlist import net_names
 
 __all__ = ["TARGETS", "MUL_BITS", "CLOCK_DOMAINS", "CRT_BITS", "CrtCommand", "mul_cycles", "pair_fits",
            "mul_pair_cycles", "crt_commands", "crt_pairs", "crt_cycles", "firmware_build_dir", "firmware_source",
@@ -250,7 +250,7 @@ def firmware_crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS, log=prin
     key on the simulated SoC with ``config``'s peripheral: ``firmware_command``.  Builds what is stale
     first (sim.build: minutes the first time).  A wrong result is an error, not a figure."""
     from sim import build as sim_build
-    from sim.console import booted
+    from link.console import booted
 
     build = sim_build.build(firmware_build_dir(config),
                             montmul_config=None if config == soc_config.MONTMUL else config, log=log)

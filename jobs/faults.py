@@ -420,9 +420,9 @@ class Session:
     """One boot of the fault model with the key set; `operation()` runs one command."""
 
     def __init__(self, build, key, timeout):
-        from sim import serial_boot
-        from sim.console import Console
-        from sim.transport import SocModelTransport
+        from link import serial_boot
+        from link.console import Console
+        from link.transport import SocModelTransport
         import os
         self.hook = FaultHook()
         transport = SocModelTransport(build.model, build.gateware_dir, pass_fds=self.hook.model_fds,
@@ -438,7 +438,7 @@ class Session:
 
     def operation(self, command):
         """Types `command`; its output, or None when the model ended (the hook's cycle limit)."""
-        from sim.transport import TransportError
+        from link.transport import TransportError
         try:
             return self.console.command(command)
         except TransportError:

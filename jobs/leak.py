@@ -211,7 +211,7 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
     """Runs the jobs on `simulations` simulations in parallel, each taking the next job when it is
     free; the software rows on `bare` (the SoC without the peripheral) when given. Returns
     (samples, wrong): {(case, impl, op): [(group, cycles, result_ok)]} and the measurements whose
-    result was wrong, [(measurement, sim.console.Timed)]. Raises a ConsoleError (a ProjectError) when
+    result was wrong, [(measurement, link.console.Timed)]. Raises a ConsoleError (a ProjectError) when
     the firmware refuses a command or does not answer as it should."""
     started = time.monotonic()
     total = sum(len(job) for job in job_list)

@@ -115,7 +115,7 @@ def upload_firmware(port, firmware_bin, address=config.MAIN_RAM_BASE, in_flight=
     ahead), so the default is `--safe`'s, as are the frames' 64 bytes (with 255, one try got the
     BIOS's frame-timeout error). Returns the seconds the upload and jump took. `log` receives
     litex_term's messages (default: dropped)."""
-    from sim.transport import ConsoleError
+    from link.transport import ConsoleError
     with tempfile.TemporaryDirectory(prefix="serial-boot-") as parts_dir:
         images = []
         for start, data in loaded_parts(firmware_bin, address):

@@ -1,6 +1,6 @@
-"""The command line of ``python -m gateware``: ``--report`` (eda.report), ``--sweep`` (eda.sweep), both
+"""The command line of ``python -m gateware``: ``--report`` (gateware.tools.report), ``--sweep`` (gateware.tools.sweep), both
 with ``--no-firmware`` to leave out the firmware's RSA-2048 count on the simulated SoC, and
-``--prove`` (eda.formal, its own options).  The figures live in those modules; this one only parses,
+``--prove`` (gateware.tools.formal, its own options).  The figures live in those modules; this one only parses,
 calls and prints."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from common.errors import ProjectError
 from gateware.interface import PeripheralConfig
 from soc import config as soc_config
 
-from . import sweep, timing
+from eda import timing
+
+from . import sweep
 from .report import DEFAULT_BUILD, build_report, format_report
 
 __all__ = ["main"]

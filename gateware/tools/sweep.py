@@ -4,17 +4,17 @@ side by side: area, clock estimate, cycles per product and what they make of an 
 For each number of lanes (default: 8, 16, 32, ... up to the largest whose multipliers fit the
 xc7z020's DSP48E1 columns) the sweep gets
 
-  * DSP48E1, LUT, FF, BRAM36 from Yosys and the Fmax estimate (``eda.report.synthesize_peripheral``,
+  * DSP48E1, LUT, FF, BRAM36 from Yosys and the Fmax estimate (``gateware.tools.report.synthesize_peripheral``,
     ``resource_figures``, ``timing_figures``: the figures of ``python -m gateware --report``),
   * the cycles of one Montgomery product at ``SIZES`` bits, simulated on the RTL and checked
-    against the model (``eda.report.mul_cycles``),
+    against the model (``gateware.tools.report.mul_cycles``),
   * the peripheral's cycles for one RSA-2048 private operation with CRT as the firmware's sequencer
-    backend issues it (``eda.report.crt_cycles``, from ``gateware.model``), and that time in
+    backend issues it (``gateware.tools.report.crt_cycles``, from ``gateware.model``), and that time in
     microseconds,
   * whether it fits the xc7z010 and the xc7z020 (``DEVICES``),
 
 and, for the configuration of the simulated SoC (``FIRMWARE_CONFIG``), the firmware's own count of
-the whole RSA-2048 operation (``eda.report.firmware_crt``, unless ``firmware`` is false); and writes
+the whole RSA-2048 operation (``gateware.tools.report.firmware_crt``, unless ``firmware`` is false); and writes
 ``sweep.json``, ``sweep.md`` (the table) and ``sweep.png`` (area against RSA-2048 time).  The
 synthesis runs and the simulations are independent jobs, spread over ``jobs`` processes; the first two
 are cached (``build/gateware/cache``, or under ``--workdir``), so a second sweep over unchanged
@@ -36,8 +36,10 @@ from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
 from gateware.montmul.lanes import DSP_WORD_BITS
 from soc import config as soc_config
 
-from . import report, synth, timing
-from .devices import DEVICES
+from eda import synth, timing
+
+from . import report
+from eda.devices import DEVICES
 # The model of RSA-2048 with CRT lives with the report, which shows it too; named here for the sweep's readers.
 from .report import CRT_BITS, crt_commands, crt_cycles, crt_pairs
 

@@ -18,7 +18,7 @@ import tty
 from pathlib import Path
 
 from common.errors import ProjectError
-from sim.transport import SocModelTransport, TransportError
+from link.transport import SocModelTransport, TransportError
 
 
 def _run_dir(build, empty_ram):

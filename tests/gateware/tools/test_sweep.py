@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from common.errors import ProjectError
-from eda import cli, report, sweep, synth
+from eda import synth
+from gateware.tools import cli
+from gateware.tools import report
+from gateware.tools import sweep
 from gateware import model
 from gateware.interface import FIXED_WINDOW_BITS, PeripheralConfig
 from boards import pynq_z2 as board

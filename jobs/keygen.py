@@ -131,7 +131,7 @@ def openssl_check(pem_path):
 
 
 def check_key(made, bits, pem_path):
-    """The checks of CHECKS on `made` (a sim.console.GeneratedKey), {name: passed}; writes the key as PEM
+    """The checks of CHECKS on `made` (a link.console.GeneratedKey), {name: passed}; writes the key as PEM
     to `pem_path` when it can be built at all."""
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives import hashes

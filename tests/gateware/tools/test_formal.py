@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eda import formal
+from gateware.tools import formal
 from gateware.interface import EXPONENT_SCHEMES, Opcode, PeripheralConfig
 from gateware.montmul.schemes import MACHINES
 

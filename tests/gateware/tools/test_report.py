@@ -15,7 +15,9 @@ from amaranth.lib.wiring import In, Out
 
 from common.errors import ProjectError
 from soc import config as soc_config
-from eda import cli, report, synth, timing
+from eda import synth, timing
+from gateware.tools import cli
+from gateware.tools import report
 from gateware import driver, model
 from gateware.interface import PeripheralConfig
 
