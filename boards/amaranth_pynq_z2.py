@@ -25,8 +25,10 @@ from amaranth.lib.cdc import FFSynchronizer
 from amaranth.lib.wiring import In, Out
 from amaranth.vendor import XilinxPlatform
 
+from common.errors import ProjectError
 from gateware.driver import PeripheralError
 from gateware.interface import ErrorCode, PeripheralConfig, Status
+from gateware.options import add_peripheral_options, peripheral_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_DIR = ROOT / "build" / "amaranth_pynq_z2"
@@ -259,13 +261,11 @@ def main(argv=None):
     parser.add_argument("--toolchain", choices=TOOLCHAINS, default="Vivado")
     parser.add_argument("--build-dir", type=Path, default=DEFAULT_BUILD_DIR)
     parser.add_argument("--build", action="store_true", help="run the toolchain's script")
-    parser.add_argument("--max-bits", type=int, help="peripheral operand size (default: PeripheralConfig)")
-    parser.add_argument("--lanes", type=int, help="peripheral multiplier lanes (default: PeripheralConfig)")
+    add_peripheral_options(parser.add_argument_group("peripheral configuration"))
     args = parser.parse_args(argv)
-    overrides = {k: v for k, v in (("max_bits", args.max_bits), ("lanes", args.lanes)) if v is not None}
     try:
-        config = PeripheralConfig(**overrides)
-    except ValueError as error:
+        config = peripheral_config(args)
+    except ProjectError as error:
         parser.error(str(error))
     name = "montmul_pynq_z2"
     platform, build_dir = prepare(args.build_dir, args.toolchain, config, name=name)

@@ -14,7 +14,6 @@ IOs come from litex-boards' PYNQ-Z2 platform; unlike its target, ours honours `-
 `--uart`. Usage: `python -m soc --board pynq_z2 --help` (the flow is in `soc/board_build.py`).
 """
 
-import dataclasses
 import os
 import shutil
 
@@ -28,8 +27,9 @@ from litex.soc.cores.clock import S7PLL
 
 from litex_boards.platforms import tul_pynq_z2 as _stock
 
-from common.errors import ProjectError, reports_errors
+from common.errors import reports_errors
 from common.paths import BUILD_DIR
+from gateware.options import add_peripheral_options, peripheral_config
 from soc import config
 from soc.soc import RSABenchSoC
 
@@ -260,27 +260,10 @@ def argument_parser(prog=None):
                                help="Tool for --load (auto: vivado if installed, else openFPGALoader).")
     parser.add_target_argument("--report", action="store_true",
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
-    parser.add_target_argument("--montmul-lanes", default=config.MONTMUL.lanes, type=int, metavar="N",
-                               help="Multiplier lanes of the Montgomery peripheral (a power of two, at least 4; "
-                                    f"default {config.MONTMUL.lanes}; `python -m gateware --sweep` compares them).")
-    parser.add_target_argument("--montmul-word-bits", default=config.MONTMUL.word_bits, type=int, metavar="W",
-                               help=f"Word width of the peripheral's lanes (8, 16 or 32; default "
-                                    f"{config.MONTMUL.word_bits}: 3 DSP48E1 per product, 1 up to 16 bits).")
+    add_peripheral_options(parser.target_group)     # `python -m gateware --sweep` compares lane counts
     parser.set_defaults(cpu_type=config.CPU_TYPE, cpu_variant=None,
                         output_dir=str(BUILD_DIR / "pynq_z2"))
     return parser
-
-
-def peripheral_config(args):
-    """The Montgomery peripheral's configuration from the parsed options; ProjectError if invalid."""
-    try:
-        base = dataclasses.replace(config.MONTMUL, word_bits=args.montmul_word_bits)
-    except ValueError as error:
-        raise ProjectError(f"--montmul-word-bits {args.montmul_word_bits}: {error}") from None
-    try:
-        return dataclasses.replace(base, lanes=args.montmul_lanes)
-    except ValueError as error:
-        raise ProjectError(f"--montmul-lanes {args.montmul_lanes}: {error}") from None
 
 
 @reports_errors

@@ -42,16 +42,18 @@ from amaranth.lib import data, enum
 
 __all__ = [
     "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "SLOT_BITS",
-    "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
+    "LANES_DEFAULT", "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
     "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "fixed_table_slot",
     "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "exponent_scheme", "ErrorCode",
     "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "field_offsets",
 ]
 
-#: Internal word width W (bits) of the default build (``PeripheralConfig.word_bits``).  One W x W
-#: unsigned product fits a single DSP48E1 (17x17 unsigned inside its 25x18 signed multiplier), so a lane
-#: is two DSPs and no product needs tiling or a wide adder tree.
-WORD_BITS = 16
+#: Internal word width W (bits) of the default configuration, the SoC's (``PeripheralConfig().word_bits``).
+#: A 32 x 32 product takes 3 DSP48E1 (a 16-bit one would fit one); 32 lanes of it make a 1024-bit row,
+#: so RSA-2048's halves run as pairs, within the xc7z020's 220 DSPs.
+WORD_BITS = 32
+#: Multiplier lanes of the default configuration (``PeripheralConfig().lanes``).
+LANES_DEFAULT = 32
 #: Width of a bus data word.
 BUS_BITS = 32
 #: User-visible operand slots (0 .. NUM_SLOTS-1): the only slots a command may name.
@@ -81,7 +83,7 @@ SIZE_BITS = ARG_BITS
 #: Width of an exponent bit index.  One bit more than the length, so that stepping below bit 0 wraps to an
 #: index at or above any exponent length, which the sequencers read as a zero bit.
 EXP_INDEX_BITS = ARG_BITS + 1
-#: Default build-time maximum operand size.
+#: Largest operand size (bits) of the default configuration (``PeripheralConfig().max_bits``): RSA-4096.
 MAX_BITS_DEFAULT = 4096
 #: Smallest operand size accepted by SETMOD, in W-bit words.
 MIN_WORDS = 1
@@ -229,13 +231,14 @@ def field_offsets(layout_cls):
 
 @dataclass(frozen=True)
 class PeripheralConfig:
-    """Build-time parameters.  ``PeripheralConfig()`` is the gateware's default (16-bit words, 64 lanes), the
-    one its tests build; the SoC chooses its own (``soc.config.MONTMUL``)."""
+    """Build-time parameters.  ``PeripheralConfig()`` is the one default, the configuration the SoC carries
+    (the simulation's, the board's, the proofs'): 32 lanes of 32-bit words, operands up to 4096 bits.
+    Tests choose smaller ones; ``gateware.options`` sets the fields from a command line."""
     #: Largest operand size in bits (a multiple of 32).
     max_bits: int = MAX_BITS_DEFAULT
-    #: Parallel multiplier lanes; each lane does a_i*b_j and q_i*n_j every cycle (2 DSP48E1 at W = 16).
+    #: Parallel multiplier lanes; each lane does a_i*b_j and q_i*n_j every cycle.
     #: A power of two (a register-file row is ``lanes`` words), at least 4.
-    lanes: int = 64
+    lanes: int = LANES_DEFAULT
     #: Word width W: the lanes multiply W x W, a quotient digit is W bits, sizes are counted in W-bit words
     #: and R = 2^(W*size).  Smaller widths make small, fast test and proof configurations of the same RTL.
     word_bits: int = WORD_BITS

@@ -133,10 +133,10 @@ def _build_options():
                             "its own: objects made with other flags are not rebuilt)")
     peripheral = parser.add_argument_group("the peripheral's build (gateware.interface.PeripheralConfig)")
     peripheral.add_argument("--montmul-word-bits", type=int, default=None, metavar="W",
-                            help=f"word width W (default {config.MONTMUL.word_bits}); another configuration "
+                            help=f"word width W (default {PeripheralConfig().word_bits}); another configuration "
                                  "than the default builds in build/sim...-w<W>-l<lanes>")
     peripheral.add_argument("--montmul-lanes", type=int, default=None, metavar="N",
-                            help=f"multiplier lanes (default {config.MONTMUL.lanes})")
+                            help=f"multiplier lanes (default {PeripheralConfig().lanes})")
     return parser
 
 
@@ -349,7 +349,7 @@ def _montmul_config(args):
     the option."""
     if args.montmul_word_bits is None and args.montmul_lanes is None:
         return None
-    default = config.MONTMUL
+    default = PeripheralConfig()
     try:
         return PeripheralConfig(word_bits=args.montmul_word_bits or default.word_bits,
                                 lanes=args.montmul_lanes or default.lanes)

@@ -25,15 +25,15 @@ import random
 import time
 from dataclasses import dataclass
 
+from gateware.interface import PeripheralConfig
 from link.console import CHUNK, LINE_MAX
-from soc import config
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code
 
 #: CONSOLE_MAX_ARGS in firmware/console.h: a line of more words is refused.
 MAX_WORDS = 8
 #: The firmware's bignum limit, in bits.
-MAX_BITS = config.MONTMUL.max_bits
+MAX_BITS = PeripheralConfig().max_bits
 KINDS = ("binary", "long", "truncated_hex", "huge_number", "words")
 
 

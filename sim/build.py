@@ -26,6 +26,7 @@ from common import cache, tools
 from common.errors import ProjectError
 from common.output import output_to
 from common.paths import BUILD_DIR, ROOT, display_path
+from gateware.interface import PeripheralConfig
 from soc import config
 from soc import firmware
 
@@ -67,8 +68,8 @@ class SimBuild:
 
 def peripheral_info(montmul_config=None):
     """The peripheral's configuration as the reports record it (the build's own, not a default)."""
-    from gateware.interface import NUM_SLOTS
-    cfg = montmul_config or config.MONTMUL
+    from gateware.interface import NUM_SLOTS, PeripheralConfig
+    cfg = montmul_config or PeripheralConfig()
     return {"max_bits": cfg.max_bits, "lanes": cfg.lanes, "word_bits": cfg.word_bits, "slots": NUM_SLOTS}
 
 
@@ -243,7 +244,7 @@ def cpu_build_dir(cpu_type, cpu_variant, montmul_config=None):
         path = DEFAULT_BUILD_DIR
     else:
         path = BUILD_DIR / f"sim-{cpu_type}-{cpu_variant}"
-    default = config.MONTMUL
+    default = PeripheralConfig()
     if montmul_config is not None and montmul_config != default:
         suffix = f"-w{montmul_config.word_bits}-l{montmul_config.lanes}"
         if montmul_config.max_bits != default.max_bits:
@@ -316,7 +317,7 @@ def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, 
 
     log("[sim] building the firmware")
     started = time.monotonic()
-    firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or config.MONTMUL).max_bits,
+    firmware_bin = firmware.build(build_dir, max_bits=(montmul_config or PeripheralConfig()).max_bits,
                                   extra_headers=firmware.soc_headers(montmul_config), cflags=firmware_cflags,
                                   peers=firmware_peers)
     firmware.write_init(firmware_bin, main_ram_init(gateware_dir), config.MAIN_RAM_SIZE)

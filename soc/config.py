@@ -1,13 +1,9 @@
 """Facts about the SoC that several parts of the project share (one place for each)."""
 
-from gateware.interface import PeripheralConfig
-
 SYS_CLK_FREQ = int(100e6)
 
-# The Montgomery peripheral the SoC carries (the simulation's, the board's, the proofs'): 32 lanes of
-# 32-bit words. A 1024-bit row, so RSA-2048's halves run as pairs; 3 DSP48E1 per 32x32 product, 192 in
-# the lanes, and no quotient multiplier beyond one per context (quotient pipelining).
-MONTMUL = PeripheralConfig(word_bits=32, lanes=32)
+# The Montgomery peripheral the SoC carries is the peripheral's default configuration,
+# gateware.interface.PeripheralConfig() (32 lanes of 32-bit words, operands up to 4096 bits).
 
 # VexRiscv variant, chosen by measured firmware speed (see README, "Choice of CPU variant").
 CPU_TYPE = "vexriscv"

@@ -47,8 +47,9 @@ def soc_headers(montmul_config=None, vectors=True):
     benchmark keys and test vectors up to the peripheral's maximum size (`vectors=False`: no PKCS#1
     vectors, the board's image)."""
     from gateware.header import c_header
+    from gateware.interface import PeripheralConfig
     from soc.keys import keys_header
-    montmul_config = montmul_config or config.MONTMUL
+    montmul_config = montmul_config or PeripheralConfig()
     return {"montmul.h": c_header(montmul_config),
             "keys.h": keys_header(montmul_config.max_bits, vectors_per_key=1 if vectors else 0)}
 

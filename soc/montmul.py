@@ -37,8 +37,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourcePulse
 
-from gateware.interface import Command, ErrorCode, Status
-from soc import config as soc_config
+from gateware.interface import Command, ErrorCode, PeripheralConfig, Status
 
 # Field positions come from the interface's layouts, never from numbers written here.
 _COMMAND = data.Layout.cast(Command)
@@ -89,7 +88,7 @@ def _verilog(config, name):
 
 class MontgomeryCSR(LiteXModule):
     def __init__(self, platform, config=None, name="montmul", idle_clock_gate=False):
-        self.config = config = config or soc_config.MONTMUL
+        self.config = config = config or PeripheralConfig()
         layout = ", ".join(f"{name} [{f.offset + f.width - 1}:{f.offset}]" for name, f in _COMMAND)
         self.cmd = CSRStorage(32, description=f"Command word; writing it issues the command ({layout}).")
         self.wdata = CSRStorage(32, description="Operand data in: the next 32-bit word of the slot "

@@ -6,14 +6,12 @@ calls and prints."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
 
 from common.errors import ProjectError
-from gateware.interface import PeripheralConfig
-from soc import config as soc_config
+from gateware.options import add_peripheral_options, peripheral_config
 
 from eda import timing
 
@@ -39,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="the same figures for several configurations, and what they make of RSA-2048 "
                              "(LANES: comma-separated, default "
                              f"{','.join(map(str, sweep.DEFAULT_LANES))} at the SoC's {sweep.FIRMWARE_CONFIG.word_bits}-bit "
-                             f"words, {','.join(map(str, sweep.default_lanes(16)))} with --word-bits 16); writes sweep.json, sweep.md and "
+                             f"words, {','.join(map(str, sweep.default_lanes(16)))} with --montmul-word-bits 16); writes sweep.json, sweep.md and "
                              "sweep.png in the working directory")
     parser.add_argument("--prove", action="store_true",
                         help="SymbiYosys proofs of constant time and of refusals' integrity, written to "
@@ -56,22 +54,9 @@ def _parser() -> argparse.ArgumentParser:
                              "(default: build/gateware)")
     parser.add_argument("--route-ns", type=float, default=timing.ROUTE_PS / 1000, metavar="NS",
                         help="routing allowance per net in the timing estimate (default: %(default)s)")
-    group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig; "
-                                      "by default the SoC's, soc.config.MONTMUL)")
-    for field in dataclasses.fields(PeripheralConfig):
-        group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=type(field.default),
-                           default=None, metavar=field.name.upper(),
-                           help=f"default: {getattr(soc_config.MONTMUL, field.name)}")
+    add_peripheral_options(parser.add_argument_group(
+        "peripheral configuration (gateware.interface.PeripheralConfig; by default PeripheralConfig(), the SoC's)"))
     return parser
-
-
-def _config(args: argparse.Namespace) -> PeripheralConfig:
-    overrides = {field.name: getattr(args, field.name) for field in dataclasses.fields(PeripheralConfig)
-                 if getattr(args, field.name) is not None}
-    try:
-        return dataclasses.replace(soc_config.MONTMUL, **overrides)
-    except ValueError as error:
-        raise ProjectError(f"invalid configuration: {error}") from None
 
 
 def main(argv=None) -> int:
@@ -89,7 +74,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 0
     try:
-        config = _config(args)
+        config = peripheral_config(args)
         if args.route_ns < 0:
             raise ProjectError("--route-ns must not be negative")
         report = build_report(config, workdir=args.workdir, route_ps=round(args.route_ns * 1000),
@@ -106,14 +91,14 @@ def main(argv=None) -> int:
 
 
 def _main_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if args.lanes is not None:
+    if args.montmul_lanes is not None:
         parser.error("--sweep takes the lanes itself: --sweep 8,16,32")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     try:
         if args.route_ns < 0:
             raise ProjectError("--route-ns must not be negative")
-        config = _config(args)
+        config = peripheral_config(args)
         # --sweep without a list: the default lanes of the word width asked for
         data = sweep.sweep(None if args.sweep is sweep.DEFAULT_LANES else args.sweep, max_bits=config.max_bits,
                            word_bits=config.word_bits, workdir=args.workdir, jobs=args.jobs,

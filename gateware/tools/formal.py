@@ -1,5 +1,5 @@
 """``python -m gateware --prove``: SymbiYosys proofs about the peripheral's RTL, by default in the
-configuration the SoC uses (``soc.config.MONTMUL``: 32 lanes of 32-bit words, 4096-bit operands), written to
+configuration the SoC uses (``PeripheralConfig()``: 32 lanes of 32-bit words, 4096-bit operands), written to
 build/formal/report.{json,md}.
 
 **Constant time, by self-composition.**  Two copies of the peripheral take the same command words,
@@ -47,13 +47,12 @@ from common.jobs import run_parallel
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
-from soc import config as soc_config
 
 from eda.synth import run_yosys
 
 #: The configuration proved by default: the SoC's (with the memories cut, the lane count and operand
 #: size change only the widths of a few counters; `--lanes 4 --max-bits 128` takes the same time).
-FORMAL_CONFIG = soc_config.MONTMUL
+FORMAL_CONFIG = PeripheralConfig()
 OUT_DIR = BUILD_DIR / "formal"
 #: Registers that hold operand bits by design (flattened names): the exponent word the sequencer reads
 #: its windows and ladder bits from.  They choose which table slot or operand a product reads, never a

@@ -220,7 +220,7 @@ def firmware_build_dir(config: PeripheralConfig) -> Path | None:
     """Where the simulated SoC with ``config``'s peripheral is built: None for the default
     configuration (``python -m sim``'s own build, build/sim), otherwise the directory ``python -m sim
     run ... --montmul-word-bits W --montmul-lanes N`` builds it in (``sim.build.cpu_build_dir``)."""
-    if config == soc_config.MONTMUL:
+    if config == PeripheralConfig():
         return None
     from sim import build as sim_build
     return sim_build.cpu_build_dir(soc_config.CPU_TYPE, soc_config.CPU_VARIANT, config)
@@ -240,7 +240,7 @@ def firmware_source(config: PeripheralConfig, bits: int = CRT_BITS) -> str:
     options = f"--montmul-word-bits {config.word_bits} --montmul-lanes {config.lanes}"
     return (f'python -m sim run "{firmware_command(bits)}" {options}: the firmware\'s cycle counter on the '
             f"simulated SoC ({directory.relative_to(ROOT)}"
-            + (f", max_bits={config.max_bits}, which the option cannot set)" if config.max_bits != soc_config.MONTMUL.max_bits
+            + (f", max_bits={config.max_bits}, which the option cannot set)" if config.max_bits != PeripheralConfig().max_bits
                else ")"))
 
 
@@ -253,7 +253,7 @@ def firmware_crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS, log=prin
     from link.console import booted
 
     build = sim_build.build(firmware_build_dir(config),
-                            montmul_config=None if config == soc_config.MONTMUL else config, log=log)
+                            montmul_config=None if config == PeripheralConfig() else config, log=log)
     with booted(build) as console:
         answer = console.bench([bits], rows=[(bits, FIRMWARE_OP, FIRMWARE_IMPL)])
     if len(answer.results) != 1 or not answer.results[0].ok:

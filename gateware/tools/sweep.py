@@ -55,7 +55,7 @@ RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
 #: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
 #: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.  The sweep's
 #: word width is its by default.
-FIRMWARE_CONFIG = soc_config.MONTMUL
+FIRMWARE_CONFIG = PeripheralConfig()
 
 
 def dsp_per_lane(word_bits: int = FIRMWARE_CONFIG.word_bits) -> int:

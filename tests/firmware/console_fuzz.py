@@ -34,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from common.errors import ProjectError  # noqa: E402
+from gateware.interface import PeripheralConfig  # noqa: E402
 from soc import config, console_protocol as protocol  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -69,9 +70,8 @@ NO_CMP_TRACE = ["-fsanitize=fuzzer-no-link", "-fno-sanitize-coverage=trace-cmp"]
 
 
 def peripheral_config(max_bits):
-    from gateware.interface import PeripheralConfig
-    return PeripheralConfig(max_bits=max_bits, word_bits=config.MONTMUL.word_bits,
-                            lanes=min(config.MONTMUL.lanes, max_bits // 64))
+    return PeripheralConfig(max_bits=max_bits, word_bits=PeripheralConfig().word_bits,
+                            lanes=min(PeripheralConfig().lanes, max_bits // 64))
 
 
 # ---- what firmware/Makefile compiles ----
@@ -446,7 +446,7 @@ def main(argv=None):
     parser.add_argument("--seconds", type=int, default=60, help="how long to fuzz (default: %(default)s)")
     parser.add_argument("--max-bits", type=int, default=FUZZ_MAX_BITS,
                         help="the fuzz build's bignum limit (default: %(default)s; the firmware's: "
-                             f"{config.MONTMUL.max_bits})")
+                             f"{PeripheralConfig().max_bits})")
     parser.add_argument("--replay", nargs="+", metavar="FILE", help="run these inputs once instead of fuzzing")
     parser.add_argument("--coverage", action="store_true",
                         help="instead of fuzzing: run the corpus, the seeds and the regressions once through a "

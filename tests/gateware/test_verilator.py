@@ -11,7 +11,6 @@ from gateware.interface import WORD_BITS, NUM_SLOTS, Opcode, PeripheralConfig, b
 from montmul_harness import mont_ref, model_driver
 from pkcs1_vectors import oaep_keys
 from sim.montmul_verilator import VerilatorTransport
-from soc import config as soc_config
 
 CONFIG = PeripheralConfig(max_bits=2048, lanes=8)
 OK = {"busy": 0, "done": 1, "error": 0}
@@ -148,14 +147,14 @@ def test_agrees_with_model():
 
 @pytest.mark.slow
 def test_default_config_rsa_2048():
-    """The SoC's configuration (soc.config.MONTMUL, the PYNQ-Z2's and the simulation's) in Verilator:
+    """The SoC's configuration (``PeripheralConfig()``, the PYNQ-Z2's and the simulation's) in Verilator:
     products at every RSA size (random operands and (n-1)^2) with the model's cycle counts, and the
     2048-bit PKCS#1 key's private operation on EXP_FIXED (the constant-time exponentiation the firmware's
     private paths use) and its public one on EXP_WINDOW, against pow(). (The other exponentiations are
     checked at smaller sizes, where they cost less: test_montmul.py, test_pkcs1_oaep_raw_rsa below;
     test_montmul.py's test_default_config_full_sizes runs 512 and 1536 bits in the Amaranth simulator,
     where the larger sizes cost minutes.)"""
-    config = soc_config.MONTMUL
+    config = PeripheralConfig()
     W = config.word_bits
     with VerilatorTransport(config) as transport:
         dut = BlockingDriver(transport)

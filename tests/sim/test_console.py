@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gateware.interface import PeripheralConfig
 from link.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet, Missing,
                          Result, Timed, UnexpectedAnswer)
 from link.transport import SocModelTransport
@@ -94,7 +95,7 @@ def test_typed_commands_on_the_firmware(console):
     assert info.limits.console_line_max == config.CONSOLE_LINE_MAX - 1
     assert info.counter.cycle_counter == "ok" and 0 < info.stack.stack_used < info.stack.stack_bytes
     assert (info.peripheral.peripheral_lanes, info.peripheral.word_bits, info.peripheral.max_bits) == \
-        (config.MONTMUL.lanes, config.MONTMUL.word_bits, config.MONTMUL.max_bits)
+        (PeripheralConfig().lanes, PeripheralConfig().word_bits, PeripheralConfig().max_bits)
     [key] = bench_keys((512,))
     assert console.set_key(key) == KeySet(bits=512, private="yes")
     message = 0x1234567

@@ -9,7 +9,7 @@ import pytest
 
 import dataclasses
 
-from soc import config as soc_config
+from gateware.interface import PeripheralConfig
 from soc import board_build, firmware
 import soc.__main__ as soc_main
 
@@ -25,16 +25,16 @@ def flow(monkeypatch):
 
 
 @pytest.mark.parametrize("argv, lanes, word_bits", [
-    ([], soc_config.MONTMUL.lanes, soc_config.MONTMUL.word_bits),
-    (["--montmul-lanes", "16"], 16, soc_config.MONTMUL.word_bits),
-    (["--montmul-lanes", "4", "--report"], 4, soc_config.MONTMUL.word_bits),
+    ([], PeripheralConfig().lanes, PeripheralConfig().word_bits),
+    (["--montmul-lanes", "16"], 16, PeripheralConfig().word_bits),
+    (["--montmul-lanes", "4", "--report"], 4, PeripheralConfig().word_bits),
     (["--montmul-lanes", "8", "--montmul-word-bits", "16"], 8, 16)])
 def test_lanes_reach_the_peripheral_and_its_header(flow, argv, lanes, word_bits):
     assert soc_main.main(["--board", "pynq_z2", *argv]) == 0
     (make_soc, kwargs), = flow
     assert kwargs["report"] == ("--report" in argv)
     soc = make_soc()
-    assert soc.montmul.config == dataclasses.replace(soc_config.MONTMUL, lanes=lanes, word_bits=word_bits)
+    assert soc.montmul.config == dataclasses.replace(PeripheralConfig(), lanes=lanes, word_bits=word_bits)
     header = firmware.soc_headers(soc.montmul.config)["montmul.h"]
     assert f"#define MONTMUL_LANES {lanes}\n" in header
     assert f"#define MONTMUL_WORD_BITS {word_bits}\n" in header

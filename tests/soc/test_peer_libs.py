@@ -9,7 +9,6 @@ import tarfile
 
 import pytest
 
-from soc import config as soc_config
 from soc import console_protocol, firmware, peer_libs
 
 
@@ -122,12 +121,13 @@ def test_a_third_peer_is_in_the_firmware_lists(three_peers, tmp_path):
     """peer_build.h lists it, and the firmware's tables expand to it: rsa_impls gets its row, the key
     generation its entry (preprocessed with the generated headers, as the firmware's build makes them)."""
     from gateware.header import c_header as montmul_header
+    from gateware.interface import PeripheralConfig
     text = firmware.peer_header({"mbedtls": tmp_path, "bearssl": None, "dummyssl": tmp_path})
     assert "#define PEER_HAVE_DUMMYSSL 1" in text
     assert "#define PEER_LIST(X) X(mbedtls, MBEDTLS) X(bearssl, BEARSSL) X(dummyssl, DUMMYSSL)\n" in text
     assert "#define PEER_KEYGEN_LIST(X) X(mbedtls, MBEDTLS) X(dummyssl, DUMMYSSL)\n" in text   # no BearSSL here
     headers = {**firmware.generated_headers(512), "console_protocol.h": three_peers.c_header(), "peer_build.h": text,
-               "montmul.h": montmul_header(soc_config.MONTMUL)}
+               "montmul.h": montmul_header(PeripheralConfig())}
     for name, content in headers.items():
         (tmp_path / name).write_text(content)
     host = firmware.ROOT / "tests" / "firmware"

@@ -52,7 +52,7 @@ def small_report(tmp_path_factory):
 @SHARES_THE_RUN
 def test_configuration_and_cycle_counts(small_report):
     _, data, _ = small_report
-    config = dataclasses.replace(soc_config.MONTMUL, max_bits=256, lanes=4, word_bits=16)
+    config = dataclasses.replace(PeripheralConfig(), max_bits=256, lanes=4, word_bits=16)
     assert data["config"] == dataclasses.asdict(config)
     # Every size asked about is beyond 256 bits: no figure, and no verdict on its target.
     assert set(data["mul_cycles"]) == {"512", "1024", "1536", "2048", "3072", "4096"}
@@ -192,7 +192,7 @@ def firmware_runs(monkeypatch):
 
 
 def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_runs):
-    config = soc_config.MONTMUL
+    config = PeripheralConfig()
     figure = report.rsa2048_crt(config, 125.0)
     assert firmware_runs == [config]
     assert figure == {"cycles": 500_000, "ms": 4.0, "ms_at_sys_clk": 5.0,
@@ -212,10 +212,10 @@ def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_r
 
 
 def test_without_the_firmware_the_rsa2048_figure_says_how_to_get_it(firmware_runs):
-    figure = report.rsa2048_crt(soc_config.MONTMUL, 125.0, firmware=False)
+    figure = report.rsa2048_crt(PeripheralConfig(), 125.0, firmware=False)
     assert firmware_runs == []
     assert figure["cycles"] is figure["ms"] is figure["ms_at_sys_clk"] is None
-    assert figure["peripheral_cycles"] == report.crt_cycles(soc_config.MONTMUL)
+    assert figure["peripheral_cycles"] == report.crt_cycles(PeripheralConfig())
     assert figure["source"].startswith("not measured (--no-firmware); without it: python -m sim run")
 
 
