@@ -185,123 +185,132 @@ class ProductControl(wiring.Component):
                          self.b_copy.data.eq(Mux(p.pair | (row == p.rows - 1), rd.data & last_mask, rd.data))]
         return valid, row
 
-    def elaborate(self, platform):
-        m = Module()
+    def _n_addr(self, p, k):
+        """The modulus memory's row of N for row k of the product (N' is ``n_prime_row`` rows after)."""
+        if not self.config.has_pairs:
+            return k
+        return Mux(p.pair & (k == 1), self.config.bank1_row, k)
+
+    def _datapath(self, m, p, start):
+        """The counters the states step, the heads' schedules, b's copy and the registered issue to the
+        lanes; returns them for the states (``_fsm``)."""
         cfg = self.config
         KM = cfg.rows_per_slot
-        ctl, rd = self.ctl, self.operand_read
-        start = Signal()                        # a product starts (in IDLE)
-        p = self._latch_product(m, start)
-        pair, rows = p.pair, p.rows
-
-        def n_addr(k):
-            """The modulus memory's row of N for row k of the product (N' is ``n_prime_row`` rows after)."""
-            if not cfg.has_pairs:
-                return k
-            return Mux(pair & (k == 1), cfg.bank1_row, k)
-
-        gap = Signal(2)                         # classic_gap(P)
+        s = SimpleNamespace()
+        gap = s.gap = Signal(2)                 # classic_gap(P)
         m.d.comb += gap.eq(classic_gap(p.period))
 
         # Iteration i owns the cycles mu_i .. mu_i + P - 1 (mu_i = mu_0 + i*P): the heads' phase.  Rows
         # are issued 3 cycles ahead of it: two counters.  The issue counter runs one cycle earlier still
         # and its decisions are registered, so that the modulus memory's address (and the lanes' issue)
         # come from registers, not from the counter's comparisons.
-        cycle = Signal(range(KM + 9))           # cycles since RUN began, then the resolve pass's tail
-        running = Signal()                      # in RUN
-        final_row = Signal(range(KM + 1))       # row counter of the final passes
+        cycle = s.cycle = Signal(range(KM + 9))     # cycles since RUN began, then the resolve pass's tail
+        running = s.running = Signal()              # in RUN
+        s.final_row = final_row = Signal(range(KM + 1))     # row counter of the final passes
         m.submodules.issue_counter = issue_counter = IterationCounter(cfg)
         m.submodules.head_counter = head_counter = IterationCounter(cfg)
+        s.issue_counter, s.head_counter = issue_counter, head_counter
         for counter, begin in ((issue_counter, cycle == 1), (head_counter, cycle == 5)):
             m.d.comb += [counter.clear.eq(start), counter.run.eq(running), counter.begin.eq(begin),
                          counter.period.eq(p.period), counter.size.eq(p.size + gap)]
         self._drive_schedules(m, p, running, cycle, head_counter)
-        b_copy_valid, b_copy_row = self._copy_b(m, p)
+        s.b_copy_valid, s.b_copy_row = self._copy_b(m, p)
 
-        issue_next = Signal()
-        issue_row_next = Signal.like(self.issue_row)
-        issue_classic_next = Signal()
+        issue_next = s.issue_next = Signal()
+        issue_row_next = s.issue_row_next = Signal.like(self.issue_row)
+        issue_classic_next = s.issue_classic_next = Signal()
         m.d.sync += [self.issue.eq(issue_next), self.issue_row.eq(issue_row_next),
                      self.issue_classic.eq(issue_classic_next), self.first.eq(issue_counter.iteration == 0)]
-        m.d.comb += self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + n_addr(self.issue_row))
+        m.d.comb += self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + self._n_addr(p, self.issue_row))
         with m.If(self.resolve_issue):
-            m.d.comb += self.modulus_row.eq(n_addr(self.resolve_row))
+            m.d.comb += self.modulus_row.eq(self._n_addr(p, self.resolve_row))
+        return s
 
-        def read(slot, row):
-            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, slot, row))]
+    def _read(self, m, slot, row):
+        m.d.comb += [self.operand_read.en.eq(1), self.operand_read.addr.eq(row_address(self.config, slot, row))]
 
-        def accept(late=C(0)):
-            """The accepting cycle of a product (in IDLE, or in the last cycle of the one before): it makes
-            the product's first read, from the requested slots (they are latched in it): a's row 0, RUN's
-            cycle 0, which RUN then skips; a pair reads context 0's b row first (cycle 1 of its prologue
-            reads context 1's a row) and runs all of RUN.  ``late``: the product before writes row 0 of
-            its result in this cycle (it has one row, and it is not a pair), so the first read waits a
-            cycle (RUN's cycle 0, or the state PAIR) in case it reads that row."""
-            with m.If(ctl.start):
-                m.d.comb += start.eq(1)
-                m.next = "RUN"
-                single = ~ctl.pair if cfg.has_pairs else C(1)
-                with m.If(single):
-                    with m.If(late):
-                        m.d.sync += cycle.eq(0)
-                    with m.Else():
-                        read(ctl.a, 0)
-                        m.d.sync += cycle.eq(1)
-                if cfg.has_pairs:
-                    with m.Elif(late):
-                        m.d.sync += cycle.eq(0)
-                        m.next = "PAIR"
-                    with m.Else():
-                        read(ctl.b, 0)
-                        m.d.sync += [cycle.eq(0), b_copy_valid.eq(1), b_copy_row.eq(0)]
+    def _accept(self, m, s, start, late=C(0)):
+        """The accepting cycle of a product (in IDLE, or in the last cycle of the one before): it makes
+        the product's first read, from the requested slots (they are latched in it): a's row 0, RUN's
+        cycle 0, which RUN then skips; a pair reads context 0's b row first (cycle 1 of its prologue
+        reads context 1's a row) and runs all of RUN.  ``late``: the product before writes row 0 of
+        its result in this cycle (it has one row, and it is not a pair), so the first read waits a
+        cycle (RUN's cycle 0, or the state PAIR) in case it reads that row."""
+        cfg, ctl = self.config, self.ctl
+        with m.If(ctl.start):
+            m.d.comb += start.eq(1)
+            m.next = "RUN"
+            single = ~ctl.pair if cfg.has_pairs else C(1)
+            with m.If(single):
+                with m.If(late):
+                    m.d.sync += s.cycle.eq(0)
+                with m.Else():
+                    self._read(m, ctl.a, 0)
+                    m.d.sync += s.cycle.eq(1)
+            if cfg.has_pairs:
+                with m.Elif(late):
+                    m.d.sync += s.cycle.eq(0)
+                    m.next = "PAIR"
+                with m.Else():
+                    self._read(m, ctl.b, 0)
+                    m.d.sync += [s.cycle.eq(0), s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
 
+    def _run(self, m, p, s):
+        """RUN: the prologue's reads, the rows issued to the lanes, and the move to the final passes."""
+        KM = self.config.rows_per_slot
+        pair, rows, cycle, issue_counter = p.pair, p.rows, s.cycle, s.issue_counter
+        m.d.comb += [self.ctl.busy.eq(1), s.running.eq(1)]
+        with m.If(cycle != KM + 8):
+            m.d.sync += cycle.eq(cycle + 1)
+        # prologue reads: c0 a's row 0; c1..cK b's rows, copied.  A pair: c1 context 1's a row, c2
+        # its b row.
+        with m.If(cycle == 0):
+            self._read(m, p.a_slot, 0)
+        with m.Elif(pair):
+            with m.If(cycle == 1):
+                self._read(m, p.a_slot, p.context1_a_row)
+            with m.Elif(cycle == 2):
+                self._read(m, p.b1_slot, PAIR_ROW)
+                m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(1)]
+        with m.Elif(cycle <= rows):
+            self._read(m, p.b_slot, cycle - 1)
+            m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(cycle - 1)]
+        # lanes: rows of iteration issue_iteration, issued 3 cycles ahead of the heads: a
+        # context's own iterations, then its classic pass
+        phase, iteration = issue_counter.phase, issue_counter.iteration
+        own = Mux(pair & (phase == 1), p.own[1], p.own[0])
+        with m.If(issue_counter.on & (phase < rows)):
+            with m.If(iteration < own):
+                m.d.comb += [s.issue_next.eq(1), s.issue_row_next.eq(phase)]
+            with m.If(iteration == own - 1 + s.gap):
+                m.d.comb += [s.issue_next.eq(1), s.issue_row_next.eq(phase), s.issue_classic_next.eq(1)]
+        with m.If(s.head_counter.last):
+            # the last row's update lands by mu_{s-1} + K <= mu_s (s: the iterations counted).  A
+            # product of one row, or a pair, has its rows in the accumulator in time for the
+            # resolve pass to begin at once (each row is a number: none reads the next row's low
+            # word); a product of more rows waits a cycle for its last one.
+            m.d.sync += s.final_row.eq(0)
+            with m.If(pair | (rows == 1)):
+                m.d.comb += self.resolve_clear.eq(1)
+                m.next = "FIN1"
+            with m.Else():
+                m.next = "DRAIN"
+
+    def _fsm(self, m, p, s, start):
+        """The states (module docstring)."""
+        ctl, pair, rows, cycle, final_row = self.ctl, p.pair, p.rows, s.cycle, s.final_row
         with m.FSM():
             with m.State("IDLE"):
-                accept()
-            if cfg.has_pairs:
+                self._accept(m, s, start)
+            if self.config.has_pairs:
                 with m.State("PAIR"):
                     # a pair started late reads context 0's b row here
                     m.d.comb += ctl.busy.eq(1)
-                    read(p.b_slot, 0)
-                    m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(0)]
+                    self._read(m, p.b_slot, 0)
+                    m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
                     m.next = "RUN"
             with m.State("RUN"):
-                m.d.comb += [ctl.busy.eq(1), running.eq(1)]
-                with m.If(cycle != KM + 8):
-                    m.d.sync += cycle.eq(cycle + 1)
-                # prologue reads: c0 a's row 0; c1..cK b's rows, copied.  A pair: c1 context 1's a row, c2
-                # its b row.
-                with m.If(cycle == 0):
-                    read(p.a_slot, 0)
-                with m.Elif(pair):
-                    with m.If(cycle == 1):
-                        read(p.a_slot, p.context1_a_row)
-                    with m.Elif(cycle == 2):
-                        read(p.b1_slot, PAIR_ROW)
-                        m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(1)]
-                with m.Elif(cycle <= rows):
-                    read(p.b_slot, cycle - 1)
-                    m.d.sync += [b_copy_valid.eq(1), b_copy_row.eq(cycle - 1)]
-                # lanes: rows of iteration issue_iteration, issued 3 cycles ahead of the heads: a
-                # context's own iterations, then its classic pass
-                phase, iteration = issue_counter.phase, issue_counter.iteration
-                own = Mux(pair & (phase == 1), p.own[1], p.own[0])
-                with m.If(issue_counter.on & (phase < rows)):
-                    with m.If(iteration < own):
-                        m.d.comb += [issue_next.eq(1), issue_row_next.eq(phase)]
-                    with m.If(iteration == own - 1 + gap):
-                        m.d.comb += [issue_next.eq(1), issue_row_next.eq(phase), issue_classic_next.eq(1)]
-                with m.If(head_counter.last):
-                    # the last row's update lands by mu_{s-1} + K <= mu_s (s: the iterations counted).  A
-                    # product of one row, or a pair, has its rows in the accumulator in time for the
-                    # resolve pass to begin at once (each row is a number: none reads the next row's low
-                    # word); a product of more rows waits a cycle for its last one.
-                    m.d.sync += final_row.eq(0)
-                    with m.If(pair | (rows == 1)):
-                        m.d.comb += self.resolve_clear.eq(1)
-                        m.next = "FIN1"
-                    with m.Else():
-                        m.next = "DRAIN"
+                self._run(m, p, s)
             with m.State("DRAIN"):
                 m.d.comb += [ctl.busy.eq(1), self.resolve_clear.eq(1)]
                 m.d.sync += final_row.eq(0)
@@ -319,17 +328,24 @@ class ProductControl(wiring.Component):
                     # the last row's V - N is written and the final borrow registered in this cycle (a
                     # pair's row 0, which the select pass writes first, a cycle earlier than its row 1);
                     # the select pass's N rows are read a cycle ahead
-                    m.d.comb += self.modulus_row.eq(n_addr(0))
+                    m.d.comb += self.modulus_row.eq(self._n_addr(p, 0))
                     m.d.sync += final_row.eq(0)
                     m.next = "FIN2"
             with m.State("FIN2"):
                 m.d.comb += [ctl.busy.eq(1), self.select_issue.eq(1), self.select_row.eq(final_row),
-                             self.modulus_row.eq(n_addr(final_row + 1))]
+                             self.modulus_row.eq(self._n_addr(p, final_row + 1))]
                 m.d.sync += final_row.eq(final_row + 1)
                 with m.If(final_row == rows - 1):
                     # the next product may start in this cycle: its first read is of a row written a
                     # cycle or more ago, or it waits a cycle (``late``)
                     m.d.comb += ctl.done.eq(1)
                     m.next = "IDLE"
-                    accept(late=~pair & (rows == 1))
+                    self._accept(m, s, start, late=~pair & (rows == 1))
+
+    def elaborate(self, platform):
+        m = Module()
+        start = Signal()                        # a product starts (in IDLE)
+        p = self._latch_product(m, start)
+        s = self._datapath(m, p, start)
+        self._fsm(m, p, s, start)
         return m

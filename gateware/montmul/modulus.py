@@ -23,6 +23,8 @@ bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a
 Cycles: 2 + W/2 + ceil(s/lanes) + (s + 1) + 2 + 1 from the cycle after ``start``.
 """
 
+from types import SimpleNamespace
+
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -80,18 +82,14 @@ class ModulusUnit(wiring.Component):
             "state1": Out(ModulusStateSignature(config)),
         })
 
-    def elaborate(self, platform):
-        m = Module()
+    def _banks(self, m):
+        """The moduli in force, one per bank: their registers, driving ``state`` and ``state1``."""
         cfg = self.config
-        L, W, KM = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
-        log_lanes = L.bit_length() - 1
-        rd = self.read
-
-        # The moduli in force, one per bank.
+        KM = cfg.rows_per_slot
         banks = []
         for b, state in enumerate((self.state, self.state1)):
             bank = dict(size=Signal(SIZE_BITS, name=f"size{b}"), rows=Signal(range(KM + 1), name=f"rows{b}"),
-                        n_inv=Signal(W, name=f"n_inv{b}"),
+                        n_inv=Signal(cfg.word_bits, name=f"n_inv{b}"),
                         last_row_mask=Signal(cfg.row_bits, reset_less=True, name=f"mask{b}"),
                         valid=Signal(name=f"valid{b}"))
             m.d.comb += [getattr(state, name).eq(value) for name, value in bank.items()]
@@ -99,39 +97,52 @@ class ModulusUnit(wiring.Component):
             banks.append(bank)
         if not cfg.has_pairs:
             m.d.comb += self.state1.valid.eq(0)
+        return banks
 
-        # The one being loaded.
-        slot = Signal(SLOT_FIELD_BITS)
-        new_bank = Signal()
-        new_size = Signal(SIZE_BITS)
-        new_rows = Signal(range(KM + 1))
-        new_mask = Signal(cfg.row_bits, reset_less=True)
-        inv_t = Signal(W)
-        inv_n = Signal(W)
-        inv_n3 = Signal(W + 2)                      # 3*n_0
-        inv_x = Signal(W)
-        cnt = Signal(range(max(W, KM) + 2))
-        cp_v = Signal()
-        cp_k = Signal(range(KM))
+    def _loading(self):
+        """The registers of the modulus being loaded, shared by the states and the copy and N' datapaths."""
+        cfg = self.config
+        W, KM = cfg.word_bits, cfg.rows_per_slot
+        s = SimpleNamespace()
+        s.slot = Signal(SLOT_FIELD_BITS, name="slot")
+        s.new_bank = Signal(name="new_bank")
+        s.new_size = Signal(SIZE_BITS, name="new_size")
+        s.new_rows = Signal(range(KM + 1), name="new_rows")
+        s.new_mask = Signal(cfg.row_bits, reset_less=True, name="new_mask")
+        s.inv_t = Signal(W, name="inv_t")
+        s.inv_n = Signal(W, name="inv_n")
+        s.inv_n3 = Signal(W + 2, name="inv_n3")                # 3*n_0
+        s.inv_x = Signal(W, name="inv_x")
+        s.cnt = Signal(range(max(W, KM) + 2), name="cnt")
+        s.cp_v = Signal(name="cp_v")
+        s.cp_k = Signal(range(KM), name="cp_k")
+        return s
 
-        def read_row(row):
-            m.d.comb += [rd.en.eq(1), rd.addr.eq(row_address(cfg, slot, row))]
+    def _read_row(self, m, s, row):
+        m.d.comb += [self.read.en.eq(1), self.read.addr.eq(row_address(self.config, s.slot, row))]
 
-        def bank_row(row):
-            return Mux(new_bank, cfg.bank1_row, row)
+    def _bank_row(self, s, row):
+        return Mux(s.new_bank, self.config.bank1_row, row)
 
-        # Copy: the row read in the previous cycle is written, masked, into the modulus memory.
-        m.d.sync += cp_v.eq(0)
-        with m.If(cp_v):
-            m.d.comb += [self.write.addr.eq(bank_row(cp_k)), self.write.en.eq(1),
-                         self.write.data.eq(Mux(cp_k == new_rows - 1, rd.data & new_mask, rd.data))]
+    def _copy(self, m, s):
+        """The row read in the previous cycle is written, masked, into the modulus memory."""
+        rd = self.read
+        m.d.sync += s.cp_v.eq(0)
+        with m.If(s.cp_v):
+            m.d.comb += [self.write.addr.eq(self._bank_row(s, s.cp_k)), self.write.en.eq(1),
+                         self.write.data.eq(Mux(s.cp_k == s.new_rows - 1, rd.data & s.new_mask, rd.data))]
 
-        # N': the row of word g of N is read, then word g (0 from the size up) goes into the product
-        # register, then x_g = product + carry gives word g - 1 of N' (``prime_words``); a row of N' is
-        # written when its last word is made, or at g = s (the words above s are 0: N' < 2^(W*s)).
-        prime_g = Signal(SIZE_BITS + 1)             # the word of N whose row is read
-        fetch_v = Signal()
-        fetch_g = Signal(SIZE_BITS + 1)             # the word of N selected from the row read
+    def _n_prime(self, m, s):
+        """N': the row of word g of N is read, then word g (0 from the size up) goes into the product
+        register, then x_g = product + carry gives word g - 1 of N' (``prime_words``); a row of N' is
+        written when its last word is made, or at g = s (the words above s are 0: N' < 2^(W*s)).  Adds
+        to ``s`` what the states set: ``prime_g``, ``fetch_v``, ``fetch_g``, ``carry``, ``prime_words``."""
+        cfg, rd = self.config, self.read
+        L, W = cfg.lanes, cfg.word_bits
+        log_lanes = L.bit_length() - 1
+        prime_g = s.prime_g = Signal(SIZE_BITS + 1)     # the word of N whose row is read
+        fetch_v = s.fetch_v = Signal()
+        fetch_g = s.fetch_g = Signal(SIZE_BITS + 1)     # the word of N selected from the row read
         read_words = Array(rd.data.word_select(j, W) for j in range(L))
         fetched = Signal(W, reset_less=True)        # that word, registered: the multiplier's input
         fetched_v = Signal()
@@ -139,15 +150,15 @@ class ModulusUnit(wiring.Component):
         product = Signal(2 * W, reset_less=True)
         product_v = Signal()
         product_g = Signal(SIZE_BITS + 1)
-        carry = Signal(W)
-        prime_words = [Signal(W, name=f"prime_word{j}", reset_less=True) for j in range(L)]
+        carry = s.carry = Signal(W)
+        prime_words = s.prime_words = [Signal(W, name=f"prime_word{j}", reset_less=True) for j in range(L)]
         x = Signal(2 * W)
         m.d.sync += [fetch_v.eq(0), fetched_v.eq(0), product_v.eq(0)]
         with m.If(fetch_v):
-            m.d.sync += [fetched.eq(Mux(fetch_g < new_size, read_words[fetch_g[:log_lanes]], 0)),
+            m.d.sync += [fetched.eq(Mux(fetch_g < s.new_size, read_words[fetch_g[:log_lanes]], 0)),
                          fetched_v.eq(1), fetched_g.eq(fetch_g)]
         with m.If(fetched_v):
-            m.d.sync += [product.eq(inv_x * fetched), product_v.eq(1), product_g.eq(fetched_g)]
+            m.d.sync += [product.eq(s.inv_x * fetched), product_v.eq(1), product_g.eq(fetched_g)]
         m.d.comb += x.eq(product + carry)
         with m.If(product_v & (product_g != 0)):
             out = (product_g - 1)[:log_lanes]
@@ -155,25 +166,31 @@ class ModulusUnit(wiring.Component):
             for j in range(L):
                 with m.If(out == j):
                     m.d.sync += prime_words[j].eq(x[:W])
-            with m.If((out == L - 1) | (product_g == new_size)):
-                out_row = ((product_g - 1) >> log_lanes)[:len(cp_k)]
-                m.d.comb += [self.write.addr.eq(cfg.n_prime_row + bank_row(out_row)), self.write.en.eq(1),
+            with m.If((out == L - 1) | (product_g == s.new_size)):
+                out_row = ((product_g - 1) >> log_lanes)[:len(s.cp_k)]
+                m.d.comb += [self.write.addr.eq(cfg.n_prime_row + self._bank_row(s, out_row)), self.write.en.eq(1),
                              self.write.data.eq(Cat(Mux(out == j, x[:W], prime_words[j]) for j in range(L)))]
                 m.d.sync += [word.eq(0) for word in prime_words]
         with m.Elif(product_v):
             m.d.sync += carry.eq(x[W:])
 
+    def _fsm(self, m, banks, s):
+        """The states (module docstring): check, invert, copy, N', then the new modulus in force."""
+        cfg, rd = self.config, self.read
+        L, W = cfg.lanes, cfg.word_bits
+        log_lanes = L.bit_length() - 1
+        inv_t, inv_n, inv_x, cnt = s.inv_t, s.inv_n, s.inv_x, s.cnt
         with m.FSM():
             m.d.comb += self.busy.eq(1)
             with m.State("IDLE"):
                 m.d.comb += self.busy.eq(0)
                 with m.If(self.start):
-                    m.d.sync += [slot.eq(self.slot), new_bank.eq(self.bank), new_size.eq(self.size),
-                                 new_rows.eq((self.size + L - 1) >> log_lanes)]
+                    m.d.sync += [s.slot.eq(self.slot), s.new_bank.eq(self.bank), s.new_size.eq(self.size),
+                                 s.new_rows.eq((self.size + L - 1) >> log_lanes)]
                     m.next = "READ"
             with m.State("READ"):
-                m.d.sync += new_mask.eq(last_row_mask(cfg, new_size))
-                read_row(0)
+                m.d.sync += s.new_mask.eq(last_row_mask(cfg, s.new_size))
+                self._read_row(m, s, 0)
                 m.next = "CHECK"
             with m.State("CHECK"):
                 n0 = rd.data[:W]
@@ -181,14 +198,14 @@ class ModulusUnit(wiring.Component):
                     m.d.comb += self.even.eq(1)
                     m.next = "IDLE"
                 with m.Else():
-                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), inv_n3.eq(n0 + (n0 << 1)), cnt.eq(0)]
+                    m.d.sync += [inv_t.eq(1), inv_x.eq(0), inv_n.eq(n0), s.inv_n3.eq(n0 + (n0 << 1)), cnt.eq(0)]
                     m.next = "INVERT"
             with m.State("INVERT"):
                 # invariant: 1 + n*x = t * 4^cnt; after W/2 steps x = -n^-1 mod 2^W
                 digit = Signal(2)
                 m.d.comb += digit.eq(-(inv_t[:2] * inv_n[:2]))
                 multiple = Signal(W + 2)
-                m.d.comb += multiple.eq(Array([0, inv_n, inv_n << 1, inv_n3])[digit])
+                m.d.comb += multiple.eq(Array([0, inv_n, inv_n << 1, s.inv_n3])[digit])
                 m.d.sync += [inv_t.eq((inv_t + multiple) >> 2),
                              inv_x.eq(Cat(inv_x[2:], digit))]
                 m.d.sync += cnt.eq(cnt + 1)
@@ -196,15 +213,15 @@ class ModulusUnit(wiring.Component):
                     m.d.sync += cnt.eq(0)
                     m.next = "COPY"
             with m.State("COPY"):
-                read_row(cnt)
-                m.d.sync += [cp_v.eq(1), cp_k.eq(cnt), cnt.eq(cnt + 1)]
-                with m.If(cnt == new_rows - 1):
-                    m.d.sync += [prime_g.eq(0), carry.eq(1), *(word.eq(0) for word in prime_words)]
+                self._read_row(m, s, cnt)
+                m.d.sync += [s.cp_v.eq(1), s.cp_k.eq(cnt), cnt.eq(cnt + 1)]
+                with m.If(cnt == s.new_rows - 1):
+                    m.d.sync += [s.prime_g.eq(0), s.carry.eq(1), *(word.eq(0) for word in s.prime_words)]
                     m.next = "PRIME"
             with m.State("PRIME"):
-                read_row(prime_g >> log_lanes)
-                m.d.sync += [fetch_v.eq(1), fetch_g.eq(prime_g), prime_g.eq(prime_g + 1)]
-                with m.If(prime_g == new_size):
+                self._read_row(m, s, s.prime_g >> log_lanes)
+                m.d.sync += [s.fetch_v.eq(1), s.fetch_g.eq(s.prime_g), s.prime_g.eq(s.prime_g + 1)]
+                with m.If(s.prime_g == s.new_size):
                     m.next = "PRIME_LAST"
             with m.State("PRIME_LAST"):
                 m.next = "PRIME_MUL"
@@ -216,9 +233,17 @@ class ModulusUnit(wiring.Component):
                 for b, bank in enumerate(banks):
                     if b and not cfg.has_pairs:
                         continue
-                    with m.If(new_bank == b):
-                        m.d.sync += [bank["size"].eq(new_size), bank["rows"].eq(new_rows),
-                                     bank["last_row_mask"].eq(new_mask), bank["n_inv"].eq(inv_x),
+                    with m.If(s.new_bank == b):
+                        m.d.sync += [bank["size"].eq(s.new_size), bank["rows"].eq(s.new_rows),
+                                     bank["last_row_mask"].eq(s.new_mask), bank["n_inv"].eq(s.inv_x),
                                      bank["valid"].eq(1)]
                 m.next = "IDLE"
+
+    def elaborate(self, platform):
+        m = Module()
+        banks = self._banks(m)
+        s = self._loading()
+        self._copy(m, s)
+        self._n_prime(m, s)
+        self._fsm(m, banks, s)
         return m
