@@ -1,7 +1,7 @@
 /* Big numbers by a single limb, for key generation (keygen.c): r = a*m + c, and exact division by an
    odd limb. Compiled as an object of its own (bn_divexact.o), which linker.ld places after the timed
    region with the console: the bench's code does not use it. */
-#include "bignum.h"
+#include "bignum/bignum.h"
 
 /* r = a * m + c (words limbs of a; r has words + 1). */
 void bn_mul_limb_add(uint32_t *r, const uint32_t *a, unsigned words, uint32_t m, uint32_t c)

@@ -1,8 +1,8 @@
 /* gcd(a, b) for odd a and a^-1 mod m for odd m, in constant time, for key generation (keygen.c) and key
    set-up (the console's `key`). Compiled as an object of its own (bn_gcd.o), which linker.ld places
    after the timed region with the console: the bench's code does not use it. */
-#include "bignum.h"
-#include "ct.h"
+#include "bignum/bignum.h"
+#include "bignum/ct.h"
 
 /* ---- gcd(a, b) for odd a: Bernstein and Yang's divsteps ("Fast constant-time gcd computation and
    modular inversion", 2019), in the form with delta starting at 1/2 (zeta = -(delta + 1/2)) that

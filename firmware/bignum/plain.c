@@ -15,7 +15,7 @@ void bn_zero(uint32_t *r, unsigned words)
 		r[i] = 0;
 }
 
-#include "../hex_digit.h"
+#include "bignum/hex_digit.h"
 
 int bn_from_hex(uint32_t *r, unsigned words, const char *hex, size_t len)
 {

@@ -14,7 +14,7 @@ from soc.keys import generate_key, is_probable_prime, random_prime  # noqa: F401
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 BUILD = ROOT / "build" / "test-firmware"
-SOURCES = ["bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa.c", "rsa_sw.c"]
+SOURCES = ["bignum/bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa/rsa.c", "rsa/rsa_sw.c"]
 #: Compiled into the test library only: the C layout of the structures below.
 LAYOUT_SOURCE = Path(__file__).resolve().parent / "layout.c"
 

@@ -31,7 +31,7 @@ def bn():
 
 @pytest.fixture(scope="session")
 def bn_soft():
-    """The same sources built with BN_SOFT_MUL: every 32x32 product through firmware/mul32.h's
+    """The same sources built with BN_SOFT_MUL: every 32x32 product through firmware/bignum/mul32.h's
     routine for CPUs without a multiplier (rv32i), here checked on the host."""
     if shutil.which("gcc") is None:
         pytest.fail("host gcc not found")

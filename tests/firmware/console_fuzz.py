@@ -4,7 +4,7 @@
     .venv/bin/python tests/firmware/console_fuzz.py --replay FILE... # run inputs once (a crash, a corpus)
 
 The target (fuzz/console_fuzz.c) is console.c with main.c's `help` and `info` and every command table,
-every other source of firmware/ (as firmware/Makefile takes them: all of firmware/*.c), over a host
+every other source of firmware/ as firmware/Makefile takes them but the TLS server's (tls/), over a host
 model of the peripheral's registers (fuzz/montmul_model.c), so the hardware paths run to their results,
 and over the peer libraries' modules that firmware/Makefile compiles (BearSSL, mbedTLS from build/peers),
 built with clang 14 into build/fuzz/. The SoC's and the protocol's headers are generated as for the
@@ -61,11 +61,11 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 #: One section per function, linked with --gc-sections as the firmware is: the peers' modules reference
 #: what the firmware never calls and does not link (mbedTLS's rsa.c its message digests).
 COMMON = ["-g", "-O2", "-fno-omit-frame-pointer", "-funsigned-char", "-ffunction-sections", "-fdata-sections"]
-#: The arithmetic: the firmware's bignum kernels (bignum.c, which includes bignum/) and the peripheral's
+#: The arithmetic: the firmware's bignum kernels (bignum/bignum.c, which includes its layers) and the peripheral's
 #: host model. Their comparisons are carries and limbs, not the input's structure; traced for libFuzzer
 #: (trace-cmp) they took four fifths of the fuzzer's time (perf). They keep the edge counters, so the
 #: fuzzer still sees their paths, and drop the comparison tracing.
-ARITHMETIC = [FIRMWARE / "bignum.c", FUZZ_SOURCES / "montmul_model.c"]
+ARITHMETIC = [FIRMWARE / "bignum" / "bignum.c", FUZZ_SOURCES / "montmul_model.c"]
 NO_CMP_TRACE = ["-fsanitize=fuzzer-no-link", "-fno-sanitize-coverage=trace-cmp"]
 
 
@@ -99,6 +99,15 @@ def bignum_objects_sources():
     makefile = (FIRMWARE / "Makefile").read_text()
     [names] = re.findall(r"^BIGNUM_OBJECTS\s*:=(.*)$", makefile, re.M)
     return [FIRMWARE / "bignum" / (name.removeprefix("bn_").removesuffix(".o") + ".c") for name in names.split()]
+
+
+def firmware_sources():
+    """Every source the firmware compiles, as firmware/Makefile takes them (SOURCES, BIGNUM_OBJECTS):
+    bignum/bignum.c, every .c file of its other FOLDERS, and key generation's bignum primitives."""
+    folders = makefile_variables()["FOLDERS"].split()
+    return ([FIRMWARE / "bignum" / "bignum.c"]
+            + sorted(path for name in folders if name != "bignum" for path in (FIRMWARE / name).glob("*.c"))
+            + bignum_objects_sources())
 
 
 def bearssl_sources(tree):
@@ -200,7 +209,7 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
                   for source in ARITHMETIC]
     jobs_list += [([CLANG, "-c", *COMMON, *SANITIZE, *NO_CMP_TRACE, *coverage_flags, *warnings, "-include",
                     "firmware_config.h", *includes, str(source)], obj) for source, obj in zip(ARITHMETIC, arithmetic)]
-    firmware_files = [*FIRMWARE.glob("*.h"), *(FIRMWARE / "bignum").glob("*.c"), *gen.glob("*.h")]
+    firmware_files = [*FIRMWARE.glob("*/*.h"), *(FIRMWARE / "bignum").glob("*.c"), *gen.glob("*.h")]
     for _, obj in jobs_list:
         obj.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -216,13 +225,12 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
     target = out_dir / ("console_fuzz_cov" if source_coverage else "console_fuzz")
     # every console source but the TLS server's, which drives the UART and the interrupt controller
     # itself (fuzz/no_tls.c stands in for its command table)
-    firmware_sources = sorted(p for p in FIRMWARE.glob("*.c") if not p.name.startswith("tls_")
-                              and p not in ARITHMETIC) + bignum_objects_sources()
+    sources = [path for path in firmware_sources() if path.parent.name != "tls" and path not in ARITHMETIC]
     harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "no_tls.c"]
     stack_bytes = 4 * 2048          # console_fuzz.c's fuzz_stack_space
     _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer", *coverage_flags, *warnings,
               "-include", "firmware_config.h", *includes, "-Dmain=firmware_main",
-              *map(str, firmware_sources), *map(str, harness), *map(str, arithmetic), *map(str, peer_objects),
+              *map(str, sources), *map(str, harness), *map(str, arithmetic), *map(str, peer_objects),
               "-Wl,--defsym=_end=fuzz_stack_space", f"-Wl,--defsym=_fstack=fuzz_stack_space+{stack_bytes}",
               f"-Wl,--defsym=STACK_SIZE={stack_bytes // 4}", "-Wl,--gc-sections",
               "-no-pie"], target)         # STACK_SIZE is a symbol's address (an absolute one): not relocated
@@ -436,7 +444,7 @@ def coverage(corpora, max_bits=FUZZ_MAX_BITS, log=print):
     merged = target.with_suffix(".profdata")
     subprocess.run(["llvm-profdata", "merge", "-sparse", str(profile), "-o", str(merged)], check=True)
     report = subprocess.run(["llvm-cov", "report", str(target), f"-instr-profile={merged}",
-                             *map(str, sorted(FIRMWARE.glob("*.c")) + sorted(FIRMWARE.glob("bignum/*.c")))],
+                             *map(str, sorted(FIRMWARE.glob("*/*.c")))],
                             capture_output=True, text=True, check=True)
     return report.stdout
 

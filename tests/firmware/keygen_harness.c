@@ -1,11 +1,11 @@
-/* Host-test harness for firmware/keygen.c: the file is included whole, so that its static arithmetic
+/* Host-test harness for firmware/keygen/keygen.c: the file is included whole, so that its static arithmetic
    helpers can be called from Python (ctypes) through the kh_* wrappers below. Built into the test
    library instead of keygen.c (test_keygen.py), never into the firmware. */
 /* GCC 12 at -O2 thinks times_2_32_mod's `top` may be used uninitialized (it is set on the last pass of the
    loop, which always runs): a false alarm that -Werror would turn into a failed build. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include "keygen.c"
+#include "keygen/keygen.c"
 #pragma GCC diagnostic pop
 
 #if PEER_HAVE_BEARSSL

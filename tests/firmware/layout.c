@@ -2,7 +2,7 @@
    same compiler run as the library: the ctypes mirrors are checked against it, field by field. */
 #include <stddef.h>
 
-#include "rsa.h"
+#include "rsa/rsa.h"
 
 struct layout_entry { const char *name; size_t offset, size; };
 

@@ -1,4 +1,4 @@
-"""firmware/bignum.c against Python integers: parsing, plain arithmetic, Montgomery, exponentiation."""
+"""firmware/bignum/bignum.c against Python integers: parsing, plain arithmetic, Montgomery, exponentiation."""
 import ctypes
 import math
 import random

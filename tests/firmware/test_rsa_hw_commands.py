@@ -1,7 +1,7 @@
 """eda/report.py's `crt_commands` against the firmware: the peripheral commands of one RSA private
 operation with CRT on the sequencer backend (`rsa_private_crt` over `rsa_hw_seq`), recorded.
 
-firmware/rsa_hw.c, rsa.c, bignum.c and the driver montmul_drv.c are built for the host against a
+firmware/rsa/rsa_hw.c, rsa.c, bignum.c and the driver montmul_drv.c are built for the host against a
 recording stand-in of the peripheral's CSRs (montmul_recorder.c, host_litex/), with the command
 encoding generated for each peripheral configuration (gateware.header.c_header). The compute
 commands the operation issues, each with the modulus size it runs at, must be the ones
@@ -27,7 +27,8 @@ from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The firmware's sources of an RSA operation on the peripheral (rsa_sw.c is not needed).
-SOURCES = ["bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa.c", "rsa_hw.c", "montmul_drv.c"]
+SOURCES = ["bignum/bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa/rsa.c", "rsa/rsa_hw.c",
+           "drivers/montmul_drv.c"]
 #: montmul_recorder.c's log: entry kinds and size.
 RECORD_CMD, RECORD_WDATA, RECORD_RDATA = 0, 1, 2
 RECORD_MAX = 65536

@@ -1,4 +1,4 @@
-"""firmware/keygen.c on the host, over the software backend and BearSSL's HMAC-DRBG: every key checked in
+"""firmware/keygen/keygen.c on the host, over the software backend and BearSSL's HMAC-DRBG: every key checked in
 Python (and by `cryptography`), determinism by seed, refusals, and the file's static arithmetic helpers
 through tests/firmware/keygen_harness.c, which includes keygen.c whole and exports wrappers."""
 import ctypes

@@ -1,4 +1,4 @@
-"""firmware/rsa_padding.c on the host, over the software backend and BearSSL's modules: PKCS#1 v1.5 and
+"""firmware/pad/rsa_padding.c on the host, over the software backend and BearSSL's modules: PKCS#1 v1.5 and
 PSS signatures and OAEP against `cryptography`, at sizes the simulated SoC's tests do not reach (odd bit
 lengths, where PSS's encoded message is a byte shorter than the modulus, and 2048 bits)."""
 import ctypes
@@ -23,7 +23,7 @@ OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256()
 
 @pytest.fixture(scope="module")
 def lib():
-    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "rsa_padding.c"])
+    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c"])
     yield BigNumLib(path)
     path.unlink(missing_ok=True)
 

@@ -1,4 +1,4 @@
-"""firmware/rsa.c over the software backend (rsa_sw.c): raw RSA against Python's pow(), keys from `cryptography` and PKCS#1 v2.1 vectors."""
+"""firmware/rsa/rsa.c over the software backend (rsa_sw.c): raw RSA against Python's pow(), keys from `cryptography` and PKCS#1 v2.1 vectors."""
 import ctypes
 import random
 

@@ -47,15 +47,15 @@ def test_rv32_objects_need_no_library():
     for source in SOURCES:
         result, objs[source] = compile_rv32(source, 4096)
         assert result.returncode == 0, result.stderr
-    assert undefined_symbols(objs["bignum.c"]) == set()
-    header = (FIRMWARE / "bignum.h").read_text()
-    for source in ("rsa.c", "rsa_sw.c", "bignum/gcd.c", "bignum/divexact.c"):
+    assert undefined_symbols(objs["bignum/bignum.c"]) == set()
+    header = (FIRMWARE / "bignum" / "bignum.h").read_text()
+    for source in ("rsa/rsa.c", "rsa/rsa_sw.c", "bignum/gcd.c", "bignum/divexact.c"):
         for sym in undefined_symbols(objs[source]):
             assert re.search(rf"\b{sym}\(", header), f"{source} needs {sym}, not from bignum.h"
 
 
 def test_rv32_uses_hardware_multiply():
-    result, obj = compile_rv32("bignum.c", 4096)
+    result, obj = compile_rv32("bignum/bignum.c", 4096)
     assert result.returncode == 0, result.stderr
     dis = subprocess.run([rv_tool("objdump"), "-d", str(obj)], capture_output=True, text=True, check=True)
     assert re.search(r"\bmulhu\b", dis.stdout) and re.search(r"\bmul\b", dis.stdout)
@@ -84,9 +84,9 @@ def test_rv32_memory_budget():
 
 
 def test_max_bits_is_required():
-    result, _ = compile_rv32("bignum.c", 4096, extra=["-UBN_MAX_BITS"])
+    result, _ = compile_rv32("bignum/bignum.c", 4096, extra=["-UBN_MAX_BITS"])
     assert result.returncode != 0 and "BN_MAX_BITS must be defined" in result.stderr
-    result, _ = compile_rv32("bignum.c", 4096, extra=["-UBN_MAX_BITS", "-DBN_MAX_BITS=1000"])
+    result, _ = compile_rv32("bignum/bignum.c", 4096, extra=["-UBN_MAX_BITS", "-DBN_MAX_BITS=1000"])
     assert result.returncode != 0 and "multiple of 64" in result.stderr
 
 
@@ -100,15 +100,15 @@ def test_rv32_compiles_with_litex_firmware_flags(source):
 
 
 def test_bignum_parts_build_as_one_unit_or_on_their_own():
-    """The files under firmware/bignum/ are either layers of the one translation unit bignum.c (see its
-    comment: it includes each once, and they are no source of their own) or key generation's
-    primitives, each an object of its own (firmware/Makefile's BIGNUM_OBJECTS, bn_<name>.o; the host
-    tests compile them too). Never both, and none is left out."""
-    text = (FIRMWARE / "bignum.c").read_text()
+    """The files under firmware/bignum/ besides bignum.c are either layers of the one translation unit
+    bignum.c (see its comment: it includes each once, and they are no source of their own) or key
+    generation's primitives, each an object of its own (firmware/Makefile's BIGNUM_OBJECTS,
+    bn_<name>.o; the host tests compile them too). Never both, and none is left out."""
+    text = (FIRMWARE / "bignum" / "bignum.c").read_text()
     makefile = (FIRMWARE / "Makefile").read_text()
     [own] = re.findall(r"^BIGNUM_OBJECTS\s*:=(.*)$", makefile, re.M)
     own = {name.removeprefix("bn_").removesuffix(".o") + ".c" for name in own.split()}
-    parts = sorted(path.name for path in (FIRMWARE / "bignum").glob("*.c"))
+    parts = sorted(path.name for path in (FIRMWARE / "bignum").glob("*.c") if path.name != "bignum.c")
     assert parts and own
     for name in parts:
         included = text.count(f'#include "bignum/{name}"')
@@ -117,4 +117,15 @@ def test_bignum_parts_build_as_one_unit_or_on_their_own():
         else:
             assert included == 1 and f"bignum/{name}" not in SOURCES, name
     assert own <= set(parts)
-    assert "$(wildcard $(FIRMWARE_DIR)*.c)" in makefile
+    # The Makefile takes bignum.c alone from bignum/, and every .c file of its other folders.
+    [sources] = re.findall(r"^SOURCES\s*:=(.*)$", makefile, re.M)
+    assert sources.split()[0] == "bignum.c" and "$(filter-out bignum,$(FOLDERS))" in sources
+
+
+def test_the_makefile_takes_every_folder():
+    """firmware/Makefile's FOLDERS are firmware/'s folders, each holding sources: a new folder's files
+    are compiled, and so are those of every folder named."""
+    makefile = (FIRMWARE / "Makefile").read_text()
+    [folders] = re.findall(r"^FOLDERS\s*:=(.*)$", makefile, re.M)
+    assert sorted(folders.split()) == sorted(path.name for path in FIRMWARE.iterdir() if path.is_dir())
+    assert all(list((FIRMWARE / name).glob("*.c")) for name in folders.split())

@@ -1,4 +1,4 @@
-"""firmware/mul32.h: the bignum kernels with the software 32x32 -> 64 product of rv32i builds (on the
+"""firmware/bignum/mul32.h: the bignum kernels with the software 32x32 -> 64 product of rv32i builds (on the
 host, with BN_SOFT_MUL) against Python, and the rv32i object using it instead of libgcc's __muldi3."""
 import random
 import re
@@ -38,7 +38,7 @@ def test_soft_mul_exponentiation(bn_soft):
 
 
 def _rv32i_object(extra=()):
-    result, obj = compile_rv32("bignum.c", 4096, extra=["-march=rv32i", *extra])
+    result, obj = compile_rv32("bignum/bignum.c", 4096, extra=["-march=rv32i", *extra])
     assert result.returncode == 0 and result.stderr == "", result.stderr
     return obj
 

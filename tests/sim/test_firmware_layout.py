@@ -1,4 +1,4 @@
-"""The console's code can change without moving what the timed regions touch (firmware/linker.ld).
+"""The console's code can change without moving what the timed regions touch (firmware/linker.ld.in).
 
 Every timed region starts with both caches invalidated, and the caches are direct-mapped, so a
 count is a function of the addresses of the code and data it touches. The firmware is built twice
@@ -15,16 +15,16 @@ import pytest
 
 from soc import firmware
 
-#: (file, text, replacement): console-only code and data the copy gains.
+#: (file under firmware/, text, replacement): console-only code and data the copy gains.
 CONSOLE_CHANGES = [
-    ("console.c", "void console_print_help(void)\n{",
+    ("console/console.c", "void console_print_help(void)\n{",
      "static int layout_probe_count = 5;\nstatic char layout_probe_text[300];\n\n"
      "void console_print_help(void)\n{\n"
      "\tprintf(\"probe %d %s %lu\\n\", layout_probe_count++, layout_probe_text,\n"
      "\t       strtoul(layout_probe_text, 0, 0));"),
-    ("bench_cmds.c", "static unsigned table_len;",
+    ("console/bench_cmds.c", "static unsigned table_len;",
      "static unsigned table_len;\nstatic char layout_probe_row[100];\nstatic int layout_probe_rows = 3;"),
-    ("bench_cmds.c", "static void print_table(unsigned bits)\n{\n\tunsigned i;\n",
+    ("console/bench_cmds.c", "static void print_table(unsigned bits)\n{\n\tunsigned i;\n",
      "static void print_table(unsigned bits)\n{\n\tunsigned i;\n\tlayout_probe_row[table_len % 100] = 1;\n"
      "\tprintf(\"probe %s %d\\n\", layout_probe_row, layout_probe_rows++);\n"),
 ]

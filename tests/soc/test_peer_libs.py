@@ -138,11 +138,11 @@ def test_a_third_peer_is_in_the_firmware_lists(three_peers, tmp_path):
                                str(firmware.FIRMWARE_DIR / source)],
                               capture_output=True, text=True, check=True).stdout
 
-    impls = preprocessed("rsa_impls.c")
+    impls = preprocessed("rsa/rsa_impls.c")
     assert "extern const struct rsa_peer peer_dummyssl;" in impls
     table = impls.split("rsa_impls[] = {")[1].split("};")[0]
     assert table.index('&peer_bearssl') < table.index('{ "dummyssl", ((void *)0), 0, &peer_dummyssl }')
-    keygen = preprocessed("peer_keygen.c")
+    keygen = preprocessed("peers/peer_keygen.c")
     assert "peer_keygen_fn peer_dummyssl_keygen;" in keygen
     assert '{ "dummyssl", ((void *)0) }' in keygen.split("keygens[] = {")[1].split("};")[0]
 

@@ -26,10 +26,10 @@
 #include <libbase/console.h>
 #include <libbase/uart.h>
 
-#include "console.h"
+#include "console/console.h"
 #include "keys.h"
-#include "rsa_cmds.h"
-#include "rsa_hw.h"
+#include "console/rsa_cmds.h"
+#include "rsa/rsa_hw.h"
 
 void montmul_model_reset(void);
 

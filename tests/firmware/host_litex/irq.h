@@ -1,1 +1,1 @@
-/* Host stand-in for LiteX's irq.h: nothing (firmware/cycles.h masks no interrupt on the host). */
+/* Host stand-in for LiteX's irq.h: nothing (firmware/drivers/cycles.h masks no interrupt on the host). */

@@ -1,4 +1,4 @@
-/* Host stand-in for LiteX's system.h: the cache flushes of firmware/cycles.h do nothing here. */
+/* Host stand-in for LiteX's system.h: the cache flushes of firmware/drivers/cycles.h do nothing here. */
 #ifndef HOST_SYSTEM_H
 #define HOST_SYSTEM_H
 

@@ -1,5 +1,5 @@
 /* Host stand-in for LiteX's generated csr.h: the CSR accessors the peripheral's driver
-   (firmware/montmul_drv.c) and firmware/cycles.h use, as functions of montmul_recorder.c. */
+   (firmware/drivers/montmul_drv.c) and firmware/drivers/cycles.h use, as functions of montmul_recorder.c. */
 #ifndef HOST_CSR_H
 #define HOST_CSR_H
 

@@ -1,0 +1,159 @@
+/* A line-oriented console on the UART: echo, backspace, an `error=` line for anything it refuses. */
+#include <stdio.h>
+#include <string.h>
+
+#include <libbase/console.h>
+
+#include "console/console.h"
+#include "bignum/hex_digit.h"
+
+static char line[CONSOLE_LINE_MAX];
+
+/* Reads one line into `line`. Returns its length, or -1 when the line was longer than the buffer
+   (the rest of it has then been read and dropped, so the next line starts clean). */
+static int read_line(void)
+{
+	int len = 0;
+	int overflow = 0;
+
+	for (;;) {
+		char c = readchar();
+		switch (c) {
+		case '\r':
+		case '\n':
+			putsnonl("\n");
+			line[len] = 0;
+			return overflow ? -1 : len;
+		case 0x08:
+		case 0x7f:
+			if (len > 0 && !overflow) {
+				len--;
+				putsnonl("\x08 \x08");
+			}
+			break;
+		default:
+			if (c < 0x20 || c > 0x7e)
+				break;
+			if (len >= (int)sizeof(line) - 1) {
+				overflow = 1;
+				break;
+			}
+			if (!overflow) {
+				line[len++] = c;
+				putchar(c);
+			}
+			break;
+		}
+	}
+}
+
+static int split(char *s, char **argv)
+{
+	int argc = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return argc;
+		if (argc == CONSOLE_MAX_ARGS)
+			return -1;
+		argv[argc++] = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+}
+
+long console_decimal(const char *text)
+{
+	long value = 0;
+	int digits = 0;
+
+	for (; *text >= '0' && *text <= '9' && digits < 9; text++, digits++)
+		value = 10 * value + (*text - '0');
+	return digits && !*text ? value : -1;
+}
+
+int console_hex_bytes(const char *name, const char *text, unsigned char *out, size_t max, size_t *len)
+{
+	size_t digits = strlen(text), i;
+
+	if (strcmp(text, EMPTY_HEX) == 0) {
+		*len = 0;
+		return 0;
+	}
+	for (i = 0; i < digits && hex_value(text[i]) >= 0; i++)
+		;
+	if (i < digits || digits % 2) {
+		printf(ERR_BAD_HEX " arg=%s (hex digits only, two a byte, no prefix)\n", name);
+		return -1;
+	}
+	if (digits / 2 > max) {
+		printf(ERR_TOO_LARGE " arg=%s max_bytes=%u\n", name, (unsigned)max);
+		return -1;
+	}
+	for (i = 0; i < digits / 2; i++)
+		out[i] = (unsigned char)(hex_value(text[2 * i]) << 4 | hex_value(text[2 * i + 1]));
+	*len = digits / 2;
+	return 0;
+}
+
+void console_print_help(void)
+{
+	const struct console_command *const *table;
+	const struct console_command *cmd;
+	for (table = console_tables; *table; table++)
+		for (cmd = *table; cmd->name; cmd++) {
+			/* name and usage in a column of 30, longer ones in full */
+			int width = (int)(strlen(cmd->name) + 1 + strlen(cmd->usage));
+			printf("  %s %s%*s %s\n", cmd->name, cmd->usage, width < 30 ? 30 - width : 0, "",
+			       cmd->help);
+		}
+}
+
+static const struct console_command *find_command(const char *name)
+{
+	const struct console_command *const *table;
+	const struct console_command *cmd;
+	for (table = console_tables; *table; table++)
+		for (cmd = *table; cmd->name; cmd++)
+			if (strcmp(cmd->name, name) == 0)
+				return cmd;
+	return NULL;
+}
+
+void console_usage(const char *name)
+{
+	const struct console_command *cmd = find_command(name);
+	printf(ERR_USAGE " usage=\"%s %s\"", name, cmd ? cmd->usage : "");
+}
+
+void console_run(void)
+{
+	char *argv[CONSOLE_MAX_ARGS];
+	for (;;) {
+		const struct console_command *cmd;
+		int argc, len;
+
+		putsnonl(PROMPT);
+		len = read_line();
+		if (len < 0) {
+			printf(ERR_LINE_TOO_LONG " max=%d\n", (int)sizeof(line) - 1);
+			continue;
+		}
+		argc = split(line, argv);
+		if (argc < 0) {
+			printf(ERR_TOO_MANY_ARGUMENTS " max=%d\n", CONSOLE_MAX_ARGS - 1);
+			continue;
+		}
+		if (argc == 0)
+			continue;
+		cmd = find_command(argv[0]);
+		if (!cmd) {
+			printf(ERR_UNKNOWN_COMMAND " command=%s (type 'help')\n", argv[0]);
+			continue;
+		}
+		cmd->run(argc, argv);
+	}
+}

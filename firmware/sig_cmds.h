@@ -1,8 +1,0 @@
-#ifndef SIG_CMDS_H
-#define SIG_CMDS_H
-
-#include "console.h"
-
-extern const struct console_command sig_commands[];
-
-#endif
