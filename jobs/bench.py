@@ -7,7 +7,7 @@ dealt to as many simulations as there are cores, longest first, each taking the 
 the rows that never touch the peripheral (software, the peer libraries) on the SoC without it, which
 simulates them about three times as fast, the others on the SoC with it. mbedTLS's rows depend on the
 ones before them (STATEFUL_IMPLS) and run together in the firmware's order. Each row's count is the
-one a single `bench` of every row gives (`tests/sim/test_bench_split.py` checks it).
+one a single `bench` of every row gives (`tests/jobs/test_bench_split.py` checks it).
 
 Outputs, under build/bench/: results.json (every measurement, the rows a missing peer library could
 not give, and where the wall-clock time went: builds and each simulation with its simulated cycles
@@ -15,6 +15,7 @@ per second), results.md (tables per size) and results.png (cycles against key si
 line per implementation).
 """
 
+import argparse
 import itertools
 import statistics
 import sys
@@ -23,8 +24,12 @@ import time
 from dataclasses import dataclass
 
 from common import report as report_files
-from sim import pool
+from common.errors import ProjectError
+from common.paths import BUILD_DIR
+from jobs import options, registry
 from link.console import ConsoleError, Missing
+from sim import pool
+from soc import config
 from soc import console_protocol as protocol
 from soc import peer_libs
 
@@ -42,10 +47,11 @@ class Row(pool.ImplRow):
     impl: str
 
 
-#: Issue 24's rows, beside the raw ones in a section of their own (results.json's "padding_and_keygen"; the
-#: raw rows and their order stay as they were): key generation on hw_seq over KEYGEN_SEEDS seeds at the
-#: sizes of KEYGEN_SIZES the run has (software at 512 bits with --full only: ~60 M cycles a key), and
-#: SHA-256 signatures with padding on hw_seq with the bench's key of each size.
+#: The padding and key-generation rows, beside the raw ones in a section of their own (results.json's
+#: "padding_and_keygen"; the raw rows and their order are those of the firmware's `bench`): key
+#: generation on hw_seq over KEYGEN_SEEDS seeds at the sizes of KEYGEN_SIZES the run has (software at
+#: 512 bits with --full only: ~60 M cycles a key), and SHA-256 signatures with padding on hw_seq with
+#: the bench's key of each size.
 KEYGEN_SIZES = (512, 1024, 2048)
 KEYGEN_SEEDS = 3
 KEYGEN_SEED_TEXT = "bench"
@@ -56,8 +62,8 @@ SIGN_MESSAGE = bytes(range(64))
 
 @dataclass
 class ExtraJob:
-    """Issue 24's rows one simulation runs: `kind` "keygen" (the seeds of one size and implementation)
-    or "sign" (every signature row of `sizes`)."""
+    """The padding and key-generation rows one simulation runs: `kind` "keygen" (the seeds of one size
+    and implementation) or "sign" (every signature row of `sizes`)."""
     kind: str
     impl: str
     sizes: tuple
@@ -75,7 +81,7 @@ class ExtraJob:
 
 
 def extra_jobs(sizes, full=False):
-    """Issue 24's rows of a run at `sizes` as jobs."""
+    """The padding and key-generation rows of a run at `sizes` as jobs."""
     jobs = [ExtraJob("keygen", "hw_seq", (bits,)) for bits in KEYGEN_SIZES if bits in sizes]
     if full and 512 in sizes:
         jobs.append(ExtraJob("keygen", "sw", (512,)))
@@ -411,8 +417,8 @@ def markdown(data):
 
 
 def extra_markdown(data):
-    """Issue 24's rows: key generation over seeds; signatures and OAEP decryption against the raw CRT
-    operation, verification against the raw public one."""
+    """The padding and key-generation rows: key generation over seeds; signatures and OAEP decryption
+    against the raw CRT operation, verification against the raw public one."""
     section, results = data["padding_and_keygen"], data["results"]
     clk = data["soc"]["sys_clk_hz"]
     lines = ["Key generation and signatures, cycles counted by the firmware:", "",
@@ -428,7 +434,7 @@ def extra_markdown(data):
         ratio = f"{median / raw['cycles']:.2f}" if raw and row["op"] != "keygen" else ""
         lines.append(f"| {row['bits']} | {what} | {row['impl']} | {median:,.0f} | {low} | {high} | "
                      f"{median / clk * 1e3:.2f} | {ratio} | {'yes' if row['ok'] else '**no**'} |")
-    lines += ["", f"Key generation: seeds drawn from the text {section['keygen_seed_text']!r} (sim/keygen.py's "
+    lines += ["", f"Key generation: seeds drawn from the text {section['keygen_seed_text']!r} (jobs/keygen.py's "
               "`seeds`); `python -m sim keygen` checks the keys in full, over more seeds. Signatures: "
               f"SHA-256 of the 64-byte message {section['sign_message'][:8]}.., padding and the private CRT "
               "operation, with the bench's key, verified on the host by `cryptography`; verify: the device "
@@ -473,3 +479,77 @@ def figure(data):
                  f"({_where(data)}, {data['date']})")
     fig.tight_layout()
     return fig
+
+
+# ---- the job: `python -m sim bench` ----
+
+def add_arguments(parser):
+    options.add_sizes(parser, default=config.BENCH_SIZES)
+    parser.add_argument("--full", action="store_true",
+                        help="also the software rows of private operations without CRT from "
+                             f"{FULL_ONLY_FROM_BITS} bits on (about a billion simulated cycles more)")
+    options.add_out(parser, _default_out(), what="results.{json,md,png}")
+    options.add_simulations(parser)
+    parser.add_argument("--setup-seconds", type=float, default=None, help=argparse.SUPPRESS)
+
+
+def _default_out():
+    return BUILD_DIR / "bench"
+
+
+def _simulated(args, build, log, steps):
+    """The rows over parallel simulations, those that never touch the peripheral on the SoC without
+    it; the builds' and simulations' times go to `steps`."""
+    from sim import build as sim_build
+    bare = sim_build.build_bare(build, log=log)
+    for what, made in (("SoC with the peripheral", build), ("SoC without the peripheral", bare)):
+        for step, seconds in made.seconds.items():
+            steps.append({"step": f"{what}: {step}", "seconds": round(seconds, 2)})
+    started, extra = time.monotonic(), []
+    results, missing, records = run_simulations({True: build, False: bare}, args.sizes, full=args.full,
+                                                simulations=args.simulations, timeout=args.timeout, extra=extra)
+    for i, record in enumerate(records):
+        steps.append({"step": f"simulation {i + 1} ({record['soc']}, {len(record['rows'])} rows)",
+                      **{key: record[key] for key in ("seconds", "cycles", "cycles_per_second")}})
+    steps.append({"step": f"all simulations ({args.simulations} at once)",
+                  "seconds": round(time.monotonic() - started, 2)})
+    return build.soc_info, {"transport": "simulation"}, results, missing, records, extra
+
+
+def main(args, log):
+    """The benchmark over parallel simulations or on the console at --port; prints the table and
+    where the time went, and fails when a result disagrees."""
+    started = time.monotonic()
+    command = (f"python -m sim bench --sizes {','.join(map(str, args.sizes))}" + (" --full" if args.full else "")
+               + options.port_suffix(args))
+    steps = []
+    if args.setup_seconds is not None:
+        steps.append({"step": "set-up (tools/setup.sh: Debian and Python packages, peer libraries)",
+                      "seconds": round(args.setup_seconds, 2)})
+    build = options.simulation(args, log)
+    if args.port:
+        console = options.open_console(args, build)
+        soc_info, source = soc_from_info(console), console.source
+        results, missing = run_console(console, args.sizes, full=args.full)
+        records, extra = [], None
+    else:
+        soc_info, source, results, missing, records, extra = _simulated(args, build, log, steps)
+    total = time.monotonic() - started + (args.setup_seconds or 0)
+    timing = {"steps": steps, "total_seconds": round(total, 2), "simulations": records}
+    data = write(results, missing, args.out, soc_info, source, command, timing, extra=extra)
+    print(markdown(data))
+    print("Where the wall-clock time went:\n")
+    print(timing_markdown(timing))
+    print(f"results: {args.out}/results.{{json,md,png}}")
+    bad = [r for r in data["results"] + (extra or []) if not r["ok"]]
+    if bad:
+        raise ProjectError(f"{len(bad)} results disagree: {bad}")
+    return 0
+
+
+registry.register(registry.Job(
+    "bench", "the benchmark, build/bench/results.*", main, add_arguments=add_arguments,
+    groups=(options.BUILD, options.SERIAL), timeout=7200,
+    description="The firmware's benchmark over parallel simulations (or on the console at --port): every "
+                "RSA operation at each size on each implementation, every result checked; writes "
+                "results.{json,md,png}. `python -m sim cpus` runs it across softcores."))

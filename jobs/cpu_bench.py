@@ -1,4 +1,4 @@
-"""`python -m sim bench --cpus LIST|all`: the same benchmark on several softcores, one table.
+"""`python -m sim cpus [LIST|all]`: the same benchmark on several softcores, one table.
 
 For each CPU (soc/cpus.py: the supported softcores), in its own process (LiteX and the tools it runs
 redirect the process's output, so CPUs never share one), up to `jobs` at a time:
@@ -13,7 +13,7 @@ redirect the process's output, so CPUs never share one), up to `jobs` at a time:
    left of the budget is not started, and one that passes it is stopped; every such row is listed as
    skipped with the reason, never left out silently (the software Montgomery product is in
    `python -m sim bench --cpu-type ...`, not here);
-4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (sim/cpu_figures.py).
+4. the PYNQ-Z2 SoC's Yosys figures with and without the peripheral (jobs/cpu_figures.py).
 
 Writes build/bench/cpus.json (`results`: the rows of results.json with `cpu`; `skipped`; `socs`),
 cpus.md and cpus.png (the largest size's CRT time at each SoC's estimated Fmax against its LUTs).
@@ -28,6 +28,7 @@ from common import report as report_files
 from common.errors import ProjectError
 from common.jobs import run_parallel
 from common.paths import BUILD_DIR
+from jobs import options, registry
 from jobs.bench import cycles_cell, speedup_cell
 from link.console import AnswerError, ConsoleError, Result, SimConsole
 from soc import config
@@ -35,7 +36,7 @@ from soc import console_protocol as protocol
 from soc import cpus as soc_cpus
 
 #: Wall-clock seconds of simulation per CPU: the software rows' budget and the hardware rows' limit.
-#: With these, `--cpus all` at 512..2048 bits fits within an hour on two cores (README, "Across softcores").
+#: With these, `python -m sim cpus all` at 512..2048 bits fits within an hour on two cores (README, "Across softcores").
 DEFAULT_BUDGET_S = 240
 DEFAULT_HW_TIMEOUT_S = 420
 
@@ -266,7 +267,7 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
             _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
         per_cpu.append(result)
     data = {
-        "command": command or (f"python -m sim bench --cpus {','.join(c.name for c in cpus)} "
+        "command": command or (f"python -m sim cpus {','.join(c.name for c in cpus)} "
                                f"--sizes {','.join(map(str, sizes))}"),
         "date": time.strftime("%Y-%m-%d"),
         "sys_clk_hz": config.SYS_CLK_FREQ,
@@ -283,13 +284,42 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
     return data
 
 
-def main(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S, log=print, reuse=False,
-         command=None):
-    out_dir = BUILD_DIR / "bench"
-    data = run(cpus, sizes, budget=budget, synth=synth, jobs=jobs, timeout=timeout, out_dir=out_dir, reuse=reuse,
-               command=command)
+def _cpus_type(text):
+    """CPUS: `all` or type[:variant], comma-separated, as soc.cpus.parse_list takes them."""
+    import argparse
+    if not text.strip(" ,"):
+        raise argparse.ArgumentTypeError("takes 'all' or type[:variant], comma-separated")
+    try:
+        return soc_cpus.parse_list(text)
+    except ProjectError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_arguments(parser):
+    parser.add_argument("cpus", nargs="?", default=soc_cpus.parse_list("all"), type=_cpus_type, metavar="CPUS",
+                        help="type[:variant], comma-separated, or 'all' (the default: "
+                             f"{','.join(config.CPUS_ALL)})")
+    options.add_sizes(parser, default=config.BENCH_SIZES)
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
+                        help="wall-clock seconds of simulation per CPU for the software rows; a row predicted to "
+                             "pass it is skipped and listed (default: %(default)s)")
+    options.add_simulations(parser, default=2, what="CPUs built and simulated at once")
+    parser.add_argument("--reuse", action="store_true",
+                        help="take a CPU's rows from an earlier run with the same sizes "
+                             "(<out>/cpus/<type>-<variant>.json) instead of running it again")
+    parser.add_argument("--no-synth", action="store_true", help="leave out the Yosys figures (faster)")
+    options.add_out(parser, BUILD_DIR / "bench")
+
+
+def main(args, log):
+    """`python -m sim cpus`: runs, prints the table, fails on a disagreeing result or a CPU that failed."""
+    command = (f"python -m sim cpus {','.join(c.name for c in args.cpus)} --sizes {','.join(map(str, args.sizes))}"
+               + (f" --budget {args.budget:g}" if args.budget != DEFAULT_BUDGET_S else "")
+               + (" --no-synth" if args.no_synth else ""))
+    data = run(args.cpus, args.sizes, budget=args.budget, synth=not args.no_synth, jobs=args.simulations,
+               timeout=args.timeout, out_dir=args.out, reuse=args.reuse, command=command)
     print(markdown(data))
-    print(f"results: {out_dir}/cpus.{{json,md,png}}")
+    print(f"results: {args.out}/cpus.{{json,md,png}}")
     bad = [r for r in data["results"] if not r["ok"]]
     failed = [c for c in data["cpus"] if c["error"]]
     if bad:
@@ -297,6 +327,14 @@ def main(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAU
     if failed:
         raise ProjectError("; ".join(f"{c['cpu']}: {c['error']}" for c in failed))
     return 0
+
+
+registry.register(registry.Job(
+    "cpus", "the benchmark across softcores, build/bench/cpus.*", main, add_arguments=add_arguments,
+    timeout=DEFAULT_HW_TIMEOUT_S,
+    description="The benchmark on each softcore, each in a simulation of its own "
+                "(build/sim-<type>-<variant>/), and each SoC's Yosys figures for the PYNQ-Z2; writes "
+                "cpus.{json,md,png}. --timeout: the hardware rows' limit per CPU."))
 
 
 # ---- result files ----

@@ -3,11 +3,10 @@
 Each run is one private-key operation typed at the console (`sign pkcs1 <message> hw_seq`: SHA-256,
 PKCS#1 v1.5, RSA with CRT on the sequencer, both halves at once with the pair commands; or
 `oaep_decrypt <ciphertext> hw_seq`) while one bit of the peripheral's state flips once, at a random
-cycle of the operation. The campaign runs on its own model of the SoC (sim/build.py, `faults`): the
-same Verilog as every other build, Verilated with a configuration file (verilator_config) that makes
-the peripheral's registers and memories public, so that the harness's fault hook
-(sim/harness/fault_hook.h) can flip them; many runs share one boot, each armed over a pipe the hook
-reads.
+cycle of the operation. The campaign runs on its own model of the SoC (sim/build.py, `faults`;
+sim/fault_model.py): the same Verilog as every other build, with the peripheral's registers and
+memories public, so that the harness's fault hook (sim/harness/fault_hook.h) can flip them; many runs
+share one boot, each armed over a pipe the hook reads.
 
 Fault sites are the peripheral's state: every register (a signal assigned on the clock edge in its
 Verilog) and every memory, grouped into SITE_CLASSES. A run picks its class in turn (the classes get
@@ -34,7 +33,6 @@ report.md and report.png.
 
 import math
 import random
-import re
 import sys
 import time
 from collections import Counter
@@ -43,6 +41,8 @@ from dataclasses import dataclass
 from common import report as report_files
 from common.errors import ProjectError
 from common.paths import BUILD_DIR
+from jobs import options, registry
+from sim.fault_model import PERIPHERAL_SCOPE, FaultHook, plain_name, state_elements
 from soc import console_protocol as protocol
 
 DEFAULT_SEED = "faults"
@@ -53,8 +53,6 @@ OPS = ("sign", "decrypt")
 OUTCOMES = ("correct", "refused", "stuck", "released_wrong", "hang")
 #: The start of the error line of an operation the driver gave up on (the peripheral stuck).
 STUCK_ERROR = "error=peripheral_stuck"
-#: The peripheral's instance in the SoC's Verilator model (LiteX names it after soc/montmul.py's module).
-PERIPHERAL_SCOPE = "TOP.sim.montmul"
 #: The shortest cycle limit of a run after its fault; longer for operations that take longer.
 MIN_LIMIT_CYCLES = 10_000_000
 #: A run's cycle limit, in unfaulted operations' worth of cycles.
@@ -93,79 +91,12 @@ SITE_CLASSES = (
 SITE_CLASS_NAMES = tuple(name for name, _, _ in SITE_CLASSES)
 
 
-# ---- the peripheral's state, from its Verilog ----
-
-@dataclass(frozen=True)
-class StateElement:
-    module: str         # path below the peripheral: "" (the peripheral), "core.lanes", ...
-    name: str           # as in the Verilog (an escaped name without its backslash)
-    bits: int           # of a register, or of one word of a memory
-    depth: int          # words of a memory; 0 for a register
-    reads: str = None   # the memory whose read register it is, if it is one
-
-
-_MODULE = re.compile(r"^module (\\?\S+)\s*\((.*?)^endmodule", re.S | re.M)
-_REG = re.compile(r"^\s*reg (?:\[(\d+):(\d+)\] )?(\\\S+ |[A-Za-z_][\w$]*)(?: \[(\d+):(\d+)\])?(?: = [^;]*)?;", re.M)
-#: A non-blocking assignment starting a line: in the Verilog Amaranth writes (through Yosys), only
-#: clocked processes assign with `<=`; an `assign` of a comparison starts with `assign`.
-_CLOCKED = re.compile(r"^\s+(\\\S+ |[A-Za-z_][\w$]*)\s*(?:\[[^\]]*\]\s*)*<=\s*(\\\S+ |[A-Za-z_][\w$]*)?(\[)?", re.M)
-
-
-def _plain(name):
-    return name.strip().lstrip("\\")
-
-
-def state_elements(verilog, top="montmul"):
-    """{(module path, name): StateElement} of every register and memory of the peripheral's Verilog
-    (`top` and its submodules, each named `top.<path>` as Amaranth names them)."""
-    elements = {}
-    for module, body in _MODULE.findall(verilog):
-        module = _plain(module)
-        if module != top and not module.startswith(top + "."):
-            continue
-        path = module[len(top) + 1:]
-        regs = {}
-        for m in _REG.finditer(body):
-            width = int(m.group(1)) - int(m.group(2)) + 1 if m.group(1) else 1
-            depth = abs(int(m.group(4)) - int(m.group(5))) + 1 if m.group(4) else 0
-            regs[_plain(m.group(3))] = (width, depth)
-        for m in _CLOCKED.finditer(body):
-            name = _plain(m.group(1))
-            if name not in regs:
-                raise ProjectError(f"{module}: {name} is assigned on the clock edge but not declared as a reg")
-            width, depth = regs[name]
-            source = _plain(m.group(2) or "")
-            reads = source if m.group(3) and regs.get(source, (0, 0))[1] else None
-            old = elements.get((path, name))
-            elements[(path, name)] = StateElement(path, name, width, depth, reads or (old.reads if old else None))
-    if not any(e.module == "" for e in elements.values()):
-        raise ProjectError(f"no module {top} with registers in the peripheral's Verilog")
-    return elements
-
-
-#: The peripheral's ports the fault hook watches (its activity, its resets): readable in the fault model.
-WATCHED_PORTS = ("status", "cmd", "cmd_stb", "wdata_stb", "rdata_stb", "rst")
-
-
-def verilator_config(verilog, top="montmul"):
-    """The fault model's Verilator configuration: every register and memory of the peripheral
-    (state_elements) public and writable, its watched ports readable, nothing else. Only the state is
-    made public: a public writable signal makes Verilator evaluate the logic it feeds at every step,
-    and the peripheral's wires as well made that model 8 times as slow as the plain one (measured
-    with every signal public), against 1.5 times with only the state."""
-    lines = ["`verilator_config", "// Generated by sim/faults.py for the fault-injection model only: do not edit."]
-    for (module, name) in sorted(state_elements(verilog, top)):
-        lines.append(f'public_flat_rw -module "{top}{"." + module if module else ""}" -var "{name}"')
-    lines += [f'public_flat_rd -module "{top}" -var "{port}"' for port in WATCHED_PORTS]
-    return "\n".join(lines) + "\n"
-
-
 def site_class(element):
     for name, _, rule in SITE_CLASSES:
         if rule(element.module, element.name, element.reads):
             return name
     raise ProjectError(f"no fault-site class takes the peripheral's register {element.module or '(top)'}."
-                       f"{element.name}: give it one in sim/faults.py's SITE_CLASSES")
+                       f"{element.name}: give it one in jobs/faults.py's SITE_CLASSES")
 
 
 @dataclass(frozen=True)
@@ -216,7 +147,7 @@ def catalog(hook_sites, elements, montmul_config, bits):
         if scope != PERIPHERAL_SCOPE and not scope.startswith(PERIPHERAL_SCOPE + "."):
             continue
         module = scope[len(PERIPHERAL_SCOPE) + 1:]
-        element = elements.get((module, _plain(name)))
+        element = elements.get((module, plain_name(name)))
         if element is None:
             continue
         if (element.bits, max(element.depth, 1)) != (width, count):
@@ -230,97 +161,6 @@ def catalog(hook_sites, elements, montmul_config, bits):
         raise ProjectError(f"the fault model lacks {len(missing)} of the peripheral's registers, e.g. "
                            f"{'.'.join(missing[0])}: is sim/build.py's FAULTS_CONFIG in its build?")
     return sites
-
-
-# ---- the hook's pipes ----
-
-class FaultHook:
-    """The host's side of sim/harness/fault_hook.h: requests on one pipe, answers on the other."""
-
-    def __init__(self):
-        import os
-        self._os = os
-        self.to_model_r, self.to_model = os.pipe()
-        self.from_model, self.from_model_w = os.pipe()
-        self._buffer = b""
-
-    @property
-    def model_fds(self):
-        return self.to_model_r, self.from_model_w
-
-    def model_env(self):
-        from gateware.interface import Status
-        from amaranth.lib import data
-        busy = data.Layout.cast(Status)["busy"]
-        return {"SIM_FAULT_FDS": f"{self.to_model_r},{self.from_model_w}", "SIM_FAULT_SCOPE": PERIPHERAL_SCOPE,
-                "SIM_FAULT_BUSY_MASK": hex(1 << busy.offset)}
-
-    def started(self):
-        """The model has its ends: close ours of them."""
-        for fd in self.model_fds:
-            self._os.close(fd)
-
-    def close(self):
-        for fd in (self.to_model, self.from_model):
-            try:
-                self._os.close(fd)
-            except OSError:
-                pass
-
-    def _line(self, timeout):
-        import select
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.from_model], [], [], left)[0]:
-                raise ProjectError("the fault hook did not answer")
-            data = self._os.read(self.from_model, 65536)
-            if not data:
-                raise ProjectError("the fault hook's pipe closed (the model exited)")
-            self._buffer += data
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        line = line.decode()
-        if line.startswith("error"):
-            raise ProjectError(f"the fault hook refused a request: {line}")
-        return line
-
-    def request(self, line, until=None, timeout=60.0):
-        """Sends `line`; its answer's first line, or every line up to `until` (not included)."""
-        self._os.write(self.to_model, (line + "\n").encode())
-        if until is None:
-            return self._line(timeout)
-        lines = []
-        while (answer := self._line(timeout)) != until:
-            lines.append(answer)
-        return lines
-
-    def sites(self):
-        """(index, scope, name, bits, elements) of every variable the hook can reach."""
-        out = []
-        for line in self.request("sites", until="end"):
-            parts = line.split()
-            out.append((int(parts[1]), parts[2], " ".join(parts[3:-3]), int(parts[-2]), int(parts[-1])))
-        return out
-
-    def arm(self, site=0, element=0, bit=0, delay=-1, limit=0):
-        answer = self.request(f"arm {site} {element} {bit} {delay} {limit}")
-        if answer != "armed":
-            raise ProjectError(f"the fault hook answered {answer!r} to arm")
-
-    def peek(self, site, element):
-        """The element's value now (an int)."""
-        answer = self.request(f"peek {site} {element}")
-        if not answer.startswith("value "):
-            raise ProjectError(f"the fault hook answered {answer!r} to peek")
-        return int(answer.split()[1], 16)
-
-    def report(self):
-        lines = self.request("report", until="end")
-        head = dict(item.split("=") for item in lines[0].split()[1:])
-        commands = [(int(offset), int(word, 16), int(busy)) for _, offset, word, busy in map(str.split, lines[1:])]
-        return {"fired": head["fired"] == "1", "offset": int(head["offset"]), "span": int(head["span"]),
-                "resets": int(head["resets"]), "before": int(head["before"], 16), "after": int(head["after"], 16),
-                "commands": commands}
 
 
 # ---- one operation, its expected answer, its classification ----
@@ -620,7 +460,7 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
                         "in_check": sum(r["phase"] == "check" for r in rows)}
     wrong = [r for r in records if r["outcome"] == "released_wrong"]
     return {
-        "command": command or f"python -m sim faults {len(records)} --bits {bits} --op {op}",
+        "command": command or f"python -m sim faults {len(records)} --size {bits} --op {op}",
         "date": time.strftime("%Y-%m-%d"),
         "soc": build.soc_info,
         "bits": bits, "op": op, "impl": IMPL, "seed": seed,
@@ -698,3 +538,36 @@ def check(report):
     if c["released_wrong"] or c["hang"] or not report["alive_at_end"]:
         raise ProjectError(f"{c['released_wrong']} wrong outputs released, {c['hang']} console hangs, "
                            f"console alive at the end: {report['alive_at_end']}")
+
+
+# ---- the job: `python -m sim faults N` ----
+
+def add_arguments(parser):
+    parser.add_argument("runs", type=options.at_least(1), metavar="N", help="faulted operations, at least 1")
+    options.add_size(parser, default=1024)
+    parser.add_argument("--op", default="sign", choices=OPS,
+                        help="`sign pkcs1` or `oaep_decrypt` (default: %(default)s)")
+    options.add_seed(parser, DEFAULT_SEED, "the messages and the faults")
+    options.add_out(parser, DEFAULT_OUT_DIR)
+
+
+def main(args, log):
+    """The campaign on the fault model; exits 1 (a ProjectError) if a wrong result was released or
+    the console hung."""
+    build = options.simulation(args, log, faults=True)
+    command = (f"python -m sim faults {args.runs} --size {args.size} --op {args.op}"
+               + (f" --seed {args.seed}" if args.seed != DEFAULT_SEED else ""))
+    report = run(build, args.runs, bits=args.size, op=args.op, seed=args.seed, out_dir=args.out,
+                 progress=options.progress(args), command=command, timeout=args.timeout)
+    print(markdown(report))
+    print(f"report: {args.out}/report.{{json,md,png}}")
+    check(report)
+    return 0
+
+
+registry.register(registry.Job(
+    "faults", "fault injection in the peripheral, build/faults/", main, add_arguments=add_arguments,
+    groups=(options.BUILD,), timeout=10 * 3600,
+    description="N private-key operations on hw_seq, each with one bit of the peripheral's state flipped "
+                "at a random cycle, on a model built for it; writes report.{json,md,png} and exits 1 if a "
+                "wrong result was released or the console hung."))

@@ -1,10 +1,10 @@
-"""`python -m sim keygen BITS`: RSA key generation on the softcore (the firmware's `keygen`), checked
+"""`python -m sim keygen --sizes BITS[,BITS...]`: RSA key generation on the softcore (the firmware's `keygen`), checked
 on the host.
 
 Each key comes from a seed of its own, drawn from a seed text (`--seed`), so a run repeats and no two
 keys of a run share a seed; every implementation asked for gets the same seeds, and must make the same
 key of each (the firmware's generator is written once over the backends, which differ in time only).
-The generations are independent, so they are dealt to parallel simulations as sim/bench.py deals its
+The generations are independent, so they are dealt to parallel simulations as jobs/bench.py deals its
 rows: the software ones to the SoC without the peripheral (sim.build.build_bare, about three times as
 fast to simulate), longest first, each simulation taking the next when it is free.
 
@@ -32,6 +32,8 @@ from pathlib import Path
 
 from common import report as report_files
 from common.errors import ProjectError
+from common.paths import BUILD_DIR
+from jobs import options, registry
 from sim import pool
 from soc import config
 from soc import console_protocol as protocol
@@ -44,7 +46,8 @@ MIN_BITS, MAX_BITS = 512, max(config.KEY_SIZES)
 DEFAULT_IMPLS = ("hw_seq",)
 #: Bytes of each key's seed (the firmware takes 1 to 64).
 SEED_BYTES = 32
-#: Issue 24's targets: the median over TARGET_SEEDS seeds of a key generation on TARGET_IMPL, in cycles.
+#: The key-generation targets: the median over TARGET_SEEDS seeds of a key generation on TARGET_IMPL, in
+#: cycles, at most this.
 TARGET_IMPL = "hw_seq"
 TARGET_SEEDS = 16
 TARGETS = {2048: 20_000_000, 1024: 4_000_000}
@@ -248,8 +251,8 @@ def disagreements(keys):
 
 
 def targets(rows):
-    """Issue 24's targets, each with the measured median when the run has that row: met when the
-    median is within the limit (the count of seeds says whether it is the median the issue asks for)."""
+    """The targets, each with the measured median when the run has that row: met when the median is
+    within the limit (the count of seeds says whether it is the median over TARGET_SEEDS seeds)."""
     out = []
     for bits, limit in sorted(TARGETS.items()):
         row = next((r for r in rows if (r["impl"], r["bits"]) == (TARGET_IMPL, bits)), None)
@@ -314,7 +317,7 @@ def _target_line(target):
         return f"- {what}: not measured in this run."
     verdict = "**met**" if target["met"] else "**not met**"
     few = (f" (over {target['seeds']} seeds here, not {target['seeds_asked']}: run `--seeds {target['seeds_asked']}` "
-           "for the issue's figure)" if target["seeds"] < target["seeds_asked"] else "")
+           "for the target's figure)" if target["seeds"] < target["seeds_asked"] else "")
     return f"- {what}: median {_number(target['median_cycles'])} cycles, {verdict}{few}."
 
 
@@ -410,3 +413,44 @@ def run(builds, sizes, impls, count, out_dir, *, seed=DEFAULT_SEED, soc, command
                          seconds=time.monotonic() - started, sim_records=sim_records)
     write(report, out_dir)
     return report
+
+
+# ---- the job: `python -m sim keygen` ----
+
+def add_arguments(parser):
+    options.add_sizes(parser, default=(1024,), allowed=range(MIN_BITS, MAX_BITS + 1, 64),
+                      what=f"multiples of 64 from {MIN_BITS} to {MAX_BITS}")
+    parser.add_argument("--seeds", type=options.at_least(1), default=16, metavar="N",
+                        help="keys of each size on each implementation, each from a seed of its own drawn from "
+                             "--seed (default: %(default)s)")
+    options.add_impls(parser, DEFAULT_IMPLS, protocol.IMPLS)
+    options.add_seed(parser, DEFAULT_SEED, "the key generations' seeds")
+    options.add_out(parser, BUILD_DIR / "keygen")
+    options.add_simulations(parser)
+
+
+def main(args, log):
+    """Key generations over parallel simulations, software ones on the SoC without the peripheral;
+    exits 1 (a ProjectError) when a key fails a check."""
+    from sim import build as sim_build
+    build = options.simulation(args, log)
+    builds = {True: build}
+    if any(impl not in protocol.PERIPHERAL_IMPLS for impl in args.impls):
+        builds[False] = sim_build.build_bare(build, log=log)
+    command = (f"python -m sim keygen --sizes {','.join(map(str, args.sizes))} --seeds {args.seeds} "
+               f"--impls {','.join(args.impls)}" + (f" --seed {args.seed}" if args.seed != DEFAULT_SEED else ""))
+    report = run(builds, args.sizes, args.impls, args.seeds, args.out, seed=args.seed, soc=build.soc_info,
+                 command=command, simulations=args.simulations, timeout=args.timeout,
+                 progress=options.progress(args))
+    print(markdown(report))
+    print(f"report: {args.out}/report.{{json,md,png}}, keys: {args.out}/keys/")
+    check(report)
+    return 0
+
+
+registry.register(registry.Job(
+    "keygen", "key generations on the SoC, each key checked, build/keygen/", main,
+    add_arguments=add_arguments, groups=(options.BUILD,), timeout=7200,
+    description="Generate keys with the firmware's keygen, check each (our arithmetic, cryptography, "
+                "openssl pkey -check) and write report.{json,md,png} and the keys as PEM; exits 1 if a "
+                "key fails a check."))

@@ -43,6 +43,8 @@ from fractions import Fraction
 from common import cache
 from common import report as report_files
 from common.errors import ProjectError
+from common.paths import BUILD_DIR
+from jobs import options, registry
 from soc import config
 from soc import console_protocol as protocol
 from soc import keys as soc_keys
@@ -193,7 +195,7 @@ def expected(key, op, message):
 def by_soc(job_list):
     """The jobs as (peripheral, measurements): each job's rows that never touch the peripheral
     (software) first, in the planned order, for the SoC without the peripheral, which simulates
-    them about twice as fast with the same counts (sim/build.py, build_bare); then the rows on the
+    them about twice as fast with the same counts (sim/build.py's build_bare); then the rows on the
     peripheral. A simulation switches SoC at most once."""
     software = [[m for m in job if m.impl not in protocol.PERIPHERAL_IMPLS] for job in job_list]
     hardware = [[m for m in job if m.impl in protocol.PERIPHERAL_IMPLS] for job in job_list]
@@ -370,7 +372,7 @@ def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, 
         samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs, slow_messages=slow_messages,
         slow=slow,
         edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
-        command=command or (f"python -m sim leak --bits {bits} --messages {messages} --keys {keys} "
+        command=command or (f"python -m sim leak --size {bits} --messages {messages} --keys {keys} "
                             f"--pairs {pairs}"),
         simulations=simulations, seconds=time.monotonic() - started)
     write(report, out_dir)
@@ -440,3 +442,53 @@ def markdown(report):
                 {f"{w['case']} {w['op']} {w['impl']}" for w in report["wrong_results"]})) + ".")
     lines.append("")
     return "\n".join(lines)
+
+
+# ---- the job: `python -m sim leak` ----
+
+def _count_or_all(text):
+    if text == "all":
+        return None
+    return options.at_least(0)(text)
+
+
+def add_arguments(parser):
+    options.add_size(parser, default=1024)
+    parser.add_argument("--messages", type=options.at_least(2), default=32, metavar="N",
+                        help="messages with one key, edge cases and random (default: %(default)s)")
+    parser.add_argument("--keys", type=options.at_least(0), default=8, metavar="N",
+                        help="random keys, one random message each (default: %(default)s)")
+    parser.add_argument("--pairs", type=options.at_least(0), default=16, metavar="N",
+                        help="fixed and random messages each, interleaved (default: %(default)s)")
+    parser.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
+                        help="messages of each case the slowest row (software private without CRT, 40 s or more "
+                             "of simulation per 1024-bit operation) runs on (default: %(default)s)")
+    options.add_seed(parser, DEFAULT_SEED, "the keys and messages")
+    options.add_out(parser, BUILD_DIR / "leak")
+    options.add_simulations(parser)
+
+
+def main(args, log):
+    """The test over parallel simulations (software rows on the SoC without the peripheral); exits 1
+    (a ProjectError) on a wrong result or a leaking constant-time row."""
+    from sim import build as sim_build
+    build = options.simulation(args, log)
+    bare = sim_build.build_bare(build, log=log)
+    slow = "all" if args.slow_messages is None else args.slow_messages
+    command = (f"python -m sim leak --size {args.size} --messages {args.messages} --keys {args.keys} "
+               f"--pairs {args.pairs} --slow-messages {slow}"
+               + (f" --seed {args.seed}" if args.seed != DEFAULT_SEED else ""))
+    report = run(build, args.size, args.out, messages=args.messages, keys=args.keys, pairs=args.pairs,
+                 slow_messages=args.slow_messages, seed=args.seed, simulations=args.simulations,
+                 timeout=args.timeout, progress=options.progress(args), command=command, bare=bare)
+    print(markdown(report))
+    print(f"report: {args.out}/report.{{json,md}}")
+    check(report)
+    return 0
+
+
+registry.register(registry.Job(
+    "leak", "the timing-leak test, build/leak/", main, add_arguments=add_arguments,
+    groups=(options.BUILD,), timeout=14400,
+    description="Time private-key operations on every implementation with many messages and keys; writes "
+                "report.{json,md} and histogram.png, and exits 1 if a constant-time path leaks."))

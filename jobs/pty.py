@@ -18,6 +18,7 @@ import tty
 from pathlib import Path
 
 from common.errors import ProjectError
+from jobs import options, registry
 from link.transport import SocModelTransport, TransportError
 
 
@@ -117,3 +118,22 @@ def serve(build, empty_ram=False, out=print):
         except KeyboardInterrupt:
             return 0
     raise ProjectError(f"the simulation stopped: {port.error}")
+
+
+# ---- the job: `python -m sim pty` ----
+
+def add_arguments(parser):
+    parser.add_argument("--empty-ram", action="store_true",
+                        help="start with main RAM zeroed, so only a serial boot (litex_term --kernel) gives the "
+                             "BIOS a firmware")
+
+
+def main(args, log):
+    return serve(options.simulation(args, log), empty_ram=args.empty_ram, out=log)
+
+
+registry.register(registry.Job(
+    "pty", "the simulated SoC's UART as a serial device", main, add_arguments=add_arguments,
+    groups=(options.BUILD,),
+    description="Expose the simulated SoC's UART as a pseudo-terminal and wait; Ctrl-C ends it. Board "
+                "tools open it as a board's port (litex_term, and the jobs' --port)."))

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 
 from gateware.interface import PeripheralConfig
+from jobs import options, registry
 from link.console import CHUNK, LINE_MAX
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code
@@ -205,3 +206,37 @@ def run(console, count, seed="random-lines", progress=None):
     if problem:
         problems.append((count, "known_answer", b"modexp", problem))
     return {"lines": count, "seconds": time.monotonic() - started, "kinds": kinds, "problems": problems}
+
+
+# ---- the job: `python -m sim random-lines N` ----
+
+DEFAULT_SEED = "random-lines"
+
+
+def add_arguments(parser):
+    parser.add_argument("lines", type=options.at_least(1), metavar="N", help="lines to type")
+    options.add_seed(parser, DEFAULT_SEED, "the lines")
+
+
+def main(args, log):
+    """The lines, each answer checked, then a known answer; exit status 1 on a problem."""
+    console = options.open_console(args, options.simulation(args, log))
+    try:
+        report = run(console, args.lines, seed=args.seed, progress=log)
+    finally:
+        console.close()
+    for index, kind, data, problem in report["problems"]:
+        print(f"line {index} ({kind}, {len(data)} bytes, {data[:60]!r}): {problem}")
+    kinds = ", ".join(f"{kind} {n}" for kind, n in report["kinds"].items())
+    print(f"{report['lines']} random lines ({kinds}) in {report['seconds']:.0f} s, "
+          f"{len(report['problems'])} problems; the known answer after them "
+          + ("wrong" if any(kind == "known_answer" for _, kind, _, _ in report["problems"]) else "right"))
+    return 1 if report["problems"] else 0
+
+
+registry.register(registry.Job(
+    "random-lines", "random lines into the console, every answer checked", main,
+    add_arguments=add_arguments, groups=(options.BUILD, options.SERIAL), timeout=7200,
+    description="Type N random lines (binary bytes, over-long lines, truncated hex, huge numbers, the "
+                "protocol's words), check each answer and a known answer after them; exit 1 on a "
+                "problem."))

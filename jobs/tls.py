@@ -2,7 +2,7 @@
 bridge from a TCP port on this machine to the raw TLS stream the firmware's `tls` command puts on its
 UART, one connection after another.
 
-    python -m sim tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--key 2048] [--port DEVICE]
+    python -m sim tls [--listen 127.0.0.1:4433] [--impl hw_seq] [--size 2048] [--port DEVICE]
 
 One connection on the console:
 
@@ -35,6 +35,7 @@ from pathlib import Path
 
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
+from jobs import options, registry
 from link.console import CommandRefused, ConsoleError, UnexpectedAnswer
 from soc import config
 from soc import console_protocol as protocol
@@ -455,3 +456,61 @@ def serve(console, key, address, impl="hw_seq", timeout_ms=SIM_TIMEOUT_MS, out=p
         except KeyboardInterrupt:
             pass
     return 0
+
+
+# ---- the job: `python -m sim tls` ----
+
+def add_tls_timeout(parser):
+    parser.add_argument("--tls-timeout", type=options.at_least(1), default=None, metavar="MS",
+                        help="the device's idle limit per connection, in device milliseconds (default: "
+                             f"{SIM_TIMEOUT_MS} in simulation, {protocol.TLS_TIMEOUT_MS} on a board)")
+
+
+def device_timeout_ms(args):
+    """The device's idle limit per connection: --tls-timeout, or the default for where it runs."""
+    return args.tls_timeout or (protocol.TLS_TIMEOUT_MS if args.port else SIM_TIMEOUT_MS)
+
+
+def add_arguments(parser):
+    parser.add_argument("--listen", default="127.0.0.1:4433", metavar="HOST:PORT",
+                        help="where to listen (default: %(default)s)")
+    parser.add_argument("--impl", default="hw_seq", choices=protocol.TLS_IMPLS, metavar="IMPL",
+                        help="the implementation of the server's RSA (default: %(default)s; available: "
+                             f"{','.join(protocol.TLS_IMPLS)})")
+    options.add_size(parser, default=2048, help="the server's key: the firmware's bench key of this size")
+    parser.add_argument("--device-key", action="store_true",
+                        help="a key of --size bits made on the device (`keygen` on hw_seq, random seed) instead "
+                             "of the bench key")
+    add_tls_timeout(parser)
+
+
+def check(args):
+    try:
+        parse_address(args.listen)
+    except ProjectError as error:
+        raise options.UsageError(str(error)) from None
+
+
+def main(args, log):
+    """The device's TLS server on a TCP port here, until Ctrl-C."""
+    from soc import keys
+    build = options.simulation(args, log)
+    console = options.open_console(args, build, args.timeout or 10 * 365 * 86400.0)
+    try:
+        if args.device_key:
+            log(f"[tls] making a {args.size}-bit key on the device (keygen on hw_seq) ...")
+            key = console.keygen(args.size, os.urandom(16), "hw_seq").key
+        else:
+            use_bench_key(console, args.size)
+            key = next(k for k in keys.bench_keys() if k["bits"] == args.size)
+        return serve(console, key, parse_address(args.listen), impl=args.impl, timeout_ms=device_timeout_ms(args),
+                     out=log)
+    finally:
+        console.close()
+
+
+registry.register(registry.Job(
+    "tls", "the device as a TLS 1.2 server on a TCP port here", main, add_arguments=add_arguments,
+    check=check, groups=(options.BUILD, options.SERIAL),
+    description="The device as a TLS 1.2 server: a TCP port here bridged to its UART, one connection after "
+                "another until Ctrl-C (docs/tls.md)."))

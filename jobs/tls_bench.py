@@ -13,7 +13,6 @@ report.md (the table) and report.png (each row's median split, stacked).
 
 import socket
 import statistics
-import sys
 import threading
 import time
 from common import report as report_files
@@ -21,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.errors import ProjectError
-from sim import pool
-from jobs import tls
+from jobs import options, registry, tls
 from link.console import UnexpectedAnswer
+from sim import pool
 from soc import config
 from soc import console_protocol as protocol
 from soc import keys as soc_keys
@@ -32,6 +31,8 @@ from soc import keys as soc_keys
 VARIANTS = (("TLS_RSA_WITH_AES_128_GCM_SHA256", "none"),
             ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "x25519"),
             ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "secp256r1"))
+#: The implementations measured unless --impls says otherwise.
+DEFAULT_IMPLS = (*protocol.TLS_IMPLS[:3], "bearssl")
 #: The part names as the table and plot show them.
 PART_LABELS = {"rsa": "RSA", "ecdhe": "ECDHE", "hash": "hash", "prf": "PRF", "record": "record", "other": "other"}
 
@@ -199,29 +200,29 @@ def write(report, out_dir):
     report_files.write(out_dir, "report", report, markdown, plot)
 
 
-def _parse_list(text, allowed, what):
-    values = [v.strip() for v in text.split(",") if v.strip()]
-    bad = [v for v in values if v not in allowed]
-    if not values or bad:
-        raise ProjectError(f"--tls-{what} takes {', '.join(map(str, allowed))}, comma-separated (got {text!r})")
-    return values
+def add_arguments(parser):
+    parser.add_argument("--handshakes", type=options.at_least(1), default=3, metavar="N",
+                        help="handshakes per implementation, suite and size (default: %(default)s)")
+    options.add_impls(parser, DEFAULT_IMPLS, protocol.TLS_IMPLS, help="implementations of the server's RSA")
+    options.add_sizes(parser, default=(2048,), help="the server's key sizes (the firmware's bench keys)")
+    tls.add_tls_timeout(parser)
+    options.add_out(parser, tls.OUT_DIR)
+    options.add_simulations(parser)
 
 
-def main(args, build, timeout_ms, log, open_console):
-    """tls-bench (sim/__main__.py's options; `open_console(args, build, timeout)` its console at --port)."""
-    sizes = [int(v) for v in _parse_list(args.tls_sizes, [str(s) for s in config.KEY_SIZES], "sizes")]
-    impls = _parse_list(args.tls_impls, protocol.TLS_IMPLS, "impls")
-    if args.handshakes < 1:
-        raise ProjectError("--handshakes takes at least 1")
-    out_dir = Path(args.out_dir) if args.out_dir else tls.OUT_DIR
+def main(args, log):
+    """`python -m sim tls-bench`: the rows over parallel simulations, or one after another at --port."""
+    build = options.simulation(args, log)
+    timeout_ms = tls.device_timeout_ms(args)
+    sizes, impls, out_dir = args.sizes, args.impls, args.out
     tls.test_ca(out_dir)
     ca = out_dir / "ca.pem"
     server = _Server(out_dir)
     rows = sorted(_rows(sizes, impls), key=_cost, reverse=True)
     handshakes, lock = [], threading.Lock()
-    progress = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
-    command = (f"python -m sim tls-bench --handshakes {args.handshakes} --tls-impls {','.join(impls)} "
-               f"--tls-sizes {','.join(map(str, sizes))}" + (f" --port {args.port}" if args.port else ""))
+    progress = log
+    command = (f"python -m sim tls-bench --handshakes {args.handshakes} --impls {','.join(impls)} "
+               f"--sizes {','.join(map(str, sizes))}" + options.port_suffix(args))
     started = time.monotonic()
 
     def run_job(console, row):
@@ -233,7 +234,7 @@ def main(args, build, timeout_ms, log, open_console):
 
     if args.port:
         from jobs.bench import soc_from_info
-        console = open_console(args, build, args.timeout or 7200)
+        console = options.open_console(args, build)
         try:
             soc = soc_from_info(console)
             where = f"a board on {args.port}"
@@ -248,8 +249,7 @@ def main(args, build, timeout_ms, log, open_console):
         if any(not row.peripheral for row in rows):
             builds[False] = sim_build.build_bare(build, log=log)
         soc, where = build.soc_info, "the simulated SoC"
-        simulations = pool.run_jobs(builds, rows, run_job, simulations=max(1, args.simulations),
-                                    timeout=args.timeout or 7200)
+        simulations = pool.run_jobs(builds, rows, run_job, simulations=args.simulations, timeout=args.timeout)
     clk_hz = soc.get("sys_clk_hz") or config.SYS_CLK_FREQ
     report = {"date": time.strftime("%Y-%m-%d"), "command": command, "where": where,
               "soc": {**soc, "sys_clk_hz": clk_hz}, "handshakes_per_row": args.handshakes,
@@ -259,3 +259,10 @@ def main(args, build, timeout_ms, log, open_console):
     print(markdown(report))
     print(f"report: {out_dir}/report.{{json,md,png}}")
     return 0
+
+
+registry.register(registry.Job(
+    "tls-bench", "TLS handshakes measured, build/tls/report.*", main, add_arguments=add_arguments,
+    groups=(options.BUILD, options.SERIAL), timeout=7200,
+    description="Full TLS 1.2 handshakes by Python's ssl against the device's server, per implementation, "
+                "suite and key size; writes report.{json,md,png} (docs/tls.md)."))

@@ -35,7 +35,7 @@ DEFAULT_BUILD_DIR = BUILD_DIR / "sim"
 SOC_PACKAGES = ("gateware", "eda", "soc", "boards", "common")
 #: Our main loop for the Verilator model (replaces LiteX's sim.c, clocker and serial2console).
 HARNESS = ROOT / "sim" / "harness" / "main.cpp"
-#: The fault-injection model's additions (sim/faults.py): the hook the harness includes with SIM_FAULTS,
+#: The fault-injection model's additions (sim/fault_model.py): the hook the harness includes with SIM_FAULTS,
 #: and the Verilator configuration file, written next to the Verilog, that makes the peripheral's
 #: registers and memories public in that model only.
 FAULT_HOOK = ROOT / "sim" / "harness" / "fault_hook.h"
@@ -96,9 +96,9 @@ def _model_inputs(gateware_dir, trace=False, faults=False):
 
 
 def _faults_config(gateware_dir):
-    """The fault model's Verilator configuration (sim/faults.py, from the peripheral's Verilog)."""
-    from jobs import faults
-    return faults.verilator_config((Path(gateware_dir) / "montmul.v").read_text())
+    """The fault model's Verilator configuration (sim/fault_model.py, from the peripheral's Verilog)."""
+    from sim import fault_model
+    return fault_model.verilator_config((Path(gateware_dir) / "montmul.v").read_text())
 
 
 def model_path(gateware_dir, trace=False, faults=False):
@@ -257,13 +257,13 @@ def build(build_dir=None, cpu_variant=config.CPU_VARIANT, with_montmul=True,
           montmul_config=None, log=print, cpu_type=config.CPU_TYPE, firmware_cflags="", trace=False,
           firmware_peers=None, faults=False):
     """The SoC (with the peripheral unless `with_montmul` is false), its model and the firmware;
-    `trace`: the model that writes sim.vcd; `faults`: the fault-injection model (sim/faults.py);
+    `trace`: the model that writes sim.vcd; `faults`: the fault-injection model (sim/fault_model.py);
     `firmware_peers`: soc.firmware.build's `peers` (None: the peer libraries, fetched when missing)."""
     require_tools()
     from soc import cpus
     cpus.require_sources(cpus.parse(f"{cpu_type}:{cpu_variant}"))
     build_dir = Path(build_dir or cpu_build_dir(cpu_type, cpu_variant, montmul_config)).resolve()
-    # One builder at a time per directory (pytest-xdist workers, parallel `--cpus` jobs).
+    # One builder at a time per directory (pytest-xdist workers, the CPUs of `python -m sim cpus`).
     with cache.locked(build_dir.parent / f".{build_dir.name}.lock"):
         return _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, firmware_cflags, trace,
                       firmware_peers, faults)
@@ -348,7 +348,7 @@ def build_bare(main, log=print, trace=False):
     """`main`'s SoC (a SimBuild with the peripheral) without the peripheral, running main's firmware
     image: for the rows that never touch the peripheral (software, the peer libraries), which it runs
     about three times as fast. Its CSR map is main's, the peripheral's locations left free (checked
-    register by register), so the same image runs at the same addresses; tests/sim/test_bench_split.py
+    register by register), so the same image runs at the same addresses; tests/jobs/test_bench_split.py
     checks that its counts are main's, cycle for cycle."""
     bare_dir = bare_build_dir(main)
     with cache.locked(bare_dir.parent / f".{bare_dir.name}.lock"):

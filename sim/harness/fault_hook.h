@@ -1,7 +1,7 @@
-// The fault hook of the fault-injection model (built with SIM_FAULTS only; sim/faults.py).
+// The fault hook of the fault-injection model (built with SIM_FAULTS only; sim/fault_model.py).
 //
 // That model is Verilated with a configuration file that makes the peripheral's registers and memories
-// public (public_flat_rw; its watched ports public_flat_rd), written by sim/faults.py from its
+// public (public_flat_rw; its watched ports public_flat_rd), written by sim/fault_model.py from its
 // Verilog: the RTL is the one every other build uses. This hook finds them through Verilator's scope
 // and variable tables and flips one bit of one of them, once, at a chosen cycle. The host speaks to
 // it over two pipes whose descriptors it passes in SIM_FAULT_FDS ("<read>,<write>"), one line per

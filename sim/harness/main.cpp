@@ -8,16 +8,16 @@
 // serial2console does).
 //
 // The model runs until $finish, SIGTERM/SIGINT or the end of its stdin; it then prints one line
-// `sim cycles=<n> seconds=<wall> ` on stderr (sim/transport.py reads it). Built with SIM_TRACE (the
+// `sim cycles=<n> seconds=<wall> ` on stderr (link/transport.py reads it). Built with SIM_TRACE (the
 // `--trace` model), it also writes every signal to sim.vcd.
 //
 // SIGUSR1 asks it to wait for input: the host sends it when the console has printed its prompt and
-// nothing is typed yet (sim/transport.py). The model then stops clocking until stdin has a byte (or
+// nothing is typed yet (link/transport.py). The model then stops clocking until stdin has a byte (or
 // ends), instead of simulating the firmware's wait for a key at full speed on a core another
 // simulation could use. No simulated cycle changes but the idle ones it does not run; `seconds` is
 // the wall time spent simulating, without those waits.
 //
-// Built with SIM_FAULTS (the fault-injection model, sim/faults.py), it can flip one bit of the
+// Built with SIM_FAULTS (the fault-injection model, sim/fault_model.py), it can flip one bit of the
 // peripheral's state at a chosen cycle: the peripheral's registers and memories are public in that
 // model only (a Verilator configuration file, never the RTL), and this loop reaches them through
 // Verilator's scope and variable tables. See fault_hook.h.

@@ -37,3 +37,9 @@ def test_a_traced_model_is_another_model(tmp_path):
     _gateware(tmp_path)
     assert sim_build._model_inputs(tmp_path, trace=True) != sim_build._model_inputs(tmp_path)
     assert sim_build.model_path(tmp_path, trace=True) != sim_build.model_path(tmp_path)
+
+
+def test_nothing_changed_means_no_model_rebuild(sim_soc):
+    again = sim_build.build(log=lambda msg: None)
+    assert not again.model_rebuilt
+    assert again.model == sim_soc.model

@@ -9,12 +9,12 @@ product is a libgcc call, it costs about a fifth of the cycles of a 512-bit one 
 against 66.6 M).
 
 The software RSA rows are not run here: on the rv32i CPUs one 512-bit private operation is hundreds
-of millions of cycles, tens of minutes of simulation (`python -m sim bench --cpus` times them
+of millions of cycles, tens of minutes of simulation (`python -m sim cpus` times them
 within a budget).
 
 Each CPU but the default one has a build of its own for this test (build/sim-<type>-<variant>-boot,
 reused when nothing changed; a first build costs a LiteX generation, a Verilator compile and a firmware
-build), two ways smaller than the benchmark's (`--cpus`) and with the same property at stake, that
+build), two ways smaller than the benchmark's (`python -m sim cpus`) and with the same property at stake, that
 the CPU boots, drives the peripheral and gets every result right:
 - the peripheral has BOOT_LANES = 16 lanes, not 64. Its Verilog is half as long (30 % less
   Verilator CPU time for SERV's model), and at 512 bits the firmware takes the same paths as on 64 lanes:
@@ -56,7 +56,7 @@ def _boot_build(cpu):
 #: whose products go through the firmware's soft multiply. The others differ from these inside the core
 #: or in its bus: the VexRiscv variants, PicoRV32 standard (an rv32im like the default) and SERV (bit-serial
 #: rv32i: its build and boot took about 50 s of a `make test`). ALL_SOFTCORES=1 in the environment boots
-#: every CPU of CPUS_ALL (about four minutes more), as `python -m sim bench --cpus all` benches them, every
+#: every CPU of CPUS_ALL (about four minutes more), as `python -m sim cpus all` benches them, every
 #: result checked.
 SAMPLED = (f"{config.CPU_TYPE}:{config.CPU_VARIANT}", "picorv32:minimal")
 BOOTED = config.CPUS_ALL if os.environ.get("ALL_SOFTCORES") else SAMPLED

@@ -6,7 +6,7 @@ simulation.)
 
 The libraries run on the CPU alone, so all of this runs on the SoC without the peripheral
 (sim.build.build_bare: the same firmware image and the same cycle counts, which
-tests/sim/test_bench_split.py checks; its simulation takes less CPU time: for mbedTLS's key generation
+tests/jobs/test_bench_split.py checks; its simulation takes less CPU time: for mbedTLS's key generation
 17.9 s against 28.3 s)."""
 
 import contextlib

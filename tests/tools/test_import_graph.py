@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("common", "gateware", "eda", "soc", "boards", "sim")
+PACKAGES = ("common", "gateware", "eda", "soc", "link", "boards", "sim", "jobs")
 
 
 def modules():
@@ -90,3 +90,18 @@ def test_the_gateware_imports_no_tooling():
         if name.startswith("gateware") and name != "gateware.__main__":
             outside = {m for m in imports(name, path, known) if not m.startswith(("gateware", "common"))}
             assert not outside, f"{name} imports {sorted(outside)}"
+
+
+def test_the_simulator_and_the_link_import_no_job():
+    """The jobs sit on top: the device link (link/) and the simulator (sim/) import none of them (the
+    command `python -m sim`, sim/__main__.py, only hands over to jobs.cli), and the link imports
+    nothing of the simulator."""
+    known = modules()
+    for name, path in known.items():
+        found = imports(name, path, known)
+        if name.startswith("link"):
+            assert not {m for m in found if m.startswith(("sim", "jobs", "boards"))}, f"{name} imports {sorted(found)}"
+        if name.startswith("sim") and name != "sim.__main__":
+            assert not {m for m in found if m.startswith("jobs")}, f"{name} imports {sorted(found)}"
+    assert imports("sim.__main__", known["sim.__main__"], known) == {"jobs.cli"}
+

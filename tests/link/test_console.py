@@ -1,5 +1,5 @@
 """The firmware's console, driven through the simulated SoC's serial port; the typed commands of
-sim/console.py against it and against a stand-in that can refuse, garble or answer astray."""
+link/console.py against it and against a stand-in that can refuse, garble or answer astray."""
 
 import dataclasses
 import math
@@ -11,7 +11,7 @@ import pytest
 
 from gateware.interface import PeripheralConfig
 from link.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet, Missing,
-                         Result, Timed, UnexpectedAnswer)
+                         Result, SimConsole, Timed, UnexpectedAnswer)
 from link.transport import SocModelTransport
 from soc import config
 from soc import console_protocol as protocol
@@ -87,7 +87,7 @@ def test_empty_line_and_extra_spaces(console):
     assert "Commands:" in out and not error_lines(out)
 
 
-# ---- the typed commands (sim/console.py), against the firmware ----
+# ---- the typed commands (link/console.py), against the firmware ----
 
 def test_typed_commands_on_the_firmware(console):
     info = console.info()
@@ -111,7 +111,7 @@ def test_typed_commands_on_the_firmware(console):
     assert refused.value.code is Error.NO_KEY and refused.value.line.startswith(Error.NO_KEY.prefix)
 
 
-# ---- the typed commands, against a stand-in console (tests/sim/fake_console.py) ----
+# ---- the typed commands, against a stand-in console (tests/link/fake_console.py) ----
 
 FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
 #: A toy key (p = 61, q = 53): the stand-in takes any key.
@@ -302,3 +302,17 @@ def test_an_answer_to_something_else_is_an_unexpected_answer(fake_console, comma
             con.set_key(TOY_KEY)                # the stand-in holds the key without its private part
     with pytest.raises(UnexpectedAnswer, match=message):
         _ask(con, command)
+
+
+# ---- a simulation that does not come up ----
+
+def test_a_simulation_that_cannot_start_is_reported(tmp_path):
+    with pytest.raises(ConsoleError, match="could not start"):
+        SimConsole(tmp_path / "no-such-model", tmp_path)
+
+
+def test_a_simulation_that_exits_is_reported(tmp_path):
+    con = SimConsole("/bin/true", tmp_path, timeout=30)
+    with pytest.raises(ConsoleError, match="exited"):
+        con.wait_prompt()
+    con.close()

@@ -49,7 +49,7 @@ def _rows_ran_on(records, peripheral):
 def test_the_soc_without_the_peripheral_counts_the_same_cycles(split_512, serial_boot_bench_512):
     """Every row that never touches the peripheral (software, the peer libraries), timed on the SoC
     without it by the parallel runner, against the same row in one `bench 512` of every row on the SoC
-    with it (the serial-port test's run, the same firmware image: tests/sim/conftest.py): the same
+    with it (the serial-port test's run, the same firmware image: tests/conftest.py): the same
     count, cycle for cycle."""
     results, missing, records = split_512
     assert not missing
@@ -73,7 +73,7 @@ def test_the_soc_without_the_peripheral_keeps_the_csr_map(sim_soc, bare_soc):
 @pytest.fixture(scope="module")
 def every_hw_row(bench_ours_512_1024):
     """Every hardware row at 512 and 1024 bits on the SoC as built (the peripheral's clock gated while
-    idle): those of tests/sim/test_rsa.py's `bench ours 512 1024` (its conftest.py fixture: one run for
+    idle): those of tests/sim/test_rsa.py's `bench ours 512 1024` (tests/conftest.py's fixture: one run for
     both modules, on the worker of xdist_group "bench_ours"), as records. `bench hw` times the same
     rows on the same messages (the software rows draw none)."""
     assert not error_lines(bench_ours_512_1024), bench_ours_512_1024
@@ -108,7 +108,7 @@ def test_a_row_timed_alone_counts_what_it_counts_among_all(sim_soc, every_hw_row
 def test_the_parallel_runner_gives_one_run_s_figures_in_its_order(split_512, serial_boot_bench_512):
     """The whole 512-bit benchmark dealt to two simulations (the SoC without the peripheral for the
     software rows) against one `bench 512` of every row on the SoC with it (the serial-port test's, the
-    same firmware image: tests/sim/conftest.py): the same rows, in the order the firmware printed them,
+    same firmware image: tests/conftest.py): the same rows, in the order the firmware printed them,
     and counts."""
     bench_run = serial_boot_bench_512["bench"]
     assert bench_run.returncode == 0, bench_run.stderr

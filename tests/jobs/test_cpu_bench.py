@@ -1,4 +1,4 @@
-"""sim/cpu_bench.py's result files from made-up measurements: every CPU's rows, skipped rows listed with
+"""jobs/cpu_bench.py's result files from made-up measurements: every CPU's rows, skipped rows listed with
 their reason, the SoC figures with and without the peripheral, the plot."""
 import json
 
@@ -22,7 +22,7 @@ def _data():
              "bram36": 20, "fmax_mhz": fmax}
             for cpu, lut, fmax in (("vexriscv:full", 2500, 120.0), ("serv:standard", 900, 150.0))
             for montmul in (False, True)]
-    return {"command": "python -m sim bench --cpus vexriscv:full,serv --sizes 512", "date": "2026-11-23",
+    return {"command": "python -m sim cpus vexriscv:full,serv --sizes 512", "date": "2026-11-23",
             "sys_clk_hz": 100_000_000, "sizes": [512], "budget_s": 60,
             "cpus": [{"cpu": "vexriscv:full", "isa": "rv32im", "error": None, "seconds": {}},
                      {"cpu": "serv:standard", "isa": "rv32i", "error": None, "seconds": {}}],

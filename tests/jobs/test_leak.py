@@ -1,4 +1,4 @@
-"""The timing-leak test (sim/leak.py): its statistics and report on made-up numbers, then a small run
+"""The timing-leak test (jobs/leak.py): its statistics and report on made-up numbers, then a small run
 in the simulated SoC where every constant-time path must take exactly the same number of cycles."""
 
 import json
@@ -115,7 +115,7 @@ def _report(samples, wrong=()):
     return leak.make_report(samples, list(wrong), bits=512, messages=8, keys=8, pairs=4, edges=4, seed="test",
                             soc={"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
                                  "peripheral": {"max_bits": 4096, "lanes": 4, "word_bits": 16, "slots": 16}},
-                            command="python -m sim leak --bits 512", simulations=2, seconds=1.0)
+                            command="python -m sim leak --size 512", simulations=2, seconds=1.0)
 
 
 def test_report_without_leaks(tmp_path):
@@ -215,9 +215,9 @@ def test_plan_runs_the_slow_row_on_fewer_messages_first():
 # ---- the runner, against a stand-in console ----
 
 def _fake_build(tmp_path, mode):
-    """A build whose `model` is tests/sim/fake_console.py in `mode`."""
+    """A build whose `model` is tests/link/fake_console.py in `mode`."""
     model = tmp_path / f"fake-{mode}"
-    model.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).parent / 'fake_console.py'} {mode}\n")
+    model.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).parents[1] / 'link' / 'fake_console.py'} {mode}\n")
     model.chmod(model.stat().st_mode | stat.S_IXUSR)
     return SimpleNamespace(model=model, gateware_dir=tmp_path,
                            soc_info={"cpu": "vexriscv", "variant": "fake", "sys_clk_hz": 100_000_000,
@@ -267,7 +267,7 @@ def test_run_stops_when_the_firmware_refuses(tmp_path):
         _fake_run(tmp_path, "refuse")
 
 
-@pytest.mark.parametrize("args, named", [(["--messages", "1"], "--messages"), (["--bits", "1000"], "--bits"),
+@pytest.mark.parametrize("args, named", [(["--messages", "1"], "--messages"), (["--size", "1000"], "--size"),
                                          (["--slow-messages", "x"], "--slow-messages"),
                                          (["--simulations", "0"], "--simulations")])
 def test_bad_leak_options_are_refused(args, named):

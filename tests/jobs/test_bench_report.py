@@ -1,4 +1,4 @@
-"""sim/bench.py's result files from made-up measurements: the peer libraries' columns, the speedups
+"""jobs/bench.py's result files from made-up measurements: the peer libraries' columns, the speedups
 over each software, and rows a missing library could not give."""
 
 from jobs import bench

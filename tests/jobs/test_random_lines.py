@@ -1,4 +1,4 @@
-"""Random lines typed into the simulated SoC's console (sim/random_lines.py): a slice of what
+"""Random lines typed into the simulated SoC's console (jobs/random_lines.py): a slice of what
 `python -m sim random-lines 2000` types, each answer checked, then a known answer; and the model of
 the console's line editing that typing them relies on."""
 import random

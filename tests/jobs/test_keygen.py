@@ -1,7 +1,7 @@
 """Key generation on the softcore (`keygen`): keys made in the simulated SoC are checked by
 `cryptography` and Debian's openssl, signatures made with them on the device verify there, one seed
 gives one key on every implementation, refused input gives one error line; and the host side of
-`python -m sim keygen` (sim/keygen.py) against a stand-in console (tests/sim/fake_console.py)."""
+`python -m sim keygen` (jobs/keygen.py) against a stand-in console (tests/link/fake_console.py)."""
 
 import json
 import math
@@ -73,9 +73,9 @@ def _error(out):
     return error_code(errors[0])
 
 
-# ---- the host side (sim/keygen.py, python -m sim keygen) ----
+# ---- the host side (jobs/keygen.py, python -m sim keygen) ----
 
-FAKE_CONSOLE = Path(__file__).parent / "fake_console.py"
+FAKE_CONSOLE = Path(__file__).parents[1] / "link" / "fake_console.py"
 SOC = {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
        "peripheral": {"max_bits": 4096, "lanes": 32, "word_bits": 32, "slots": 16}}
 
@@ -170,10 +170,10 @@ def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp
     fake = _fake_build(tmp_path, mode)
     monkeypatch.setattr(sim_build, "build", lambda **kwargs: fake)
     out_dir = tmp_path / "out"
-    assert sim_main.main(["keygen", "512", "--seeds", "2", "--impls", "hw_seq,hw_cpu", "--seed", "s",
-                          "--out-dir", str(out_dir), "--quiet"]) == status
+    assert sim_main.main(["keygen", "--sizes", "512", "--seeds", "2", "--impls", "hw_seq,hw_cpu", "--seed", "s",
+                          "--out", str(out_dir), "--quiet"]) == status
     report = json.loads((out_dir / "report.json").read_text())
-    assert report["command"] == "python -m sim keygen 512 --seeds 2 --impls hw_seq,hw_cpu --seed s"
+    assert report["command"] == "python -m sim keygen --sizes 512 --seeds 2 --impls hw_seq,hw_cpu --seed s"
     assert [(k["impl"], k["index"]) for k in report["keys"]] == [("hw_cpu", 0), ("hw_cpu", 1), ("hw_seq", 0),
                                                                  ("hw_seq", 1)]
     assert [k["seed"] for k in report["keys"]] == [s.hex() for s in keygen.seeds("s", 2)] * 2
@@ -182,11 +182,11 @@ def test_python_m_sim_keygen_writes_the_report_and_exits_1_on_a_failed_check(tmp
     if mode == "wrong":
         assert [f.split(":")[0] for f in report["failed_keys"]] == ["hw_cpu-512-0", "hw_cpu-512-1"]
         assert "error: 2 of 4 keys failed their checks" in capsys.readouterr().err
-    assert sim_main.main(["keygen", "500", "--out-dir", str(out_dir)]) == 2
+    assert sim_main.main(["keygen", "--sizes", "500", "--out", str(out_dir)]) == 2
     assert config.KEY_SIZES[-1] == keygen.MAX_BITS
 
 
-# ---- issue 24's rows of the benchmark (sim/bench.py) ----
+# ---- the benchmark's key-generation and padding rows (jobs/bench.py) ----
 
 def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
     from jobs import bench
@@ -199,7 +199,7 @@ def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
     assert not bench.ExtraJob("keygen", "sw", (512,)).peripheral
 
 
-def test_the_bench_writes_issue_24_rows_in_a_section_of_their_own(tmp_path):
+def test_the_bench_writes_the_padding_and_keygen_rows_in_a_section_of_their_own(tmp_path):
     from jobs import bench
     raw = [{"bits": 512, "op": op, "impl": impl, "cycles": 100_000, "ok": True} for op, impl in
            (("public", "hw_seq"), ("private_crt", "hw_seq"))]
@@ -258,7 +258,7 @@ def test_keys_made_on_the_device_load_in_cryptography_and_pass_the_checks(genera
     pem = tmp_path / "key.pem"
     pem.write_bytes(keygen.pem_bytes(key))
     assert _openssl_check(pem)
-    # sim/keygen.py's checks agree
+    # jobs/keygen.py's checks agree
     assert keygen.check_key(made, bits, tmp_path / "checked.pem") == {name: True for name in keygen.CHECKS}
 
 

@@ -1,4 +1,4 @@
-"""A stand-in for the simulated SoC's console, for testing the host side (sim/console.py's typed
+"""A stand-in for the simulated SoC's console, for testing the host side (link/console.py's typed
 commands, `python -m sim leak`) in a fraction of a second: it echoes what it is typed as the
 firmware does, takes `key`, answers `time` with Python's pow() and made-up cycle counts, `bench`
 with made-up rows in the firmware's order (BearSSL not built: its rows are `missing`), `info`, and

@@ -1,6 +1,6 @@
 """The console over a serial port (pyserial), the BIOS's serial boot, and the runner's robustness.
 
-The simulated SoC's UART is exposed as a pseudo-terminal (sim/pty_uart.py): `run` and `bench`
+The simulated SoC's UART is exposed as a pseudo-terminal (jobs/pty.py): `run` and `bench`
 reach it with `--port`, through pyserial, as they reach a board. The error cases (no port, no
 permission, no answer, wrong baud rate, the BIOS instead of the firmware) use ptys with scripted
 far ends, or pyserial's own exception where a pty cannot produce it (root opens any device).
@@ -130,7 +130,7 @@ def test_the_serial_boot_sends_the_image_but_the_zeros_of_its_bss(sim_soc):
 @pytest.mark.xdist_group("bench_512")
 def test_serial_boot_loads_the_firmware_with_litex_term_s_code(sim_soc, serial_boot_bench_512):
     """Main RAM starts zeroed: the only firmware the BIOS can run is the one litex_term's upload sends
-    (the boot and the session after it: tests/sim/conftest.py, serial_boot_bench_512)."""
+    (the boot and the session after it: tests/conftest.py, serial_boot_bench_512)."""
     run = serial_boot_bench_512
     assert len(run["uploads"]) == 1
     assert "Booting from serial" in run["boot_output"] and "Timeout" not in run["boot_output"]
