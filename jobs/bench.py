@@ -392,7 +392,7 @@ def markdown(data):
     peers = [peer_libs.PEERS[impl] for impl in protocol.PEER_IMPLS]
     lines += ["", "Speedup = the software's cycles / the sequencer's. "
               f"{_and([peer.label for peer in peers])} are built from their Debian source packages for the "
-              "same CPU with the same compiler and -O2 (`soc/peer_libs.py`, `firmware/peer_*.c`) and run "
+              "same CPU with the same compiler and -O2 (`soc/peer_libs.py`, `firmware/peers/peer_*.c`) and run "
               "through their own RSA API on the same keys and messages; their results are checked like "
               "ours. " + " ".join(peer.note for peer in peers if peer.note), "",
               "The private-key operations are constant-time on software, CPU loop and sequencer (fixed "

@@ -16,7 +16,7 @@ The lines are kept cheap for the simulation: a command that would run for long w
 happened to be valid (bench, vectors, keygen, an exponentiation of huge numbers) always gets an
 argument it refuses, and `key` lines never set a key.
 
-What the console echoes for each typed byte is modelled here (`LineEditor`, firmware/console.c's
+What the console echoes for each typed byte is modelled here (`LineEditor`, firmware/console/console.c's
 read_line), so typing waits for the echo of every chunk that has one; a chunk that echoes nothing (the
 part of a line past the limit) is paced instead, as the firmware's receive ring holds 128 bytes.
 """
@@ -31,7 +31,7 @@ from link.console import CHUNK, LINE_MAX
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code
 
-#: CONSOLE_MAX_ARGS in firmware/console.h: a line of more words is refused.
+#: CONSOLE_MAX_ARGS in firmware/console/console.h: a line of more words is refused.
 MAX_WORDS = 8
 #: The firmware's bignum limit, in bits.
 MAX_BITS = PeripheralConfig().max_bits
@@ -39,7 +39,7 @@ KINDS = ("binary", "long", "truncated_hex", "huge_number", "words")
 
 
 class LineEditor:
-    """firmware/console.c's read_line: what the console keeps of typed bytes and what it echoes."""
+    """firmware/console/console.c's read_line: what the console keeps of typed bytes and what it echoes."""
 
     def __init__(self):
         self.line = []

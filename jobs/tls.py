@@ -1,4 +1,4 @@
-"""The device as a TLS 1.2 server (firmware/tls_*.c, docs/tls.md): its key and certificate chain, and a
+"""The device as a TLS 1.2 server (firmware/tls/tls_*.c, docs/tls.md): its key and certificate chain, and a
 bridge from a TCP port on this machine to the raw TLS stream the firmware's `tls` command puts on its
 UART, one connection after another.
 

@@ -26,7 +26,7 @@ OPS = {
     "private_crt": "private, CRT",
     "mul": "one Montgomery product",
 }
-#: Our implementations (RSA in firmware/rsa.c over a backend), with what they are.
+#: Our implementations (RSA in firmware/rsa/rsa.c over a backend), with what they are.
 IMPLS = {
     "sw": "software on the CPU",
     "hw_cpu": "CPU loop + peripheral MUL commands",
@@ -42,7 +42,7 @@ PERIPHERAL_IMPLS = ("hw_cpu", "hw_seq", "hw_seq_window")
 #: The operations that use the private key.
 PRIVATE_OPS = ("private", "private_crt")
 #: The peer libraries: software RSA people actually use, built from their own sources and run
-#: through their own API on the same keys (firmware/peer_*.c); one table, soc/peer_libs.PEERS.
+#: through their own API on the same keys (firmware/peers/peer_*.c); one table, soc/peer_libs.PEERS.
 PEER_IMPLS = {name: peer.description for name, peer in peer_libs.PEERS.items()}
 #: The peers whose rows depend on the rows before them in one simulation (mbedTLS allocates from its
 #: heap and makes its blinding pair on a key's first private operation: README, "Peer libraries"), so
@@ -266,7 +266,7 @@ DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,),
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
 KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
-# ---- the TLS server (firmware/tls_*.c, sim/tls.py, docs/tls.md) ----
+# ---- the TLS server (firmware/tls/tls_*.c, sim/tls.py, docs/tls.md) ----
 
 #: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
 #: named-group names and code points; `none` for the RSA key exchange).
@@ -288,7 +288,7 @@ TLS_TIMEOUT_MS = 10000
 TLS_RESUME_TOKEN = bytes((0x00, 0x1f, 0x80, 0x9d, 0xf1, 0x02, 0xc4, 0x17, 0xe8, 0x05, 0xab, 0x1c, 0x93, 0x06, 0xd7,
                           0x11))
 #: How the server's cycles are split: where its time went, each part counted inside the BearSSL hooks
-#: and wrapped vtables it goes through (firmware/tls_meter.h); `other` is everything else the CPU
+#: and wrapped vtables it goes through (firmware/tls/tls_meter.h); `other` is everything else the CPU
 #: did (the engine's handshake code, copies, the loop); `io_wait` the time spent waiting on the UART,
 #: which the handshake's `cycles` leave out.
 TLS_PARTS = ("rsa", "ecdhe", "hash", "prf", "record", "other")

@@ -34,7 +34,7 @@ DEB_SRC = ("deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
 class Peer:
     """One peer library: how it is fetched, and what the rest of the tree derives from it (the
     console protocol's implementation, the firmware's peer list, the bench's columns). Its glue is
-    firmware/peer_<name>.c, which defines `const struct rsa_peer peer_<name>` (firmware/rsa_impls.h)."""
+    firmware/peers/peer_<name>.c, which defines `const struct rsa_peer peer_<name>` (firmware/rsa/rsa_impls.h)."""
     name: str           # bench implementation name, Debian source package, C name (peer_<name>)
     title: str          # the library's name in tables and prose
     label: str          # with the version, as the results name it
@@ -48,8 +48,8 @@ class Peer:
     stateful: bool = False
     #: Its glue times a Montgomery product (`mul_cycles`): it has a `mul` row.
     mul: bool = False
-    #: Its key generation is offered (`keygen <bits> <seed> <name>`): firmware/peer_<name>_keygen.c
-    #: defines `peer_<name>_keygen` (firmware/peer_keygen.h).
+    #: Its key generation is offered (`keygen <bits> <seed> <name>`): firmware/peers/peer_<name>_keygen.c
+    #: defines `peer_<name>_keygen` (firmware/peers/peer_keygen.h).
     keygen: bool = False
     #: What the results say of how it is run (a sentence of results.md, after the table).
     note: str = ""

@@ -145,7 +145,7 @@ class CrtCommand:
 
 def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WORD_BITS) -> tuple[CrtCommand, ...]:
     """The peripheral commands of one RSA private operation with CRT on the sequencer backend
-    (``rsa_private_crt`` in firmware/rsa.c over ``rsa_hw_seq`` in firmware/rsa_hw.c), every modulus
+    (``rsa_private_crt`` in firmware/rsa/rsa.c over ``rsa_hw_seq`` in firmware/rsa/rsa_hw.c), every modulus
     loaded afresh as in a timed operation.  Factors of half the key size.  ``pairs``: the factors fit
     the pair commands, so the two halves run at once (EXP_FIXED_PAIR, their conversions as MUL_PAIR).
     A copy kept for its descriptions: tests/firmware/test_rsa_hw_commands.py builds the firmware's
@@ -211,7 +211,7 @@ def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
                for command in crt_commands(bits, crt_pairs(config, bits), config.word_bits))
 
 
-#: The firmware's row the RSA figure is: ``bench`` (firmware/bench_cmds.c) of the private operation with
+#: The firmware's row the RSA figure is: ``bench`` (firmware/console/bench_cmds.c) of the private operation with
 #: CRT on the sequencer backend, the "2048, private, CRT, hw: sequencer" row of ``python -m sim bench``.
 FIRMWARE_OP, FIRMWARE_IMPL = "private_crt", "hw_seq"
 

@@ -1,4 +1,4 @@
-"""The device as a TLS 1.2 server (firmware/tls_*.c, jobs/tls.py), met by clients we did not write: Debian's
+"""The device as a TLS 1.2 server (firmware/tls/tls_*.c, jobs/tls.py), met by clients we did not write: Debian's
 `openssl s_client` and Python's `ssl`, each verifying the device's chain against a test CA, on both suites
 with the bench's RSA-2048 key on hw_seq, and with its RSA-1024 key at a lowered security level; and by
 hostile ones (garbage, a ClientHello the server cannot answer, a client that vanishes mid-handshake, a

@@ -3,7 +3,7 @@ firmware in the simulated SoC, run a 512-bit `bench hw` (CPU loop, sequencer, sl
 against the expected one) and a software modular exponentiation checked against Python.
 
 The exponentiation's modulus has MODEXP_BITS = 224 bits, 7 limbs: the software kernels work in blocks
-of 4 limbs and then in pairs and singles (firmware/bignum.c), so 7 limbs run every one of those
+of 4 limbs and then in pairs and singles (firmware/bignum/bignum.c), so 7 limbs run every one of those
 paths, which a multiple of 4 limbs such as 512 bits never does; and on the rv32i CPUs, where every
 product is a libgcc call, it costs about a fifth of the cycles of a 512-bit one (SERV, `sw_cycles`: 14.4 M
 against 66.6 M).
