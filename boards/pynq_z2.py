@@ -203,7 +203,7 @@ class BaseSoC(RSABenchSoC):
         kwargs.setdefault("main_ram_size", MAIN_RAM_SIZE)
         RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=with_montmul, **kwargs)
 
-        # LEDs (without the peripheral, for its cost in `--cpus` reports: LD1 stays dark) ----------
+        # LEDs (without the peripheral, for its cost in `python -m sim cpus` reports: LD1 stays dark) ----------
         self.leds = StatusLeds(
             heartbeat    = platform.request("user_led", 0),
             busy_led     = platform.request("user_led", 1),

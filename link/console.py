@@ -1,4 +1,4 @@
-"""Drives the firmware's console over a transport (sim/transport.py): the simulated SoC's stdin/stdout,
+"""Drives the firmware's console over a transport (link/transport.py): the simulated SoC's stdin/stdout,
 or a serial port on a board (or on a simulation that exposes its UART as one).
 
 Typed text goes in chunks, each once the firmware has echoed the one before (the firmware's UART
@@ -10,15 +10,15 @@ Boot: the SoC starts in the LiteX BIOS, which first asks a host for a serial boo
 protocol) and otherwise, after a quarter of a second of simulated time, jumps to the firmware
 preloaded in main RAM. In the simulation that wait costs more wall-clock time than the rest of the
 boot, so `Console(boot=jump_to_main_ram)` answers the request the way `litex_term` does and sends the
-BIOS the jump to main RAM at once (sim/serial_boot.py; `upload_firmware` sends a new firmware first).
+BIOS the jump to main RAM at once (link/serial_boot.py; `upload_firmware` sends a new firmware first).
 
 The benchmark's commands have typed methods (`set_key`, `time`, `bench`, `info`, `keygen`, `sign`):
 they type the command the protocol (soc/console_protocol.py) defines and return its answer as records
 of the lines it prints. A refusal (the firmware's `error=` line) raises CommandRefused, an answer
 without the lines the command prints, or with one of them garbled, UnexpectedAnswer; both are
 AnswerErrors, so a caller can tell a firmware that answered wrongly from one that stopped answering
-(a plain ConsoleError). The benchmark's runners (sim/bench.py, sim/leak.py, sim/cpu_bench.py,
-sim/keygen.py) type and parse nothing themselves.
+(a plain ConsoleError). The jobs that drive it (jobs/bench.py, jobs/leak.py,
+jobs/cpu_bench.py, jobs/keygen.py, ...) type and parse nothing themselves.
 """
 
 import contextlib
@@ -288,7 +288,7 @@ class Console:
 
     def send_bytes(self, chunks, pause=0.1):
         """Types any bytes: `chunks` is [(bytes, echo)], each chunk at most CHUNK bytes and `echo` the text
-        the console echoes for it (sim/random_lines.py's model of its line editing). A chunk with an echo
+        the console echoes for it (jobs/random_lines.py's model of its line editing). A chunk with an echo
         waits for it (flow control); one without is paced by `pause` seconds."""
         for data, echo in chunks:
             mark = len(self.output)
@@ -300,7 +300,7 @@ class Console:
                 time.sleep(pause)
 
     def resume(self, text=""):
-        """Back from a stretch in which the caller read the transport itself (sim/tls.py: a TLS connection's
+        """Back from a stretch in which the caller read the transport itself (jobs/tls.py: a TLS connection's
         raw bytes): `text` is console output it read past that stretch, to be read from here on."""
         self._pos = len(self.output)
         self.output += text

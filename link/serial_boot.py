@@ -56,7 +56,7 @@ class _WaitingPort:
     byte (in select(), which lets other threads run) before it says 0. litex_term polls in_waiting in
     a loop while a frame's acknowledgement is on its way; polled at once, that loop keeps the
     interpreter's lock from the thread that passes the acknowledgement on (SimulatedSerialPort's
-    bridge, sim/pty_uart.py) for its whole time slice, 5 ms a frame."""
+    bridge, jobs/pty.py) for its whole time slice, 5 ms a frame."""
 
     def __init__(self, port, wait=0.01):
         self._port, self._wait = port, wait

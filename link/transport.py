@@ -37,7 +37,7 @@ class SocModelTransport:
 
     def __init__(self, model, cwd, args=(), pass_fds=(), env=None):
         """`pass_fds`, `env`: descriptors the model inherits and its environment (the fault hook's pipes,
-        sim/faults.py); by default none and ours."""
+        sim/fault_model.py); by default none and ours."""
         try:
             self.proc = subprocess.Popen([str(Path(model).absolute()), *args], cwd=str(cwd), stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,

@@ -10,7 +10,7 @@ CPU_TYPE = "vexriscv"
 CPU_VARIANT = "full"
 
 # The softcores the benchmark supports (LiteX `cpu_type` -> its variants that build and simulate
-# here, smallest first), the Python package with each one's sources, and the set `--cpus all` runs.
+# here, smallest first), the Python package with each one's sources, and the set `python -m sim cpus all` runs.
 # soc/cpus.py parses and checks "type:variant" against this.
 CPUS = {
     "vexriscv": ("minimal", "lite", "standard", "full"),

@@ -266,7 +266,7 @@ DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,),
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
 KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
-# ---- the TLS server (firmware/tls/tls_*.c, sim/tls.py, docs/tls.md) ----
+# ---- the TLS server (firmware/tls/tls_*.c, jobs/tls.py, docs/tls.md) ----
 
 #: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
 #: named-group names and code points; `none` for the RSA key exchange).

@@ -28,7 +28,7 @@ UNSUPPORTED_VARIANTS = {
                      "package registries only",
 }
 
-#: The variant a bare type means (`--cpus serv` is serv:standard; VexRiscv: the project's default).
+#: The variant a bare type means (`python -m sim cpus serv` runs serv:standard; VexRiscv: the project's default).
 DEFAULT_VARIANTS = {"vexriscv": config.CPU_VARIANT, "picorv32": "standard", "serv": "standard"}
 
 
@@ -81,7 +81,7 @@ def parse_list(text):
     """`all` or a comma-separated list of `type[:variant]` -> [Cpu], without repeats."""
     names = config.CPUS_ALL if text.strip() == "all" else [t for t in text.split(",") if t.strip()]
     if not names:
-        raise ProjectError("--cpus takes 'all' or a comma-separated list of type[:variant]")
+        raise ProjectError("a list of CPUs is 'all' or type[:variant], comma-separated")
     cpus = []
     for name in names:
         cpu = parse(name)

@@ -54,7 +54,7 @@ class Peer:
     #: What the results say of how it is run (a sentence of results.md, after the table).
     note: str = ""
     #: Rough cycles of its rows at 1024 bits by operation, only for the bench to deal the longest rows
-    #: first and to estimate the time left (sim/bench.py).
+    #: first and to estimate the time left (jobs/bench.py).
     cycles_1024: dict = field(default_factory=dict, compare=False)
 
     @property

@@ -154,7 +154,7 @@ def test_a_third_peer_has_its_bench_columns(three_peers):
               "dummyssl": 10000}
     data = {"soc": {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
                     "peripheral": {"max_bits": 4096, "lanes": 64, "word_bits": 16, "slots": 8}},
-            "command": "python -m sim --bench --sizes 512", "date": "2026-11-23",
+            "command": "python -m sim bench --sizes 512", "date": "2026-11-23",
             "results": [{"bits": 512, "op": op, "impl": impl, "cycles": cycles[impl], "ok": True}
                         for op, impl in protocol.bench_rows()]}
     lines = bench.markdown(data).splitlines()
