@@ -117,18 +117,12 @@ def _bit_of(conns: dict, pin: str) -> int | None:
     return bit if isinstance(bit, int) else None
 
 
-def build_graph(netlist: dict, top: str, *, route_ps: int, include_io: bool) -> TimingGraph:
-    """The timing graph of module ``top``; with ``include_io`` its input ports are start points
-    (arrival 0) and its output ports end points."""
-    modules = netlist["modules"]
-    module = modules[top]
-    cells = module.get("cells", {})
-    graph = TimingGraph(module=module, cells=cells, route_ps=route_ps)
+def _read_cells(graph: TimingGraph, modules: dict, fanout: dict) -> tuple[list, list, int]:
+    """Each cell's arcs (None when it has no model), the driver of every bit a cell drives and the
+    fanout of every bit into cell inputs; returns (cells, their arcs, the highest bit)."""
     driver = graph.driver
-    fanout: dict[int, int] = {}         # bit -> number of cell input pins it feeds
     max_bit = 1
-
-    cell_list = list(cells.items())
+    cell_list = list(graph.cells.items())
     arcs_of: list[Arcs | None] = []
     for name, cell in cell_list:
         kind = cell["type"]
@@ -153,31 +147,42 @@ def build_graph(netlist: dict, top: str, *, route_ps: int, include_io: bool) -> 
             for bit in bits:
                 if isinstance(bit, int) and bit > max_bit:
                     max_bit = bit
+    return cell_list, arcs_of, max_bit
 
-    ports = module.get("ports", {})
-    for port, info in ports.items():
+
+def _read_ports(graph: TimingGraph, fanout: dict, max_bit: int) -> int:
+    """The module's ports: an input drives its bits, an output is fanout of its bits; returns the highest
+    bit."""
+    for port, info in graph.module.get("ports", {}).items():
         for i, bit in enumerate(info["bits"]):
             if isinstance(bit, int):
                 max_bit = max(max_bit, bit)
                 if info["direction"] in ("output", "inout"):
                     fanout[bit] = fanout.get(bit, 0) + 1
                 if info["direction"] in ("input", "inout"):
-                    driver.setdefault(bit, (None, "port", port if len(info["bits"]) == 1 else f"{port}[{i}]"))
+                    graph.driver.setdefault(bit, (None, "port", port if len(info["bits"]) == 1 else f"{port}[{i}]"))
+    return max_bit
 
-    def route_into(kind: str, port: str, bit: int) -> int:
-        dedicated = DEDICATED.get((kind, port))
-        if dedicated is not None:
-            drv = driver.get(bit)
-            if drv is not None and drv[1] in dedicated:
-                return 0
-        if port == "D" and kind in FLIP_FLOPS and fanout.get(bit) == 1:
-            drv = driver.get(bit)
-            if drv is not None and drv[1] in SLICE_LOCAL_TO_FF_D:
-                return 0
-        return route_ps
 
-    succ: list[list | None] = [None] * (max_bit + 1)
-    indegree = [0] * (max_bit + 1)
+def _route_into(graph: TimingGraph, fanout: dict, kind: str, port: str, bit: int) -> int:
+    """The routing charged on net ``bit`` into ``port`` of a ``kind`` cell: none on a dedicated
+    connection, or from a slice-local driver into a flip-flop it alone feeds."""
+    driver = graph.driver
+    dedicated = DEDICATED.get((kind, port))
+    if dedicated is not None:
+        drv = driver.get(bit)
+        if drv is not None and drv[1] in dedicated:
+            return 0
+    if port == "D" and kind in FLIP_FLOPS and fanout.get(bit) == 1:
+        drv = driver.get(bit)
+        if drv is not None and drv[1] in SLICE_LOCAL_TO_FF_D:
+            return 0
+    return graph.route_ps
+
+
+def _add_arcs(graph: TimingGraph, cell_list: list, arcs_of: list, route_into) -> None:
+    """Every modelled cell's start points, end points and combinational edges."""
+    succ, indegree = graph.succ, graph.indegree
     start_at, ends, edge_info = graph.start_at, graph.ends, graph.edge_info
     for (name, cell), arcs in zip(cell_list, arcs_of):
         if arcs is None:
@@ -212,16 +217,34 @@ def build_graph(netlist: dict, top: str, *, route_ps: int, include_io: bool) -> 
                 lst.append(edge)
             indegree[dst] += 1
 
+
+def _add_io(graph: TimingGraph) -> None:
+    """The module's input ports as start points (arrival 0) and its output ports as end points."""
+    for port, info in graph.module.get("ports", {}).items():
+        bits = info["bits"]
+        for i, bit in enumerate(bits):
+            if not isinstance(bit, int):
+                continue
+            pin = port if len(bits) == 1 else f"{port}[{i}]"
+            if info["direction"] in ("input", "inout") and bit not in graph.start_at:
+                graph.start_at[bit] = (0, pin, "port", pin, None)
+            if info["direction"] in ("output", "inout"):
+                graph.ends.append((bit, 0, graph.route_ps, pin, "port", pin, None))
+
+
+def build_graph(netlist: dict, top: str, *, route_ps: int, include_io: bool) -> TimingGraph:
+    """The timing graph of module ``top``; with ``include_io`` its input ports are start points
+    (arrival 0) and its output ports end points."""
+    modules = netlist["modules"]
+    module = modules[top]
+    graph = TimingGraph(module=module, cells=module.get("cells", {}), route_ps=route_ps)
+    fanout: dict[int, int] = {}         # bit -> number of cell input pins it feeds
+    cell_list, arcs_of, max_bit = _read_cells(graph, modules, fanout)
+    max_bit = _read_ports(graph, fanout, max_bit)
+    graph.succ = [None] * (max_bit + 1)
+    graph.indegree = [0] * (max_bit + 1)
+    _add_arcs(graph, cell_list, arcs_of,
+              lambda kind, port, bit: _route_into(graph, fanout, kind, port, bit))
     if include_io:
-        for port, info in ports.items():
-            bits = info["bits"]
-            for i, bit in enumerate(bits):
-                if not isinstance(bit, int):
-                    continue
-                pin = port if len(bits) == 1 else f"{port}[{i}]"
-                if info["direction"] in ("input", "inout") and bit not in start_at:
-                    start_at[bit] = (0, pin, "port", pin, None)
-                if info["direction"] in ("output", "inout"):
-                    ends.append((bit, 0, route_ps, pin, "port", pin, None))
-    graph.succ, graph.indegree = succ, indegree
+        _add_io(graph)
     return graph
