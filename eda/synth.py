@@ -300,15 +300,6 @@ def amaranth_verilog(component, name: str, ports=None) -> str:
         return verilog.convert(component, **kwargs)
 
 
-def generate_verilog(config=None, name: str = "montmul") -> str:
-    """Verilog of the Montgomery peripheral (``PeripheralConfig()`` by default); top-level ports
-    ``clk``, ``rst``, ``cmd``, ``cmd_stb``, ...: for the LiteX wrapper, the synthesis reports and the
-    Verilator bench.  Here, not in ``gateware``, which stays free of the tools that convert it."""
-    from gateware.interface import PeripheralConfig
-    from gateware.montmul import MontgomeryPeripheral
-    return amaranth_verilog(MontgomeryPeripheral(config or PeripheralConfig()), name=name)
-
-
 def synthesize_amaranth(component, top: str, workdir: Path, *extra_args: str, ports=None,
                         **kwargs) -> SynthResult:
     """Convert an Amaranth component (or elaboratable plus ``ports``) to Verilog with

@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from amaranth.lib import data, enum
 
 __all__ = [
-    "WORD_BITS", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS", "SLOT_BITS",
-    "LANES_DEFAULT", "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS", "WINDOW_BITS",
-    "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot", "fixed_table_slot",
-    "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "exponent_scheme", "ErrorCode",
-    "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "field_offsets",
+    "WORD_BITS", "LANES_DEFAULT", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS",
+    "SLOT_BITS", "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS",
+    "WINDOW_BITS", "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot",
+    "fixed_table_slot", "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "exponent_scheme",
+    "ErrorCode", "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "field_offsets",
 ]
 
 #: Internal word width W (bits) of the default configuration, the SoC's (``PeripheralConfig().word_bits``).

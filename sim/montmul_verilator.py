@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
 def build(config, harness=BENCH_CPP):
     """The Verilator executable of ``config``'s peripheral with the C++ ``harness`` (reused while
     neither changes)."""
-    from eda.synth import generate_verilog
+    from gateware.tools.verilog import generate_verilog
 
     verilator, env = tools.verilator()
     verilog = generate_verilog(config, name="montmul")

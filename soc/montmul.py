@@ -1,6 +1,6 @@
 """LiteX wrapper of the Amaranth Montgomery peripheral: its plain ports become CSRs.
 
-The peripheral is converted to Verilog when the SoC is built (`eda.synth.generate_verilog`)
+The peripheral is converted to Verilog when the SoC is built (`gateware.tools.verilog.generate_verilog`)
 and instantiated as a black box. Register map (generated into `csr.h`, never copied by hand):
 
 - `cmd`    write: a command word (layout in `gateware/interface.py`); the write issues it.
@@ -16,7 +16,7 @@ and instantiated as a black box. Register map (generated into `csr.h`, never cop
 
 For simulation only (`idle_clock_gate=True`, sim/build.py), the peripheral's clock stops while it
 has nothing to do: no command running, no CSR access, and IDLE_TAIL cycles since the last of those.
-Its state cannot change then, so every cycle count is the same (tests/sim/test_bench_split.py
+Its state cannot change then, so every cycle count is the same (tests/jobs/test_bench_split.py
 compares the hardware rows with the model run with PLAIN_CLOCK_ARG); Verilator then skips its
 logic on those cycles. Its inputs reach it through registers taken on the falling edge of each cycle
 in which the gate is open or opens: what the peripheral samples on the next rising edge is what it
@@ -82,7 +82,7 @@ def _status_csr_field(name, description=None, csr_name=None):
 @functools.lru_cache(maxsize=4)
 def _verilog(config, name):
     """The peripheral's Verilog; a board build elaborates the SoC twice, convert once."""
-    from eda.synth import generate_verilog
+    from gateware.tools.verilog import generate_verilog
     return generate_verilog(config, name=name)
 
 

@@ -3,7 +3,7 @@
 ==================  ===========================================================================
 ``peripheral``      ``MontgomeryPeripheral``: status and irq; wires the others, ``CommandDecoder``
                     (a command's checks) and ``DataPort`` (bus pointers) (its Verilog:
-                    ``eda.synth.generate_verilog``).
+                    ``gateware.tools.verilog.generate_verilog``).
 ``regfile``         ``RegisterFile``: operand slots (block RAM rows of ``lanes`` words) and the
                     modulus memory, with the arbitration of their ports.
 ``core``            ``MontMulCore``: one product a*b*R^-1 mod N; wires the parts below.

@@ -28,7 +28,7 @@ from gateware.interface import WORD_BITS, PeripheralConfig
 from soc import config as soc_config
 
 from eda import synth, timing
-from eda.synth import generate_verilog
+from .verilog import generate_verilog
 from eda.timing.netlist import net_names
 
 __all__ = ["TARGETS", "MUL_BITS", "CLOCK_DOMAINS", "CRT_BITS", "CrtCommand", "mul_cycles", "pair_fits",

@@ -8,7 +8,7 @@ from boards import amaranth_pynq_z2 as board
 
 NAME = "montmul_pynq_z2"
 #: A small peripheral: the flow's files are the same, the conversion takes a second, not half a minute.
-SMALL = {"max_bits": 512, "lanes": 4}
+SMALL = {"max_bits": 512, "lanes": 4, "word_bits": 16}
 
 
 def locs(xdc):
@@ -34,7 +34,8 @@ def test_build_files(tmp_path, toolchain, tool):
 
 def test_cli_without_toolchain(tmp_path, capsys):
     assert board.main(["--toolchain", "Xray", "--build-dir", str(tmp_path), "--build",
-                       "--max-bits", str(SMALL["max_bits"]), "--lanes", str(SMALL["lanes"])]) == 1
+                       "--montmul-max-bits", str(SMALL["max_bits"]), "--montmul-lanes", str(SMALL["lanes"]),
+                       "--montmul-word-bits", str(SMALL["word_bits"])]) == 1
     err = capsys.readouterr().err
     assert "nextpnr-xilinx" in err and f"build_{NAME}.sh" in err
 
@@ -103,11 +104,11 @@ def test_driver_over_the_serial_link():
     from amaranth.sim import Simulator
 
     from gateware.driver import Driver, PeripheralModelTransport, complete
-    from gateware.interface import WORD_BITS, ErrorCode, Opcode, PeripheralConfig, bus_words
+    from gateware.interface import ErrorCode, Opcode, PeripheralConfig
     from gateware.model import PeripheralModel, mont_mul
 
-    config = PeripheralConfig(max_bits=64, lanes=4)
-    size, nw = 4, bus_words(4)
+    config = PeripheralConfig(max_bits=64, lanes=4, word_bits=16)
+    size, nw = 4, config.bus_words(4)
     n = (1 << 64) - 59
     a, b, e = n // 3, n // 7, 0b1011
 
@@ -119,7 +120,7 @@ def test_driver_over_the_serial_link():
         await d.write_slot(2, b, nw)
         seen.append((await d.mul(3, 1, 2))[1])
         await d.write_slot(4, e, nw)
-        await d.write_slot(5, (1 << (WORD_BITS * size)) % n, nw)
+        await d.write_slot(5, (1 << (config.word_bits * size)) % n, nw)
         seen.append((await d.exp(5, 1, 4, 4, Opcode.EXP_LADDER))[1])
         seen.append((await d.run(Opcode.READ, a=20))[1])
         seen += [await d.read_slot(slot, nw) for slot in range(6)]
@@ -139,4 +140,4 @@ def test_driver_over_the_serial_link():
     assert observed["link"] == expected
     assert expected[0]["error"] == ErrorCode.NO_MODULUS.value and expected[4]["error"] == ErrorCode.BAD_SLOT.value
     assert expected[1:4] == [{"busy": 0, "done": 1, "error": 0}] * 3
-    assert expected[8] == mont_mul(a, b, n, size)
+    assert expected[8] == mont_mul(a, b, n, size, config.word_bits)

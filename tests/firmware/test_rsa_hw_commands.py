@@ -1,4 +1,4 @@
-"""eda/report.py's `crt_commands` against the firmware: the peripheral commands of one RSA private
+"""gateware/tools/report.py's `crt_commands` against the firmware: the peripheral commands of one RSA private
 operation with CRT on the sequencer backend (`rsa_private_crt` over `rsa_hw_seq`), recorded.
 
 firmware/rsa/rsa_hw.c, rsa.c, bignum.c and the driver montmul_drv.c are built for the host against a
@@ -23,7 +23,7 @@ from bnlib import (BN_MAX_BITS, FIRMWARE, LAYOUT_SOURCE, BigNumLib, c_layout, ke
 from gateware.tools.report import crt_commands, crt_pairs
 from gateware import model
 from gateware.header import c_header
-from gateware.interface import WORD_BITS, Command, Opcode, PeripheralConfig
+from gateware.interface import Command, Opcode, PeripheralConfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The firmware's sources of an RSA operation on the peripheral (rsa_sw.c is not needed).
@@ -35,12 +35,17 @@ RECORD_MAX = 65536
 
 COMMAND = data.Layout.cast(Command)
 
-#: (configuration, key bits): the default peripheral (pairs up to 1024-bit factors, so RSA-512 to
-#: RSA-2048 run their halves at once and RSA-4096 does not), one without pair commands, and a small
-#: one whose pairs stop at 256-bit factors.
-CASES = ([(PeripheralConfig(), bits) for bits in (512, 1024, 2048, 4096)]
-         + [(PeripheralConfig(lanes=256), 2048), (PeripheralConfig(max_bits=2048, lanes=16), 512),
-            (PeripheralConfig(max_bits=2048, lanes=16), 1024)])
+#: The word width of every configuration here.
+W = 16
+#: A peripheral a 1024-bit row wide, as the default is.
+WIDE = PeripheralConfig(word_bits=W, lanes=64)
+#: (configuration, key bits): WIDE (pairs up to 1024-bit factors, so RSA-512 to RSA-2048 run their
+#: halves at once and RSA-4096 does not), one without pair commands, and a small one whose pairs stop at
+#: 256-bit factors.
+CASES = ([(WIDE, bits) for bits in (512, 1024, 2048, 4096)]
+         + [(PeripheralConfig(word_bits=W, lanes=256), 2048),
+            (PeripheralConfig(max_bits=2048, lanes=16, word_bits=W), 512),
+            (PeripheralConfig(max_bits=2048, lanes=16, word_bits=W), 1024)])
 
 
 def build_recorder(config, path):
@@ -124,8 +129,8 @@ def issued_commands(log):
             continue
         assert not transferred, (op, transferred)
         if op == Opcode.SETMOD:
-            bank_bits[command.dst] = command.arg * WORD_BITS
-            issued.append(("SETMOD", command.arg * WORD_BITS, None, None, 0))
+            bank_bits[command.dst] = command.arg * W
+            issued.append(("SETMOD", command.arg * W, None, None, 0))
             continue
         bits = bank_bits[0]
         if op in (Opcode.MUL_PAIR, Opcode.EXP_FIXED_PAIR):
@@ -145,7 +150,7 @@ def cost_key(op, bits, exponent_bits, exponent, a_words):
     if op in ("SETMOD", "MUL"):
         return op, bits
     if op == "MUL_PAIR":
-        return op, bits, a_words or model.size_words(bits)
+        return op, bits, a_words or model.size_words(bits, W)
     return op, bits, exponent_bits, exponent if op == "EXP_WINDOW" else None
 
 
@@ -155,7 +160,7 @@ def test_crt_commands_are_the_firmwares(recorders, config, bits):
     recorded = collections.Counter(cost_key(*command) for command in issued_commands(
         record_private_crt(recorders(config), bits)))
     listed = collections.Counter()
-    for command in crt_commands(bits, crt_pairs(config, bits)):
+    for command in crt_commands(bits, crt_pairs(config, bits), config.word_bits):
         listed[cost_key(command.op, command.bits, command.exponent_bits, command.exponent,
                         command.a_words)] += command.count
     assert recorded == listed, {"issued, not listed": dict(recorded - listed),
@@ -163,10 +168,10 @@ def test_crt_commands_are_the_firmwares(recorders, config, bits):
 
 
 def test_the_recording_sees_every_transfer(recorders):
-    """The log is complete: at RSA-2048 on the default peripheral, the input is written once (to
+    """The log is complete: at RSA-2048 on WIDE, the input is written once (to
     S_IN, n's 64 limbs) and both halves are read back at once (a pair READ: a row for p's result,
     q's 32 limbs after it), besides the moduli, constants and exponents."""
-    log = record_private_crt(recorders(PeripheralConfig()), 2048)
+    log = record_private_crt(recorders(WIDE), 2048)
     commands = [(i, COMMAND.from_bits(word)) for i, (kind, word) in enumerate(log) if kind == RECORD_CMD]
     ops = [Opcode(command.op) for _, command in commands]
     assert ops.count(Opcode.SETMOD) == 3 and Opcode.EXP_FIXED_PAIR in ops
@@ -174,4 +179,4 @@ def test_the_recording_sees_every_transfer(recorders):
     writes = [n for op, n in zip(ops, lengths) if op == Opcode.WRITE]
     reads = [n for op, n in zip(ops, lengths) if op == Opcode.READ]
     assert 64 in writes
-    assert reads[0] == PeripheralConfig().pair_offset + 32
+    assert reads[0] == WIDE.pair_offset + 32

@@ -2,19 +2,32 @@
 ``gateware.driver``, the model run the same way, and the plain-Python references the model is itself
 checked against."""
 
-from gateware import driver
-from gateware.interface import WORD_BITS
-from gateware.model import PeripheralModel, mont_mul as mont_ref, to_mont, from_mont
+from gateware import driver, interface
+from gateware.model import PeripheralModel, mont_mul, to_mont, from_mont
 
-__all__ = ["Driver", "simulate", "simulate_verilated", "model_driver", "twin", "twin_verilated", "mont_ref",
-           "mont_textbook", "mont_exp_ref", "to_mont", "from_mont"]
+__all__ = ["W", "bus_words", "Driver", "simulate", "simulate_verilated", "model_driver", "twin", "twin_verilated",
+           "mont_ref", "mont_textbook", "mont_exp_ref", "to_mont", "from_mont"]
+
+#: The word width of the tests' small configurations, and the references' default: 16-bit words keep
+#: the simulations fast (the default configuration's 32-bit words are tested where named).
+W = 16
+
+
+def bus_words(size_words, word_bits=W):
+    """32-bit bus words per operand of ``size_words`` words (of ``W`` bits unless told)."""
+    return interface.bus_words(size_words, word_bits)
 
 
 # ---- references ------------------------------------------------------------------------------
 
-def mont_textbook(a, b, n, size):
+def mont_ref(a, b, n, size, word_bits=W):
+    """The model's Montgomery product (``gateware.model.mont_mul``), at ``W``-bit words unless told."""
+    return mont_mul(a, b, n, size, word_bits)
+
+
+def mont_textbook(a, b, n, size, word_bits=W):
     """Word-serial CIOS Montgomery product, as a cross-check of the model's ``mont_mul``."""
-    w = WORD_BITS
+    w = word_bits
     mask = (1 << w) - 1
     n_inv = (-pow(n, -1, 1 << w)) & mask
     t = 0
@@ -25,9 +38,9 @@ def mont_textbook(a, b, n, size):
     return t - n if t >= n else t
 
 
-def mont_exp_ref(a, e, n, size):
+def mont_exp_ref(a, e, n, size, word_bits=W):
     """a^e in the Montgomery domain, a^e * R^(1-e) mod n, via pow()."""
-    r = 1 << (WORD_BITS * size)
+    r = 1 << (word_bits * size)
     return pow(a, e, n) * pow(r, 1 - e, n) % n if e else r % n
 
 

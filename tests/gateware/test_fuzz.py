@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from gateware.driver import complete
-from gateware.interface import WORD_BITS, NUM_SLOTS, MIN_WORDS, Opcode, PeripheralConfig
-from montmul_harness import simulate, simulate_verilated, model_driver
+from gateware.interface import NUM_SLOTS, MIN_WORDS, Opcode, PeripheralConfig
+from montmul_harness import W, bus_words, simulate, simulate_verilated, model_driver
 
-CONFIG = PeripheralConfig(max_bits=256, lanes=4)
+CONFIG = PeripheralConfig(max_bits=256, lanes=4, word_bits=W)
 NW = CONFIG.bus_words_per_slot
 
 
@@ -89,7 +89,7 @@ def test_random_bus_activity(seed, run):
             elif choice < 0.35:
                 size = rng.choice([MIN_WORDS - 1, CONFIG.max_words + 1, *range(MIN_WORDS, CONFIG.max_words + 1)])
                 if slot < NUM_SLOTS and rng.random() < 0.7:
-                    bits = WORD_BITS * min(max(size, 1), CONFIG.max_words)
+                    bits = W * min(max(size, 1), CONFIG.max_words)
                     value = rng.getrandbits(bits) | 1 << (bits - 1) | (rng.random() < 0.8)
                     await both(write, slot, [value >> (32 * k) & 0xffffffff for k in range(NW)])
                 (_, status), _ = await both(command, Opcode.SETMOD, 0, slot, 0, size)
@@ -107,7 +107,7 @@ def test_random_bus_activity(seed, run):
                 a, b = rng.randrange(NUM_SLOTS), rng.randrange(NUM_SLOTS)
                 bits = rng.choice([0, 1, 5, 12, 30, 300])
                 if n is not None and slot < NUM_SLOTS and slot not in (a, b):
-                    await both(write, slot, [(1 << (WORD_BITS * peripheral.modulus.size)) % n >> (32 * k) & 0xffffffff
+                    await both(write, slot, [(1 << (W * peripheral.modulus.size)) % n >> (32 * k) & 0xffffffff
                                              for k in range(NW)])
                     if not in_contract(a):
                         continue

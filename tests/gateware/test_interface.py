@@ -8,7 +8,7 @@ from gateware.header import c_header
 from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd,
                                  WORD_BITS, NUM_SLOTS, NUM_HIDDEN_SLOTS, TOTAL_SLOTS, SLOT_FIELD_BITS, SLOT_BITS,
                                  ARG_BITS, SIZE_BITS, EXP_INDEX_BITS, WINDOW_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
-                                 LADDER_SLOT, MAX_BITS_DEFAULT, table_slot, fixed_table_slot)
+                                 LADDER_SLOT, MAX_BITS_DEFAULT, LANES_DEFAULT, bus_words, table_slot, fixed_table_slot)
 
 
 def test_command_layout():
@@ -39,6 +39,13 @@ def test_codes():
     assert PeripheralConfig().max_bits == MAX_BITS_DEFAULT == 4096
 
 
+def test_one_default_configuration():
+    # the SoC's: the names of the default's fields are the dataclass's defaults, not a second default
+    assert PeripheralConfig() == PeripheralConfig(max_bits=4096, lanes=32, word_bits=32)
+    assert (PeripheralConfig().word_bits, PeripheralConfig().lanes) == (WORD_BITS, LANES_DEFAULT)
+    assert bus_words(3) == PeripheralConfig().bus_words(3) == 3
+
+
 def test_config_validation():
     with pytest.raises(ValueError):
         PeripheralConfig(lanes=3)
@@ -67,13 +74,13 @@ def test_slot_plan_and_widths():
     assert len(set(fixed)) == len(fixed) == 2 ** FIXED_WINDOW_BITS - 1 and set(fixed) <= hidden
     # a bit index stepped up to WINDOW_BITS below 0 wraps to at least any exponent length (read as 0)
     assert (1 << EXP_INDEX_BITS) - WINDOW_BITS >= 1 << ARG_BITS
-    config = PeripheralConfig(max_bits=512, lanes=8)
-    assert config.row_bits == 8 * WORD_BITS and config.operand_rows == TOTAL_SLOTS * 4
+    config = PeripheralConfig(max_bits=512, lanes=8, word_bits=16)
+    assert config.row_bits == 8 * 16 and config.operand_rows == TOTAL_SLOTS * 4
     assert config.total_slots == TOTAL_SLOTS
 
 
 def test_c_header_compiles(tmp_path):
-    header = c_header(PeripheralConfig())
+    header = c_header(PeripheralConfig(word_bits=16, lanes=64))
     assert "#define MONTMUL_OP_MUL 4" in header
     assert "#define MONTMUL_WORD_BITS 16" in header
     assert "#define MONTMUL_NUM_SLOTS 16" in header

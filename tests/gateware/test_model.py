@@ -6,11 +6,11 @@ import random
 import pytest
 
 from gateware import driver, model
-from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, EXPONENT_SCHEMES, Opcode,
-                                ErrorCode, PeripheralConfig, bus_words)
-from montmul_harness import twin, twin_verilated, mont_ref, mont_exp_ref
+from gateware.interface import (NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, EXPONENT_SCHEMES, Opcode,
+                                ErrorCode, PeripheralConfig)
+from montmul_harness import W, bus_words, twin, twin_verilated, mont_ref, mont_exp_ref
 
-SMALL = PeripheralConfig(max_bits=256, lanes=4)
+SMALL = PeripheralConfig(max_bits=256, lanes=4, word_bits=W)
 E = ErrorCode
 OK = {"busy": 0, "done": 1, "error": 0}
 
@@ -27,7 +27,8 @@ def assert_twins(config, scenario, twin=twin):
 
 # ---- cycles of MUL and SETMOD --------------------------------------------------------------------
 
-@pytest.mark.parametrize("config", [SMALL, PeripheralConfig(max_bits=1024, lanes=8)], ids=["256-L4", "1024-L8"])
+@pytest.mark.parametrize("config", [SMALL, PeripheralConfig(max_bits=1024, lanes=8, word_bits=W)],
+                         ids=["256-L4", "1024-L8"])
 def test_mul_cycles(config):
     for bits in sorted({32, 48, 100, 128, config.max_bits // 2, config.max_bits - 16, config.max_bits}):
         assert driver.mul_cycles(config, bits) == model.mul_cycles(config, bits), bits
@@ -48,7 +49,7 @@ def test_setmod():
         rng = random.Random(3)
         seen = []
         for size in (MIN_WORDS, 3, 4, 5, 9, SMALL.max_words):
-            n = random_modulus(rng, size * WORD_BITS)
+            n = random_modulus(rng, size * W)
             await d.write_slot(0, n, bus_words(size))
             await d.write_slot(1, n - 1, bus_words(size))
             seen.append((size, await d.setmod(0, size), d.irqs))
@@ -61,7 +62,7 @@ def test_setmod():
         return seen
 
     seen = assert_twins(SMALL, scenario)
-    assert [s[1] for s in seen[0::3]] == [(model.setmod_cycles(SMALL, size * WORD_BITS), OK)
+    assert [s[1] for s in seen[0::3]] == [(model.setmod_cycles(SMALL, size * W), OK)
                                          for size in (MIN_WORDS, 3, 4, 5, 9, SMALL.max_words)]
     assert all(s[1] == (3, {"busy": 0, "done": 0, "error": E.EVEN_MODULUS.value}) for s in seen[1::3])
     assert all(s[1] for s in seen[2::3])
@@ -100,16 +101,16 @@ def test_exp(op):
         rng = random.Random(int(op.value))
         seen, expected = [], []
         for bits, ebits in cases:
-            size = model.size_words(bits)
+            size = model.size_words(bits, W)
             nw = bus_words(size)
             n = random_modulus(rng, bits)
-            await d.load_modulus(n, size)
+            await d.load_modulus(n, size, word_bits=W)
             a = rng.randrange(n)
             await d.write_slot(1, a, nw)
             for e in patterns(rng, ebits):
                 # junk above the exponent's bits must be ignored
-                await d.write_slot(2, e | rng.getrandbits(size * WORD_BITS) >> ebits << ebits, nw)
-                await d.write_slot(3, (1 << (WORD_BITS * size)) % n, nw)
+                await d.write_slot(2, e | rng.getrandbits(size * W) >> ebits << ebits, nw)
+                await d.write_slot(3, (1 << (W * size)) % n, nw)
                 cycles, status = await d.exp(3, 1, 2, ebits, op)
                 seen.append((bits, ebits, e, cycles, status, await d.read_slot(3, nw)))
                 expected.append((model.exp_cycles(SMALL, bits, op, e, ebits), mont_exp_ref(a, e, n, size)))
@@ -129,8 +130,8 @@ def test_exp_from_other_accumulator():
 
     async def scenario(d):
         rng = random.Random(5)
-        n = random_modulus(rng, size * WORD_BITS)
-        await d.load_modulus(n, size)
+        n = random_modulus(rng, size * W)
+        await d.load_modulus(n, size, word_bits=W)
         seen = []
         for op in EXP_OPS:
             for e, ebits in ((0, 8), (0b1011, 4), (rng.getrandbits(40), 40)):
@@ -198,8 +199,8 @@ def test_results_cover_whole_rows():
 
     async def scenario(d):
         rng = random.Random(8)
-        n = random_modulus(rng, size * WORD_BITS)
-        await d.load_modulus(n, size)
+        n = random_modulus(rng, size * W)
+        await d.load_modulus(n, size, word_bits=W)
         junk = rng.getrandbits(SMALL.max_bits)
         await d.write_slot(1, junk | 3, SMALL.bus_words_per_slot)       # a: the words above the size ignored
         await d.write_slot(2, 5, SMALL.bus_words_per_slot)
@@ -208,8 +209,8 @@ def test_results_cover_whole_rows():
         return junk, n, await d.read_slot(3, SMALL.bus_words_per_slot)
 
     junk, n, got = assert_twins(SMALL, scenario)
-    a = (junk | 3) & ((1 << (WORD_BITS * size)) - 1)
-    assert got == junk >> (8 * WORD_BITS) << (8 * WORD_BITS) | mont_ref(a, 5, n, size)
+    a = (junk | 3) & ((1 << (W * size)) - 1)
+    assert got == junk >> (8 * W) << (8 * W) | mont_ref(a, 5, n, size)
 
 
 def test_refusals():
@@ -226,7 +227,7 @@ def test_refusals():
             answers.append((op, dst, a, b, arg, await d.run(op, dst, a, b, arg), d.irqs))
 
         values = [rng.getrandbits(SMALL.max_bits) for _ in range(NUM_SLOTS)]
-        n = random_modulus(rng, size * WORD_BITS)
+        n = random_modulus(rng, size * W)
         values[0] = n
         values[9] &= ~1
         for slot, value in enumerate(values):
@@ -249,7 +250,7 @@ def test_refusals():
             for op in (Opcode.MUL, *EXP_OPS):
                 await note(op, dst, a, b, 3)                            # BAD_SLOT
         for op in EXP_OPS:
-            for dst, a, b, arg in ((3, 3, 2, 4), (3, 1, 3, 4), (3, 1, 2, 0), (3, 1, 2, size * WORD_BITS + 1)):
+            for dst, a, b, arg in ((3, 3, 2, 4), (3, 1, 3, 4), (3, 1, 2, 0), (3, 1, 2, size * W + 1)):
                 await note(op, dst, a, b, arg)                          # ALIAS, BAD_EXP_BITS
         await note(Opcode.SETMOD, a=9, arg=size)                        # even after a good one: kept
         # data past the end of a slot
@@ -269,7 +270,7 @@ def test_refusals():
         seen.append((await d.wait(), await d.read_status(), d.irqs))
         await note(Opcode.NOP)
         await d.strobe_cmd(Opcode.MUL, 4, 1, 2)
-        await d.tick(model.mul_cycles(SMALL, size * WORD_BITS) - 2)
+        await d.tick(model.mul_cycles(SMALL, size * W) - 2)
         await d.strobe_cmd(Opcode.NOP)
         seen.append((await d.read_status(), d.irqs))
         # an even SETMOD with a refusal in its second and in its last cycle
@@ -289,19 +290,19 @@ def test_refusals():
     assert last_cycle[0] == {"busy": 0, "done": 1, "error": E.BUSY.value}
     assert even_second[1] == {"busy": 0, "done": 0, "error": E.EVEN_MODULUS.value}
     assert even_last[1] == {"busy": 0, "done": 0, "error": E.BUSY.value}
-    r = mont_ref(values[1] % (1 << (WORD_BITS * size)), values[2] % (1 << (WORD_BITS * size)), n, size)
-    assert final[4] & ((1 << (WORD_BITS * 8)) - 1) == r
+    r = mont_ref(values[1] % (1 << (W * size)), values[2] % (1 << (W * size)), n, size)
+    assert final[4] & ((1 << (W * 8)) - 1) == r
     assert [v for slot, v in enumerate(final) if slot not in (4, 5)] == \
            [v for slot, v in enumerate(values) if slot not in (4, 5)]
 
 
 @pytest.mark.slow
-def test_default_config_cycles():
-    """The PYNQ-Z2 configuration: a product's cycles measured by ``driver.mul_cycles`` equal the model's;
-    the 2048/4096-bit targets.  The Amaranth simulator measures 1024 bits (a whole row); the model's
-    counts at 2048 and 4096 bits are the RTL's as measured in Verilator (test_verilator.py's
+def test_w16_l64_cycles():
+    """The 16-bit configuration a 1024-bit row wide (64 lanes, one DSP48E1 a product): a product's cycles measured by
+    ``driver.mul_cycles`` equal the model's; the 2048/4096-bit targets.  The Amaranth simulator measures 1024 bits (a
+    whole row); the model's counts at 2048 and 4096 bits are the RTL's as measured in Verilator (test_verilator.py's
     test_default_config_rsa_2048), where a 4096-bit product costs milliseconds rather than seconds."""
-    config = PeripheralConfig()
+    config = PeripheralConfig(word_bits=W, lanes=64)
     assert driver.mul_cycles(config, 1024) == model.mul_cycles(config, 1024)
     cycles = {bits: model.mul_cycles(config, bits) for bits in (2048, 4096)}
     assert cycles[2048] <= 300 and cycles[4096] <= 1100, cycles
@@ -315,16 +316,16 @@ def test_pair_cycles_api():
     with pair products and two windows read per step, whatever the exponents."""
     L = SMALL.lanes
     for bits0, bits1 in ((32, 64), (64, 32), (64, 64), (33, 48)):
-        size = max(model.size_words(bits0), model.size_words(bits1))
+        size = max(model.size_words(bits0, W), model.size_words(bits1, W))
         # the larger size's iterations and two more for the classic second pass
         assert model.pair_mul_cycles(SMALL, bits0, bits1) == 1 + 6 + 2 * (size + 2) + (2 + 3) + 2
     assert model.pair_mul_cycles(SMALL, 64, 32) == model.pair_mul_cycles(SMALL, 32, 64) \
            == model.pair_mul_cycles(SMALL, 64, 64)
-    for bits0, bits1 in ((L * WORD_BITS + 1, 32), (32, L * WORD_BITS + 1), (0, 32)):
+    for bits0, bits1 in ((L * W + 1, 32), (32, L * W + 1), (0, 32)):
         with pytest.raises(ValueError):
             model.pair_mul_cycles(SMALL, bits0, bits1)
     with pytest.raises(ValueError):
-        model.pair_mul_cycles(PeripheralConfig(max_bits=64, lanes=4), 32, 32)
+        model.pair_mul_cycles(PeripheralConfig(max_bits=64, lanes=4, word_bits=W), 32, 32)
     k = FIXED_WINDOW_BITS
     mul = model.pair_mul_cycles(SMALL, 64, 48)
     for ebits in (1, k, k + 1, 64):
@@ -353,26 +354,26 @@ def test_pair_program_products():
     assert [s.products[-1][2:] for s in pair[1:]] == [(1, table(42)), (table(42), 1), (table(63), table(0))]
 
 
-def test_pair_model_crt_default_config():
-    """The model at the PYNQ-Z2 configuration: an RSA-1024-style CRT pair (two 512-bit halves, and a
-    1024-bit pair) of EXP_FIXED_PAIR against pow(), and a MUL_PAIR, with the model's cycles; bank 0 wider
+def test_pair_model_crt_w16_l64():
+    """The model at the 16-bit configuration a 1024-bit row wide (64 lanes): an RSA-1024-style CRT pair (two 512-bit
+    halves, and a 1024-bit pair) of EXP_FIXED_PAIR against pow(), and a MUL_PAIR, with the model's cycles; bank 0 wider
     than a row refuses pairs; bank 1 refuses more than a row."""
-    config = PeripheralConfig()
+    config = PeripheralConfig(word_bits=W, lanes=64)
     nw = config.bus_words_per_slot
 
     async def scenario(d):
         rng = random.Random(21)
         seen = []
         for bits, ebits in ((512, 512), (1024, 1024), (1024, 100)):
-            size = model.size_words(bits)
+            size = model.size_words(bits, W)
             n0, n1 = random_modulus(rng, bits), random_modulus(rng, bits - 5)
-            await d.load_modulus(n0, size, slot=0, bank=0)
-            await d.load_modulus(n1, size, slot=1, bank=1)
+            await d.load_modulus(n0, size, slot=0, bank=0, word_bits=W)
+            await d.load_modulus(n1, size, slot=1, bank=1, word_bits=W)
             a = (rng.randrange(n0), rng.randrange(n1))
             e = (rng.getrandbits(ebits), rng.getrandbits(ebits - 5))
             await d.write_pair(2, a, config)
             await d.write_pair(3, e, config)
-            await d.write_pair(4, ((1 << (WORD_BITS * size)) % n0, (1 << (WORD_BITS * size)) % n1), config)
+            await d.write_pair(4, ((1 << (W * size)) % n0, (1 << (W * size)) % n1), config)
             cycles, status = await d.exp_pair(4, 2, 3, ebits)
             assert status == OK
             assert cycles == model.pair_exp_cycles(config, bits, bits - 5, ebits)
@@ -384,7 +385,7 @@ def test_pair_model_crt_default_config():
         _, status = await d.setmod(0, config.lanes + 1, 1)
         assert status["error"] == E.BAD_SIZE.value
         await d.write_slot(6, random_modulus(rng, 2048), nw)
-        _, status = await d.setmod(6, 2048 // WORD_BITS, 0)
+        _, status = await d.setmod(6, 2048 // W, 0)
         assert status == OK
         _, status = await d.mul_pair(5, 2, 4)
         assert status["error"] == E.BAD_SIZE.value
@@ -396,9 +397,10 @@ def test_pair_model_crt_default_config():
 
 # ---- the driver's wait bounds ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("config", [PeripheralConfig(), PeripheralConfig(word_bits=32, lanes=32),
-                                    PeripheralConfig(max_bits=2048, lanes=16), PeripheralConfig(lanes=256)],
-                         ids=["default", "soc", "2048-L16", "L256"])
+@pytest.mark.parametrize("config", [PeripheralConfig(word_bits=W, lanes=64), PeripheralConfig(),
+                                    PeripheralConfig(max_bits=2048, lanes=16, word_bits=W),
+                                    PeripheralConfig(word_bits=W, lanes=256)],
+                         ids=["W16-L64", "default", "2048-L16", "L256"])
 def test_wait_bounds_cover_every_command(config):
     """header.c_header's cycle bounds (model.wait_bounds, exp_cycles_bound), which bound the
     firmware driver's waits, are at least every command's cycles: a product at every size by its rows,

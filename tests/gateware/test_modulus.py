@@ -6,13 +6,13 @@ from amaranth import Elaboratable, Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from gateware.interface import WORD_BITS, PeripheralConfig
+from gateware.interface import PeripheralConfig
 from gateware.montmul.modulus import ModulusUnit
 from gateware.montmul.regfile import RegisterFile
 import regfile_access
 
-W = WORD_BITS
-CONFIG = PeripheralConfig(max_bits=512, lanes=8)      # 32 words, 4 rows per slot
+W = 16     # the configuration's word width
+CONFIG = PeripheralConfig(max_bits=512, lanes=8, word_bits=W)      # 32 words, 4 rows per slot
 
 
 class ModulusBench(Elaboratable):

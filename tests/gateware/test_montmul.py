@@ -5,13 +5,13 @@ import random
 import pytest
 
 from gateware import model
-from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
-                                PeripheralConfig, bus_words)
-from montmul_harness import simulate, simulate_verilated, mont_ref, mont_textbook, mont_exp_ref
+from gateware.interface import (NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
+                                PeripheralConfig)
+from montmul_harness import W, bus_words, simulate, simulate_verilated, mont_ref, mont_textbook, mont_exp_ref
 
-SMALL = PeripheralConfig(max_bits=256, lanes=4)       # 16 words, 4 rows per slot
-TINY = PeripheralConfig(max_bits=128, lanes=4)        # 8 words, 2 rows per slot
-ODD = PeripheralConfig(max_bits=1056, lanes=16)       # room for 1025..1030-bit moduli (65 words)
+SMALL = PeripheralConfig(max_bits=256, lanes=4, word_bits=W)       # 16 words, 4 rows per slot
+TINY = PeripheralConfig(max_bits=128, lanes=4, word_bits=W)        # 8 words, 2 rows per slot
+ODD = PeripheralConfig(max_bits=1056, lanes=16, word_bits=W)       # room for 1025..1030-bit moduli (65 words)
 
 E = ErrorCode
 
@@ -21,7 +21,7 @@ def random_modulus(rng, bits):
 
 
 def size_of(n):
-    return -(-n.bit_length() // WORD_BITS)
+    return -(-n.bit_length() // W)
 
 
 def test_reference_models_agree():
@@ -60,7 +60,7 @@ def test_mul_random_all_sizes(config):
     async def tb(d):
         for size in range(MIN_WORDS, config.max_words + 1):
             # full-width, and one bit short of the word boundary
-            for bits in {size * WORD_BITS, size * WORD_BITS - 5}:
+            for bits in {size * W, size * W - 5}:
                 n = random_modulus(rng, bits)
                 await load_modulus(d, n, size)
                 for _ in range(2):
@@ -78,7 +78,7 @@ def test_mul_odd_sizes():
             n = random_modulus(rng, bits)
             size = size_of(n)
             # junk above the size in N's slot must be ignored
-            junk = rng.getrandbits(ODD.max_bits) >> (size * WORD_BITS) << (size * WORD_BITS)
+            junk = rng.getrandbits(ODD.max_bits) >> (size * W) << (size * W)
             await d.write_slot(0, n | junk, ODD.bus_words_per_slot)
             _, st = await d.setmod(0, size)
             assert st["error"] == 0
@@ -93,7 +93,7 @@ def test_mul_edge_cases():
 
     async def tb(d):
         for size in (MIN_WORDS, 5, config.max_words):
-            bits = size * WORD_BITS
+            bits = size * W
             moduli = [
                 (1 << bits) - 1,                     # N = 2^k - 1
                 (1 << (bits - 1)) | 1,               # only the top and bottom bits set
@@ -116,8 +116,8 @@ def test_mul_first_operand_above_modulus():
 
     async def tb(d):
         for size in (MIN_WORDS, 5, 8, config.max_words):
-            r = 1 << (size * WORD_BITS)
-            for bits in (size * WORD_BITS, size * WORD_BITS - 5, size * WORD_BITS // 2):
+            r = 1 << (size * W)
+            for bits in (size * W, size * W - 5, size * W // 2):
                 n = random_modulus(rng, bits)
                 await load_modulus(d, n, size)
                 cases = [(r - 1, n - 1), (r - 1, r * r % n), (n, n - 1), (rng.randrange(n, r), rng.randrange(n)),
@@ -134,7 +134,7 @@ def test_mul_aliasing_and_back_to_back():
     size = 12
 
     async def tb(d):
-        n = random_modulus(rng, size * WORD_BITS)
+        n = random_modulus(rng, size * W)
         nw = bus_words(size)
         await load_modulus(d, n, size)
         a, b = rng.randrange(n), rng.randrange(n)
@@ -167,8 +167,8 @@ def test_size_change_between_commands():
     rng = random.Random(4)
 
     async def tb(d):
-        n1 = random_modulus(rng, 16 * WORD_BITS)
-        n2 = random_modulus(rng, 3 * WORD_BITS)
+        n1 = random_modulus(rng, 16 * W)
+        n2 = random_modulus(rng, 3 * W)
         await d.write_slot(7, n1, bus_words(16))
         await d.write_slot(8, n2, bus_words(3))
         for n, slot, size in [(n1, 7, 16), (n2, 8, 3), (n1, 7, 16), (n2, 8, 3)]:
@@ -190,7 +190,7 @@ def test_errors_leave_operands_intact():
 
     async def tb(d):
         values = {slot: rng.getrandbits(config.max_bits) for slot in range(NUM_SLOTS)}
-        n = random_modulus(rng, size * WORD_BITS)
+        n = random_modulus(rng, size * W)
         values[0] = n
         for slot, v in values.items():
             await d.write_slot(slot, v, nw)
@@ -229,7 +229,7 @@ def test_errors_leave_operands_intact():
             await refused(op, 3, 3, 2, 4, code=E.ALIAS)
             await refused(op, 3, 1, 3, 4, code=E.ALIAS)
             await refused(op, 3, 1, 2, 0, code=E.BAD_EXP_BITS)
-            await refused(op, 3, 1, 2, size * WORD_BITS + 1, code=E.BAD_EXP_BITS)
+            await refused(op, 3, 1, 2, size * W + 1, code=E.BAD_EXP_BITS)
         # an even modulus refused after a good one keeps the good one
         await refused(Opcode.SETMOD, a=9, arg=size, code=E.EVEN_MODULUS)
 
@@ -269,7 +269,7 @@ def test_busy_refusals():
     nw = bus_words(size)
 
     async def tb(d):
-        n = random_modulus(rng, size * WORD_BITS)
+        n = random_modulus(rng, size * W)
         await load_modulus(d, n, size)
         a, b, c = rng.randrange(n), rng.randrange(n), rng.randrange(n)
         await d.write_slot(1, a, nw)
@@ -335,7 +335,7 @@ async def check_exp(d, n, size, a, e, bits, mode, dst=3, sa=1, sb=2):
     nw = bus_words(size)
     await d.write_slot(sa, a, nw)
     await d.write_slot(sb, e, nw)
-    await d.write_slot(dst, (1 << (WORD_BITS * size)) % n, nw)
+    await d.write_slot(dst, (1 << (W * size)) % n, nw)
     cycles, st = await d.run(mode, dst, sa, sb, bits)
     assert st == {"busy": 0, "done": 1, "error": 0}, st
     got = await d.read_slot(dst, nw)
@@ -353,12 +353,12 @@ def test_exp_small_exponents(mode):
     size = 6
 
     async def tb(d):
-        n = random_modulus(rng, size * WORD_BITS - 3)
+        n = random_modulus(rng, size * W - 3)
         await load_modulus(d, n, size)
         a = rng.randrange(n)
         for e, bits in [(0, 1), (0, 9), (1, 1), (1, 5), (2, 2), (3, 2), (0xff, 8), ((1 << 13) - 1, 13),
                         (65537, 17), (rng.getrandbits(30), 30), (0xabcdef, 4),
-                        (rng.getrandbits(size * WORD_BITS), size * WORD_BITS)]:
+                        (rng.getrandbits(size * W), size * W)]:
             await check_exp(d, n, size, a, e, bits, mode)
 
     simulate_verilated(SMALL, tb)
@@ -370,7 +370,7 @@ def test_ladder_is_constant_time():
     bits = 12
 
     async def tb(d):
-        n = random_modulus(rng, size * WORD_BITS)
+        n = random_modulus(rng, size * W)
         await load_modulus(d, n, size)
         a = rng.randrange(n)
         ladder = set()
@@ -392,17 +392,17 @@ def test_exp_fixed_against_pow():
     k = FIXED_WINDOW_BITS
 
     async def tb(d):
-        for size, lengths in ((5, (1, k, k + 1, 2 * k + 5, 5 * WORD_BITS)), (8, (3 * k, 8 * WORD_BITS - 3))):
-            n = random_modulus(rng, size * WORD_BITS - 2)
+        for size, lengths in ((5, (1, k, k + 1, 2 * k + 5, 5 * W)), (8, (3 * k, 8 * W - 3))):
+            n = random_modulus(rng, size * W - 2)
             await load_modulus(d, n, size)
             for bits in lengths:
-                e = rng.getrandbits(size * WORD_BITS) | 1 << (bits - 1)
+                e = rng.getrandbits(size * W) | 1 << (bits - 1)
                 await check_exp(d, n, size, rng.randrange(n), e, bits, Opcode.EXP_FIXED)
 
     simulate_verilated(SMALL, tb)
 
 
-@pytest.mark.parametrize("bits, run", [(2 * FIXED_WINDOW_BITS + 1, simulate), (5 * WORD_BITS, simulate_verilated)],
+@pytest.mark.parametrize("bits, run", [(2 * FIXED_WINDOW_BITS + 1, simulate), (5 * W, simulate_verilated)],
                          ids=["13-simulate", "80-simulate_verilated"])
 def test_fixed_is_constant_time(bits, run):
     """EXP_FIXED takes the same cycles, the model's, for every exponent of one declared length: no bit set,
@@ -413,30 +413,30 @@ def test_fixed_is_constant_time(bits, run):
     size = 5
 
     async def tb(d):
-        n = random_modulus(rng, size * WORD_BITS)
+        n = random_modulus(rng, size * W)
         await load_modulus(d, n, size)
         a = rng.randrange(n)
-        junk = rng.getrandbits(size * WORD_BITS) >> bits << bits
+        junk = rng.getrandbits(size * W) >> bits << bits
         exponents = [0, (1 << bits) - 1, 1 << (bits - 1), 1, rng.getrandbits(bits), junk | rng.getrandbits(bits)]
         return {await check_exp(d, n, size, a, e, bits, Opcode.EXP_FIXED) for e in exponents}
 
     cycles = run(SMALL, tb)
-    assert cycles == {model.exp_cycles(SMALL, size * WORD_BITS, Opcode.EXP_FIXED, exponent_bits=bits)}
+    assert cycles == {model.exp_cycles(SMALL, size * W, Opcode.EXP_FIXED, exponent_bits=bits)}
 
 
 @pytest.mark.slow
-def test_default_config_full_sizes():
-    """The PYNQ-Z2 configuration in the Amaranth simulator: products at 512 and 1536 bits (half a row of
-    64 words, a row and a half), random and (n-1)^2, and e = 65537 at 512 bits.  The whole-row sizes
-    1024..4096 and 3072 are checked the same way in Verilator (test_verilator.py's
-    test_default_config_rsa_2048, on the Verilog of this design), with the 2048-bit EXPs: here a 4096-bit
-    product took as long as all the other sizes together."""
-    config = PeripheralConfig()
+def test_w16_l64_full_sizes():
+    """The 16-bit configuration a 1024-bit row wide (64 lanes, one DSP48E1 a product) in the Amaranth simulator:
+    products at 512 and 1536 bits (half a row of 64 words, a row and a half), random and (n-1)^2, and e = 65537 at 512
+    bits.  The whole-row sizes 1024..4096 and 3072 are checked the same way in Verilator at the default configuration
+    (test_verilator.py's test_default_config_rsa_2048, on the Verilog of the same RTL), with the 2048-bit EXPs: here a
+    4096-bit product took as long as all the other sizes together."""
+    config = PeripheralConfig(word_bits=W, lanes=64)
     rng = random.Random(12)
 
     async def tb(d):
         for bits in (512, 1536):
-            size = bits // WORD_BITS
+            size = bits // W
             n = random_modulus(rng, bits)
             await load_modulus(d, n, size)
             await check_mul(d, n, size, rng.randrange(n), rng.randrange(n))

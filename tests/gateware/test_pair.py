@@ -4,14 +4,13 @@ against pow()/``mont_ref`` and against the model (gateware/model.py)."""
 import random
 
 from gateware import model
-from gateware.interface import (WORD_BITS, NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
-                                PeripheralConfig, bus_words)
-from montmul_harness import simulate, simulate_verilated, twin, mont_ref, mont_exp_ref
+from gateware.interface import (NUM_SLOTS, MIN_WORDS, FIXED_WINDOW_BITS, Opcode, ErrorCode,
+                                PeripheralConfig)
+from montmul_harness import W, bus_words, simulate, simulate_verilated, twin, mont_ref, mont_exp_ref
 
-SMALL = PeripheralConfig(max_bits=256, lanes=4)       # 4 rows per slot, pairs of moduli up to 4 words
-MID = PeripheralConfig(max_bits=512, lanes=16)        # 2 rows per slot, pairs of moduli up to 16 words
-NOPAIR = PeripheralConfig(max_bits=64, lanes=4)       # 1 row per slot: no pair commands
-W = WORD_BITS
+SMALL = PeripheralConfig(max_bits=256, lanes=4, word_bits=W)       # 4 rows per slot, pairs of moduli up to 4 words
+MID = PeripheralConfig(max_bits=512, lanes=16, word_bits=W)        # 2 rows per slot, pairs of moduli up to 16 words
+NOPAIR = PeripheralConfig(max_bits=64, lanes=4, word_bits=W)       # 1 row per slot: no pair commands
 K = FIXED_WINDOW_BITS
 E = ErrorCode
 OK = {"busy": 0, "done": 1, "error": 0}
@@ -252,11 +251,11 @@ def test_contexts_do_not_disturb_each_other():
     simulate(config, tb)
 
 
-def test_mul_pair_default_config_1024():
-    """The PYNQ-Z2 configuration (64 lanes): MUL_PAIR with two 1024-bit moduli, and a 1024-bit with a
-    1000-bit one, against mont_ref; cycles the model's."""
+def test_mul_pair_w16_l64_1024():
+    """The 16-bit configuration a 1024-bit row wide (64 lanes, one DSP48E1 a product): MUL_PAIR with two 1024-bit
+    moduli, and a 1024-bit with a 1000-bit one, against mont_ref; cycles the model's."""
     rng = random.Random(7)
-    config = PeripheralConfig()
+    config = PeripheralConfig(word_bits=W, lanes=64)
     assert config.pair_max_words == 1024 // W
 
     async def tb(d):
@@ -314,11 +313,11 @@ def test_mul_pair_shared_a():
     simulate(SMALL, tb)
 
 
-def test_mul_pair_shared_a_default_config():
-    """The PYNQ-Z2 configuration: a 2048-bit input reduced modulo two 1024-bit factors at once (the
-    firmware's first CRT command)."""
+def test_mul_pair_shared_a_w16_l64():
+    """The 16-bit configuration a 1024-bit row wide (64 lanes, one DSP48E1 a product): a 2048-bit input reduced modulo
+    two 1024-bit factors at once (the firmware's first CRT command)."""
     rng = random.Random(22)
-    config = PeripheralConfig()
+    config = PeripheralConfig(word_bits=W, lanes=64)
 
     async def tb(d):
         n0, n1 = random_modulus(rng, 1024), random_modulus(rng, 1023)

@@ -3,16 +3,17 @@ writes, and the separate modulus memory."""
 
 from amaranth.sim import Simulator
 
-from gateware.interface import WORD_BITS, PeripheralConfig
+from gateware.interface import PeripheralConfig
 from gateware.montmul.regfile import RegisterFile
 import regfile_access
 
-CONFIG = PeripheralConfig(max_bits=256, lanes=4)       # rows of 4 words, 4 rows per slot
+W = 16     # the configuration's word width
+CONFIG = PeripheralConfig(max_bits=256, lanes=4, word_bits=W)       # rows of 4 words, 4 rows per slot
 ROW = CONFIG.row_bits
 
 
 def word(value, j):
-    return (value >> (WORD_BITS * j)) & ((1 << WORD_BITS) - 1)
+    return (value >> (W * j)) & ((1 << W) - 1)
 
 
 def test_ports():

@@ -10,12 +10,12 @@ import random
 from amaranth.hdl import Fragment
 
 from gateware import interface, model
-from gateware.interface import EXPONENT_SCHEMES, ExponentScheme, Opcode, PeripheralConfig, bus_words
+from gateware.interface import EXPONENT_SCHEMES, ExponentScheme, Opcode, PeripheralConfig
 from gateware.montmul import schemes, sequencer
 from gateware.montmul.peripheral import MontgomeryPeripheral
-from montmul_harness import twin, mont_exp_ref
+from montmul_harness import W, bus_words, twin, mont_exp_ref
 
-TINY = PeripheralConfig(max_bits=64, lanes=4)
+TINY = PeripheralConfig(max_bits=64, lanes=4, word_bits=W)
 DUMMY = ExponentScheme("ladder_copy", Opcode.EXP_LADDER, constant_time=True)
 
 
@@ -45,10 +45,10 @@ def test_a_scheme_entry_runs_in_the_rtl_and_the_model(monkeypatch):
     async def scenario(d):
         rng = random.Random(7)
         bits = 48
-        size = model.size_words(bits)
+        size = model.size_words(bits, W)
         nw = bus_words(size)
         n = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
-        await d.load_modulus(n, size)
+        await d.load_modulus(n, size, word_bits=W)
         a, e = rng.randrange(n), rng.getrandbits(11) | 1 << 10
         await d.write_slot(1, a, nw)
         await d.write_slot(2, e, nw)

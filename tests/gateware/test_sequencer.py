@@ -8,14 +8,14 @@ from amaranth import Elaboratable, Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from gateware.interface import (WORD_BITS, WINDOW_BITS, SHORT_EXPONENT_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
+from gateware.interface import (WINDOW_BITS, SHORT_EXPONENT_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
                                 LADDER_SLOT, table_slot, fixed_table_slot, Opcode, PeripheralConfig)
 from gateware.montmul.regfile import RegisterFile
 from gateware.montmul.sequencer import ExponentSequencer
 import regfile_access
 
-W = WORD_BITS
-CONFIG = PeripheralConfig(max_bits=256, lanes=4)
+W = 16     # the configuration's word width
+CONFIG = PeripheralConfig(max_bits=256, lanes=4, word_bits=W)
 SIZE = 16
 DST, BASE, EXPONENT = 3, 1, 2
 

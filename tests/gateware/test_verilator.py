@@ -7,12 +7,12 @@ import pytest
 
 from gateware import model
 from gateware.driver import BlockingDriver, Driver, complete
-from gateware.interface import WORD_BITS, NUM_SLOTS, Opcode, PeripheralConfig, bus_words
-from montmul_harness import mont_ref, model_driver
+from gateware.interface import NUM_SLOTS, Opcode, PeripheralConfig
+from montmul_harness import W, bus_words, mont_ref, model_driver
 from pkcs1_vectors import oaep_keys
 from sim.montmul_verilator import VerilatorTransport
 
-CONFIG = PeripheralConfig(max_bits=2048, lanes=8)
+CONFIG = PeripheralConfig(max_bits=2048, lanes=8, word_bits=W)
 OK = {"busy": 0, "done": 1, "error": 0}
 
 
@@ -22,7 +22,7 @@ def dut():
         yield BlockingDriver(transport)
 
 
-def setmod(dut, n, size, slot=0, word_bits=WORD_BITS):
+def setmod(dut, n, size, slot=0, word_bits=W):
     assert dut.load_modulus(n, size, slot, word_bits=word_bits)[1] == OK
 
 
@@ -49,14 +49,14 @@ def mod_exp(dut, x, e, n, size, op, config=CONFIG):
 def test_random_muls(dut):
     rng = random.Random(21)
     for size in (2, 3, 31, 64, 65, 127, 128):
-        n = rng.getrandbits(size * WORD_BITS - rng.randrange(3)) | 1 | (1 << (size * WORD_BITS - 4))
+        n = rng.getrandbits(size * W - rng.randrange(3)) | 1 | (1 << (size * W - 4))
         setmod(dut, n, size)
         nw = bus_words(size)
         for _ in range(3):
             a, b = rng.randrange(n), rng.randrange(n)
             dut.write_slot(1, a, nw)
             dut.write_slot(2, b, nw)
-            assert dut.mul(3, 1, 2) == (model.mul_cycles(CONFIG, size * WORD_BITS), OK)
+            assert dut.mul(3, 1, 2) == (model.mul_cycles(CONFIG, size * W), OK)
             assert dut.read_slot(3, nw) == mont_ref(a, b, n, size)
 
 
@@ -65,7 +65,7 @@ def test_mul_reduces_double_width_value(dut):
     then MUL(x, R^2 mod p) with x >= p (but < R) gives x*R mod p fully reduced, and MUL by 1 gives x mod p."""
     rng = random.Random(2)
     size = 128
-    r = 1 << (WORD_BITS * size)
+    r = 1 << (W * size)
     for _ in range(3):
         p = rng.getrandbits(1024) | 1 | (1 << 1023)
         setmod(dut, p, size)
@@ -84,7 +84,7 @@ def test_pkcs1_oaep_raw_rsa(dut, index):
     """c^d mod n with the private exponent (the EXP modes, and CRT halves), then back with e."""
     key = oaep_keys()[index]
     n, e, d = key["n"], key["e"], key["d"]
-    size = -(-n.bit_length() // WORD_BITS)
+    size = -(-n.bit_length() // W)
     setmod(dut, n, size)
     c = key["ciphertexts"][0]
     m = pow(c, d, n)
@@ -93,11 +93,11 @@ def test_pkcs1_oaep_raw_rsa(dut, index):
     assert mod_exp(dut, m, e, n, size, Opcode.EXP_WINDOW) == c
     # CRT halves with the prime-size modulus
     p, dp = key["p"], key["dp"]
-    psize = -(-p.bit_length() // WORD_BITS)
+    psize = -(-p.bit_length() // W)
     setmod(dut, p, psize)
     assert mod_exp(dut, c % p, dp, p, psize, Opcode.EXP_LADDER) == pow(c % p, dp, p)
     q, dq = key["q"], key["dq"]
-    qsize = -(-q.bit_length() // WORD_BITS)
+    qsize = -(-q.bit_length() // W)
     setmod(dut, q, qsize)
     assert mod_exp(dut, c % q, dq, q, qsize, Opcode.EXP_FIXED) == pow(c % q, dq, q)
 
@@ -111,7 +111,7 @@ def test_agrees_with_model():
         seen = []
         size = 70
         nw = bus_words(size)
-        n = rng.getrandbits(size * WORD_BITS) | 1 | 1 << (size * WORD_BITS - 1)
+        n = rng.getrandbits(size * W) | 1 | 1 << (size * W - 1)
         for op, fields in [(Opcode.MUL, (3, 1, 2, 0)), (9, (0, 0, 0, 0)), (Opcode.SETMOD, (0, 0, 0, 1)),
                            (Opcode.WRITE, (NUM_SLOTS, 0, 0, 0))]:
             seen.append((await d.run(op, *fields), d.irqs))
@@ -119,7 +119,7 @@ def test_agrees_with_model():
         seen.append(await d.setmod(0, size))
         for slot in range(1, NUM_SLOTS):          # no slot left as it was at power-up
             await d.write_slot(slot, rng.randrange(n), nw)
-        await d.write_slot(3, (1 << (WORD_BITS * size)) % n, nw)
+        await d.write_slot(3, (1 << (W * size)) % n, nw)
         for op, fields in [(Opcode.MUL, (5, 1, 2, 0)), (Opcode.EXP_WINDOW, (3, 1, 3, 8)),
                            (Opcode.EXP_LADDER, (3, 1, 2, 2000)), (Opcode.EXP_WINDOW, (3, 1, 4, 100)),
                            (Opcode.EXP_LADDER, (6, 1, 4, 30)), (Opcode.EXP_FIXED, (6, 1, 4, 50)),
@@ -142,17 +142,17 @@ def test_agrees_with_model():
         verilated = complete(scenario(Driver(transport)))
     assert verilated == complete(scenario(model_driver(CONFIG)))
     assert {"busy": 0, "done": 1, "error": 9} in verilated                 # OVERFLOW
-    assert verilated[4] == (model.setmod_cycles(CONFIG, 70 * WORD_BITS), OK)
+    assert verilated[4] == (model.setmod_cycles(CONFIG, 70 * W), OK)
 
 
 @pytest.mark.slow
 def test_default_config_rsa_2048():
-    """The SoC's configuration (``PeripheralConfig()``, the PYNQ-Z2's and the simulation's) in Verilator:
+    """The default configuration (``PeripheralConfig()``, the SoC's: the PYNQ-Z2's and the simulation's) in Verilator:
     products at every RSA size (random operands and (n-1)^2) with the model's cycle counts, and the
     2048-bit PKCS#1 key's private operation on EXP_FIXED (the constant-time exponentiation the firmware's
     private paths use) and its public one on EXP_WINDOW, against pow(). (The other exponentiations are
     checked at smaller sizes, where they cost less: test_montmul.py, test_pkcs1_oaep_raw_rsa below;
-    test_montmul.py's test_default_config_full_sizes runs 512 and 1536 bits in the Amaranth simulator,
+    test_montmul.py's test_w16_l64_full_sizes runs 512 and 1536 bits in the Amaranth simulator,
     where the larger sizes cost minutes.)"""
     config = PeripheralConfig()
     W = config.word_bits

@@ -15,20 +15,25 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 from gateware.driver import BlockingDriver, complete  # noqa: E402
-from gateware.interface import WORD_BITS, PeripheralConfig, bus_words  # noqa: E402
+from gateware.interface import PeripheralConfig  # noqa: E402
 from gateware.model import mont_mul  # noqa: E402
 from sim.montmul_verilator import BUILD_ROOT, VerilatorTransport  # noqa: E402
 
 
+#: The configuration timed: 16-bit words, 64 lanes (a 1024-bit row).
+CONFIG = PeripheralConfig(word_bits=16, lanes=64)
+
+
 def run(idle=2_000_000, busy=200_000, bits=2048, prefix=()):
-    size = bits // WORD_BITS
-    nw = bus_words(size)
+    w = CONFIG.word_bits
+    size = bits // w
+    nw = CONFIG.bus_words(size)
     rng = random.Random(1)
     n = rng.getrandbits(bits) | 1 | (1 << (bits - 1))
     a, b = rng.randrange(n), rng.randrange(n)
-    with VerilatorTransport(PeripheralConfig(), prefix) as transport:
+    with VerilatorTransport(CONFIG, prefix) as transport:
         driver = BlockingDriver(transport)
-        driver.load_modulus(n, size)
+        driver.load_modulus(n, size, word_bits=w)
         driver.write_slot(1, a, nw)
         driver.write_slot(2, b, nw)
         t0 = time.perf_counter()
@@ -41,7 +46,7 @@ def run(idle=2_000_000, busy=200_000, bits=2048, prefix=()):
             muls += 1
         t2 = time.perf_counter()
         status = driver.read_status()
-        ok = driver.read_slot(3, nw) == mont_mul(a, b, n, size)
+        ok = driver.read_slot(3, nw) == mont_mul(a, b, n, size, w)
     return (f"idle {idle} cycles {t1 - t0:.3f} s {idle / (t1 - t0):.0f} cycles/s\n"
             f"busy {cycles} cycles {t2 - t1:.3f} s {cycles / (t2 - t1):.0f} cycles/s "
             f"({muls} MULs, {cycles // muls} cycles each)\n"
