@@ -42,8 +42,9 @@ def python_sources(*packages, root=ROOT):
 @contextmanager
 def locked(path):
     """Holds an exclusive lock on the file `path` (created if missing) while the block runs, so that
-    processes making the same output (pytest-xdist workers, the CPUs of `python -m sim cpus`) take turns: the second
-    one then finds the output made and reuses it. The kernel drops the lock if a holder dies."""
+    processes making the same output (pytest-xdist workers, the CPUs of `python -m sim cpus`) take
+    turns: the second one then finds the output made and reuses it. The kernel drops the lock if a
+    holder dies."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:

@@ -31,8 +31,9 @@ class _Parser(argparse.ArgumentParser):
 
 def parser():
     """The top-level parser and its subparsers' action (its `choices`: job name -> parser)."""
+    # raw text: each job's summary on its one line, whatever the terminal's width
     top = _Parser(prog="python -m sim", description=DESCRIPTION, epilog=EPILOG,
-                  formatter_class=argparse.RawDescriptionHelpFormatter)
+                  formatter_class=lambda prog: argparse.RawTextHelpFormatter(prog, max_help_position=24))
     commands = top.add_subparsers(dest="command", title="jobs", metavar="JOB", parser_class=_Parser)
     for job in registry.jobs():
         sub = commands.add_parser(job.name, help=job.summary, description=job.description or job.summary)

@@ -182,7 +182,7 @@ def _shown(path):
 def log(args):
     """The job's log on stderr (nothing with --quiet)."""
     if args.quiet:
-        return lambda *message: None
+        return lambda message: None
     return lambda message: print(message, file=sys.stderr, flush=True)
 
 
@@ -192,9 +192,15 @@ def progress(args):
 
 
 def check_build(args):
-    """The checks of the shared groups past argparse: a simulation's options are not for --port."""
+    """The checks of the shared groups past argparse: a CPU and a peripheral the SoC can have, and
+    no simulation's option with --port."""
     port = getattr(args, "port", None)
     if hasattr(args, "cpu_type"):
+        from soc import cpus as soc_cpus
+        try:
+            soc_cpus.parse(args.cpu_type, variant=args.cpu_variant)
+        except ProjectError as error:
+            raise UsageError(str(error)) from None
         peripheral_config(args)
     if port and _peripheral_options_given(args):
         raise UsageError("the --montmul-* options build a simulation; --port talks to a board")

@@ -1,10 +1,10 @@
 """The jobs of `python -m sim`, one subcommand each, in one registry the command line is built from.
 
 A job is a module of this package that registers itself when imported; jobs.cli imports every module
-of the package (`discover`), so a new job is one new module and nothing else. The module ends with:
+of the package (`discover`), so a new job is one new module and nothing else (a helper module that
+registers nothing, such as cpu_figures, is simply not a job). A job module ends with:
 
-    from jobs import options
-    from jobs.registry import Job, register
+    from jobs import options, registry
 
     def add_arguments(parser):            # the job's own options (argparse)
         options.add_sizes(parser, default=(2048,))
@@ -18,9 +18,10 @@ of the package (`discover`), so a new job is one new module and nothing else. Th
         ...
         return 0
 
-    register(Job("name", "one line for `python -m sim --help`", main, add_arguments=add_arguments,
-                 check=check, groups=(options.BUILD,), timeout=600,
-                 description="what the job does, for `python -m sim name --help`"))
+    registry.register(registry.Job(
+        "name", "one line for `python -m sim --help`", main, add_arguments=add_arguments, check=check,
+        groups=(options.BUILD,), timeout=600,
+        description="what the job does, for `python -m sim name --help`"))
 
 `groups`: the shared option groups the job takes (options.BUILD: the simulation's build; options.SERIAL:
 --port and friends, a board instead of a simulation); every job takes --timeout (default: the job's
