@@ -214,10 +214,14 @@ def test_plan_runs_the_slow_row_on_fewer_messages_first():
 
 # ---- the runner, against a stand-in console ----
 
+#: The stand-in console, tests/link's.
+FAKE_CONSOLE = Path(__file__).parents[1] / "link" / "fake_console.py"
+
+
 def _fake_build(tmp_path, mode):
     """A build whose `model` is tests/link/fake_console.py in `mode`."""
     model = tmp_path / f"fake-{mode}"
-    model.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).parents[1] / 'link' / 'fake_console.py'} {mode}\n")
+    model.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n")
     model.chmod(model.stat().st_mode | stat.S_IXUSR)
     return SimpleNamespace(model=model, gateware_dir=tmp_path,
                            soc_info={"cpu": "vexriscv", "variant": "fake", "sys_clk_hz": 100_000_000,
