@@ -7,7 +7,8 @@ hand.  It lives apart from both because the model is built on the interface.
 
 from . import model
 from .interface import (BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS, FIXED_WINDOW_BITS,
-                        NUM_BANKS, Command, Status, Opcode, ErrorCode, PeripheralConfig, field_offsets)
+                        NUM_BANKS, FIRMWARE_SCHEMES, Command, Status, Opcode, ErrorCode, PeripheralConfig,
+                        field_offsets)
 
 __all__ = ["c_header"]
 
@@ -44,6 +45,13 @@ def c_header(config=PeripheralConfig()):
     lines += ["", "/* Opcodes */"]
     for op in Opcode:
         lines.append(f"#define MONTMUL_OP_{op.name} {op.value}")
+    lines += ["", "/* The firmware's implementation of each exponent scheme that has one (gateware.interface.FIRMWARE_SCHEMES),",
+              "   in the order of its table of implementations: X(impl, IMPL, opcode, pair opcode (NOP: none),",
+              "   constant_time); its backend is rsa_<impl> (firmware/rsa/rsa_hw.c). */",
+              "#define MONTMUL_SCHEME_IMPLS(X) " + " ".join(
+                  f"X({s.impl}, {s.impl.upper()}, MONTMUL_OP_{s.opcode.name}, "
+                  f"MONTMUL_OP_{(s.pair_opcode or Opcode.NOP).name}, {int(s.constant_time)})"
+                  for s in FIRMWARE_SCHEMES)]
     lines += ["", "/* Error codes (status bits [15:8]) */"]
     for err in ErrorCode:
         lines.append(f"#define MONTMUL_ERR_{err.name} {err.value}")

@@ -44,8 +44,8 @@ __all__ = [
     "WORD_BITS", "LANES_DEFAULT", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS",
     "SLOT_BITS", "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS",
     "WINDOW_BITS", "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot",
-    "fixed_table_slot", "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "exponent_scheme",
-    "ErrorCode", "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "field_offsets",
+    "fixed_table_slot", "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "FIRMWARE_SCHEMES",
+    "exponent_scheme", "ErrorCode", "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "field_offsets",
 ]
 
 #: Internal word width W (bits) of the default configuration, the SoC's (``PeripheralConfig().word_bits``).
@@ -155,11 +155,19 @@ class ExponentScheme:
     (``gateware.model.EXP_PROGRAMS[name]``).  ``opcode`` starts it in bank 0; ``pair_opcode``, if any,
     in both contexts at once (pair configurations only).  ``constant_time``: its time depends only on the
     operand size and the declared exponent length, never on the exponent's bits (``gateware.tools.formal`` proves it
-    for every scheme that claims it, and shows the others leak)."""
+    for every scheme that claims it, and shows the others leak).
+
+    ``impl``: the firmware's implementation whose private-key exponentiations run this scheme, if it has
+    one: its backend ``rsa_<impl>`` (firmware/rsa/rsa_hw.c), its name in the console protocol
+    (``soc.console_protocol.IMPLS``, with ``impl_description`` for the bench's legend), its row in the
+    firmware's table of implementations; ``FIRMWARE_SCHEMES`` lists them, and the C header renders them as
+    the X macro ``MONTMUL_SCHEME_IMPLS``."""
     name: str
     opcode: Opcode
     constant_time: bool
     pair_opcode: Opcode | None = None
+    impl: str | None = None
+    impl_description: str = ""
 
     @property
     def opcodes(self):
@@ -168,10 +176,16 @@ class ExponentScheme:
 
 #: The exponent schemes (module docstring).
 EXPONENT_SCHEMES = (
-    ExponentScheme("window", Opcode.EXP_WINDOW, constant_time=False),
+    ExponentScheme("window", Opcode.EXP_WINDOW, constant_time=False, impl="hw_seq_window",
+                   impl_description="peripheral sequencer, sliding window (not constant-time)"),
     ExponentScheme("ladder", Opcode.EXP_LADDER, constant_time=True),
-    ExponentScheme("fixed", Opcode.EXP_FIXED, constant_time=True, pair_opcode=Opcode.EXP_FIXED_PAIR),
+    ExponentScheme("fixed", Opcode.EXP_FIXED, constant_time=True, pair_opcode=Opcode.EXP_FIXED_PAIR,
+                   impl="hw_seq", impl_description="peripheral sequencer"),
 )
+#: The schemes the firmware has an implementation of (``ExponentScheme.impl``), in the order of its table of
+#: implementations and of the bench's rows: the constant-time ones first, each group in table order.
+FIRMWARE_SCHEMES = tuple(sorted((scheme for scheme in EXPONENT_SCHEMES if scheme.impl),
+                                key=lambda scheme: not scheme.constant_time))
 
 
 def exponent_scheme(op):

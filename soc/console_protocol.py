@@ -15,6 +15,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from gateware.interface import FIRMWARE_SCHEMES
 from soc import config, peer_libs
 
 PROMPT = "rsa> "
@@ -26,19 +27,23 @@ OPS = {
     "private_crt": "private, CRT",
     "mul": "one Montgomery product",
 }
-#: Our implementations (RSA in firmware/rsa/rsa.c over a backend), with what they are.
+#: Our implementations (RSA in firmware/rsa/rsa.c over a backend), with what they are: software, the CPU
+#: loop, then one per exponent scheme the firmware runs on the sequencer (gateware.interface.FIRMWARE_SCHEMES:
+#: hw_seq, EXP_FIXED; hw_seq_window, EXP_WINDOW), in the order of the firmware's table.
 IMPLS = {
     "sw": "software on the CPU",
     "hw_cpu": "CPU loop + peripheral MUL commands",
-    "hw_seq": "peripheral sequencer",
-    "hw_seq_window": "peripheral sequencer, sliding window (not constant-time)",
+    **{scheme.impl: scheme.impl_description for scheme in FIRMWARE_SCHEMES},
 }
 #: The implementations whose private-key operations (private, private_crt) claim to be constant-time:
 #: no branch, loop bound or memory index depends on the message, the key's secrets or intermediates.
-CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", "hw_seq")
+CONSTANT_TIME_IMPLS = ("sw", "hw_cpu", *(scheme.impl for scheme in FIRMWARE_SCHEMES if scheme.constant_time))
 #: The implementations that use the peripheral; the others (software, the peer libraries) never touch
 #: it, so the benchmark runs their rows on the SoC without it (sim/build.py, build_bare).
-PERIPHERAL_IMPLS = ("hw_cpu", "hw_seq", "hw_seq_window")
+PERIPHERAL_IMPLS = ("hw_cpu", *(scheme.impl for scheme in FIRMWARE_SCHEMES))
+#: Our implementations whose Montgomery product `bench` times (its `mul` rows): software, one MUL issued
+#: by the CPU, one product inside the sequencer (firmware/rsa/rsa_hw.c, hw_mul_cycles).
+MUL_IMPLS = ("sw", "hw_cpu", "hw_seq")
 #: The operations that use the private key.
 PRIVATE_OPS = ("private", "private_crt")
 #: The peer libraries: software RSA people actually use, built from their own sources and run
@@ -57,10 +62,10 @@ ALL_IMPLS = {**IMPLS, **PEER_IMPLS}
 def bench_rows(peers=True):
     """(op, impl) of every RESULT line `bench` prints for one size, in order: every implementation for
     the private-key operations; public on the constant-time implementations and the peers
-    (hw_seq_window's public operation is hw_seq's); mul on the constant-time ones and the peers that
-    expose a product. peers=False: `bench ours`, our implementations only."""
+    (hw_seq_window's public operation is hw_seq's); mul on MUL_IMPLS and the peers that expose a
+    product. peers=False: `bench ours`, our implementations only."""
     return [(op, impl) for op in OPS for impl in (ALL_IMPLS if peers else IMPLS)
-            if op in PRIVATE_OPS or impl in CONSTANT_TIME_IMPLS
+            if op in PRIVATE_OPS or (impl in MUL_IMPLS if op == "mul" else impl in CONSTANT_TIME_IMPLS)
             or (impl in PEER_IMPLS and (op != "mul" or impl in PEER_MUL_IMPLS))]
 
 #: Typed for an empty hex argument (an empty message, or label): the console splits its lines at spaces.

@@ -86,7 +86,8 @@ typedef struct rsa_backend {
 	unsigned pair_max_limbs;
 } rsa_backend;
 
-extern const rsa_backend rsa_sw, rsa_hw_cpu, rsa_hw_seq, rsa_hw_seq_window;
+/* The sequencer's backends, one per exponent scheme the firmware runs, are declared in rsa_hw.h. */
+extern const rsa_backend rsa_sw, rsa_hw_cpu;
 
 /*
  * Check the key and make its precomputation. Checks: 16 <= bits <= BN_MAX_BITS, n has exactly bits

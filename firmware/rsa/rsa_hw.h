@@ -1,6 +1,6 @@
 /*
- * The peripheral backends of rsa.h (rsa_hw_cpu, rsa_hw_seq, rsa_hw_seq_window) and what the console
- * asks of the peripheral directly. Every product and exponentiation loads what it needs (modulus,
+ * The peripheral backends of rsa.h (rsa_hw_cpu, and one per exponent scheme the firmware runs on the
+ * sequencer: rsa_hw_seq, rsa_hw_seq_window) and what the console asks of the peripheral directly. Every product and exponentiation loads what it needs (modulus,
  * constants, exponent, operands) and reads its result back: the cycles counted include all operand
  * transfers.
  */
@@ -9,7 +9,14 @@
 
 #include <stdint.h>
 
+#include "montmul.h"      /* generated: MONTMUL_SCHEME_IMPLS, the schemes the firmware runs */
 #include "rsa/rsa.h"
+
+/* The sequencer's backends, rsa_<impl> for each exponent scheme the firmware runs (MONTMUL_SCHEME_IMPLS,
+   from gateware/interface.py's EXPONENT_SCHEMES), defined in rsa_hw.c. */
+#define RSA_SCHEME_DECLARE(impl, IMPL, op, pair_op, constant_time) extern const rsa_backend rsa_##impl;
+MONTMUL_SCHEME_IMPLS(RSA_SCHEME_DECLARE)
+#undef RSA_SCHEME_DECLARE
 
 /* The peripheral's error code of the last command it refused (MONTMUL_ERR_*), or MM_ERR_STUCK when
    it stayed busy and the driver reset it, when a backend function returned RSA_ERR_HW; 0 after

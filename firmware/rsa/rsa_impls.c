@@ -15,8 +15,9 @@ const struct rsa_op rsa_ops[] = {
 const struct rsa_impl rsa_impls[] = {
 	{ IMPL_SW, &rsa_sw, IMPL_SW_CONSTANT_TIME, NULL },
 	{ IMPL_HW_CPU, &rsa_hw_cpu, IMPL_HW_CPU_CONSTANT_TIME, NULL },
-	{ IMPL_HW_SEQ, &rsa_hw_seq, IMPL_HW_SEQ_CONSTANT_TIME, NULL },
-	{ IMPL_HW_SEQ_WINDOW, &rsa_hw_seq_window, IMPL_HW_SEQ_WINDOW_CONSTANT_TIME, NULL },
+#define SCHEME_IMPL(impl, IMPL, op, pair_op, constant_time) { IMPL_##IMPL, &rsa_##impl, IMPL_##IMPL##_CONSTANT_TIME, NULL },
+	MONTMUL_SCHEME_IMPLS(SCHEME_IMPL)
+#undef SCHEME_IMPL
 #define PEER_IMPL(name, NAME) { IMPL_##NAME, NULL, IMPL_##NAME##_CONSTANT_TIME, &peer_##name },
 	PEER_LIST(PEER_IMPL)
 #undef PEER_IMPL

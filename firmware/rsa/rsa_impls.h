@@ -43,8 +43,8 @@ struct rsa_impl { const char *name; const rsa_backend *backend; int constant_tim
 PEER_LIST(PEER_DECLARE)
 #undef PEER_DECLARE
 
-/* public, private, private_crt; and sw, hw_cpu, hw_seq, hw_seq_window, then the peers (PEER_LIST);
-   each ends with a NULL name. */
+/* public, private, private_crt; and sw, hw_cpu, the sequencer's (MONTMUL_SCHEME_IMPLS: hw_seq,
+   hw_seq_window), then the peers (PEER_LIST); each ends with a NULL name. */
 extern const struct rsa_op rsa_ops[];
 extern const struct rsa_impl rsa_impls[];
 
