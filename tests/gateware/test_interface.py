@@ -8,7 +8,8 @@ from gateware.header import c_header
 from gateware.interface import (Command, Status, Opcode, ErrorCode, PeripheralConfig, pack_cmd,
                                  WORD_BITS, NUM_SLOTS, NUM_HIDDEN_SLOTS, TOTAL_SLOTS, SLOT_FIELD_BITS, SLOT_BITS,
                                  ARG_BITS, SIZE_BITS, EXP_INDEX_BITS, WINDOW_BITS, FIXED_WINDOW_BITS, SQUARE_SLOT,
-                                 LADDER_SLOT, MAX_BITS_DEFAULT, LANES_DEFAULT, bus_words, table_slot, fixed_table_slot)
+                                 LADDER_SLOT, MAX_BITS_DEFAULT, LANES_DEFAULT, FIRMWARE_SCHEMES, bus_words, table_slot,
+                                 fixed_table_slot)
 
 
 def test_command_layout():
@@ -102,3 +103,23 @@ def test_c_header_compiles(tmp_path):
     out = subprocess.run([str(tmp_path / "main")], check=True, capture_output=True, text=True).stdout
     assert [int(word) for word in out.split()] == [pack_cmd(Opcode.MUL, 3, 17, 31, 0x1fff),
                                                    pack_cmd(Opcode.EXP_FIXED, 3, 1, 2, 1024)]
+
+
+def test_the_firmware_s_schemes_in_the_header_and_the_protocol():
+    """The schemes the firmware runs (ExponentScheme.impl), constant-time first: the header's X macro
+    and the console protocol's implementations list them in that order, as the firmware's table has
+    them (sw and hw_cpu before them)."""
+    from soc import console_protocol as protocol
+    assert [scheme.impl for scheme in FIRMWARE_SCHEMES] == ["hw_seq", "hw_seq_window"]
+    assert ("#define MONTMUL_SCHEME_IMPLS(X) X(hw_seq, HW_SEQ, MONTMUL_OP_EXP_FIXED, MONTMUL_OP_EXP_FIXED_PAIR, 1) "
+            "X(hw_seq_window, HW_SEQ_WINDOW, MONTMUL_OP_EXP_WINDOW, MONTMUL_OP_NOP, 0)\n") in c_header()
+    assert list(protocol.IMPLS) == ["sw", "hw_cpu", "hw_seq", "hw_seq_window"]
+    assert protocol.CONSTANT_TIME_IMPLS == ("sw", "hw_cpu", "hw_seq")
+    assert protocol.PERIPHERAL_IMPLS == ("hw_cpu", "hw_seq", "hw_seq_window")
+
+
+def test_the_contract_s_page_lists_every_opcode():
+    """docs/peripheral.md's opcode table has a row per opcode (a new scheme adds its own)."""
+    from common.paths import ROOT
+    text = (ROOT / "docs" / "peripheral.md").read_text()
+    assert all(f"\n| {op.name} |" in text for op in Opcode)
