@@ -9,9 +9,10 @@ The figures come from:
     (``crt_cycles``),
   * ``eda.synth.synthesize`` (Yosys ``synth_xilinx -family xc7``),
   * ``eda.timing.analyze`` (static estimate, 7-series -1 figures),
-  * the firmware's own cycle count of one RSA-2048 private operation with CRT on the sequencer
-    backend, the bench's row timed on the simulated SoC (``firmware_crt_cycles``, which builds the SoC
-    first when it is stale: minutes the first time, then seconds; ``--no-firmware`` leaves it out).
+  * given a ``firmware`` callable, the firmware's own cycle count of one RSA-2048 private operation
+    with CRT on the sequencer backend.  The peripheral's tools do not know the SoC: ``python -m sim
+    report`` (``jobs.report``) runs this report with the count timed on the simulated SoC and the SoC's
+    clock; ``python -m gateware --report`` leaves the figure out and says where it comes from.
 """
 
 from __future__ import annotations
@@ -22,18 +23,17 @@ from pathlib import Path
 
 from common import cache
 from common.errors import ProjectError
-from common.paths import BUILD_DIR, ROOT
+from common.paths import BUILD_DIR
+from eda import synth, timing
+from eda.timing.netlist import net_names
 from gateware import model
 from gateware.interface import WORD_BITS, PeripheralConfig
-from soc import config as soc_config
 
-from eda import synth, timing
 from .verilog import generate_verilog
-from eda.timing.netlist import net_names
 
 __all__ = ["TARGETS", "MUL_BITS", "CLOCK_DOMAINS", "CRT_BITS", "CrtCommand", "mul_cycles", "pair_fits",
-           "mul_pair_cycles", "crt_commands", "crt_pairs", "crt_cycles", "firmware_build_dir", "firmware_source",
-           "firmware_crt_cycles", "firmware_crt", "rsa2048_crt", "synthesize_peripheral", "resource_figures",
+           "mul_pair_cycles", "crt_commands", "crt_pairs", "crt_cycles", "PUBLIC_EXPONENT", "FIRMWARE_IMPL",
+           "UNMEASURED", "firmware_crt", "rsa2048_crt", "synthesize_peripheral", "resource_figures",
            "timing_figures", "clock_mhz", "build_report", "check_targets", "format_report"]
 
 DEFAULT_BUILD = BUILD_DIR / "gateware"
@@ -63,8 +63,6 @@ CLOCK_DOMAINS = {"clk": "sys"}
 #: clock input; the estimate then names the domain after the BUFG's output net, whichever name Yosys
 #: gave it).
 CLOCK_BUFFERS = ("BUFG", "BUFGCE", "BUFH", "BUFHCE", "BUFR", "BUFIO", "IBUF", "IBUFG")
-
-SYS_CLK_MHZ = soc_config.SYS_CLK_FREQ / 1e6
 
 
 def _measured(config: PeripheralConfig, sizes, fits, measure, expect, what: str) -> dict:
@@ -128,6 +126,14 @@ def _cycle_counts(config: PeripheralConfig, say) -> tuple[dict, dict, dict]:
 
 #: The RSA key size of the RSA figures.
 CRT_BITS = 2048
+#: The public exponent of the keys whose private operation ends with a check (the firmware's bench keys';
+#: tests/jobs/test_report.py holds it to soc.config's).
+PUBLIC_EXPONENT = 65537
+#: The firmware's backend whose commands ``crt_commands`` lists (firmware/rsa/rsa_hw.c): the sequencer's.
+FIRMWARE_IMPL = "hw_seq"
+#: What the RSA figure says when no ``firmware`` count was asked for.
+UNMEASURED = ("not measured by the peripheral's report: `python -m sim report` adds the firmware's count on "
+              "the simulated SoC")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +159,7 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WOR
     commands, command for command, at several key sizes with and without the pair commands.  ``word_bits``:
     the peripheral's word width (MUL_PAIR's shared a is counted in words)."""
     half = bits // 2
-    e = soc_config.PUBLIC_EXPONENT
+    e = PUBLIC_EXPONENT
     check = CrtCommand("EXP_WINDOW", bits, 1, f"the check: s^{e} mod n == c", exponent_bits=e.bit_length(),
                        exponent=e)
     if pairs:
@@ -211,85 +217,38 @@ def crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS) -> int | None:
                for command in crt_commands(bits, crt_pairs(config, bits), config.word_bits))
 
 
-#: The firmware's row the RSA figure is: ``bench`` (firmware/console/bench_cmds.c) of the private operation with
-#: CRT on the sequencer backend, the "2048, private, CRT, hw: sequencer" row of ``python -m sim bench``.
-FIRMWARE_OP, FIRMWARE_IMPL = "private_crt", "hw_seq"
-
-
-def firmware_build_dir(config: PeripheralConfig) -> Path | None:
-    """Where the simulated SoC with ``config``'s peripheral is built: None for the default
-    configuration (``python -m sim``'s own build, build/sim), otherwise the directory ``python -m sim
-    run ... --montmul-word-bits W --montmul-lanes N`` builds it in (``sim.build.cpu_build_dir``)."""
-    if config == PeripheralConfig():
-        return None
-    from sim import build as sim_build
-    return sim_build.cpu_build_dir(soc_config.CPU_TYPE, soc_config.CPU_VARIANT, config)
-
-
-def firmware_command(bits: int = CRT_BITS) -> str:
-    """The console command whose count the RSA figure is."""
-    return f"bench {bits} rows={bits}:{FIRMWARE_OP}:{FIRMWARE_IMPL}"
-
-
-def firmware_source(config: PeripheralConfig, bits: int = CRT_BITS) -> str:
-    """Where ``firmware_crt_cycles`` takes its count from, as the report says it."""
-    directory = firmware_build_dir(config)
-    if directory is None:
-        return (f'python -m sim run "{firmware_command(bits)}": the firmware\'s cycle counter on the '
-                "simulated SoC (build/sim)")
-    options = f"--montmul-word-bits {config.word_bits} --montmul-lanes {config.lanes}"
-    return (f'python -m sim run "{firmware_command(bits)}" {options}: the firmware\'s cycle counter on the '
-            f"simulated SoC ({directory.relative_to(ROOT)}"
-            + (f", max_bits={config.max_bits}, which the option cannot set)" if config.max_bits != PeripheralConfig().max_bits
-               else ")"))
-
-
-def firmware_crt_cycles(config: PeripheralConfig, bits: int = CRT_BITS, log=print) -> int:
-    """CPU cycles of one RSA private operation with CRT on the sequencer backend as the firmware counts
-    them (the whole operation: CPU, operand transfers, the peripheral), with the bench's ``bits``-bit
-    key on the simulated SoC with ``config``'s peripheral: ``firmware_command``.  Builds what is stale
-    first (sim.build: minutes the first time).  A wrong result is an error, not a figure."""
-    from sim import build as sim_build
-    from link.console import booted
-
-    build = sim_build.build(firmware_build_dir(config),
-                            montmul_config=None if config == PeripheralConfig() else config, log=log)
-    with booted(build) as console:
-        answer = console.bench([bits], rows=[(bits, FIRMWARE_OP, FIRMWARE_IMPL)])
-    if len(answer.results) != 1 or not answer.results[0].ok:
-        raise ProjectError(f"`{firmware_command(bits)}` on the simulated SoC: {answer.results or 'no result'}, "
-                           "not one right result: no figure")
-    return answer.results[0].cycles
-
-
-def firmware_crt(config: PeripheralConfig, *, firmware: bool = True, log=print) -> dict:
+def firmware_crt(config: PeripheralConfig, firmware=None, *, unmeasured: str = UNMEASURED, log=print) -> dict:
     """One RSA-2048 private operation with CRT on the sequencer backend: the firmware's CPU cycles
-    (``firmware_crt_cycles``), the peripheral's busy cycles within them (``crt_cycles``, the model)
-    and where the count came from.  Without ``firmware``, or when the configuration holds no 2048-bit
-    modulus, ``cycles`` is None and ``source`` says why."""
+    (``firmware(config, log)`` -> {"cycles", "source"}: the whole operation, CPU, operand transfers and
+    the peripheral, as the firmware counts it), the peripheral's busy cycles within them (``crt_cycles``,
+    the model) and where the count came from.  Without ``firmware``, or when the configuration holds no
+    2048-bit modulus, ``cycles`` is None and ``source`` says why (``unmeasured``)."""
     peripheral = crt_cycles(config)
     if peripheral is None:
         return {"cycles": None, "peripheral_cycles": None,
                 "source": f"not measured: max_bits={config.max_bits} holds no {CRT_BITS}-bit modulus"}
-    if not firmware:
-        return {"cycles": None, "peripheral_cycles": peripheral,
-                "source": f"not measured (--no-firmware); without it: {firmware_source(config)}"}
-    cycles = firmware_crt_cycles(config, log=log)
+    if firmware is None:
+        return {"cycles": None, "peripheral_cycles": peripheral, "source": unmeasured}
+    measured = firmware(config, log)
+    cycles = measured["cycles"]
     if cycles < peripheral:
         raise ProjectError(f"the firmware counts {cycles:,} cycles for RSA-{CRT_BITS} with CRT, fewer than the "
                            f"{peripheral:,} its peripheral commands take (crt_commands): the model of the "
                            "firmware's commands is out of date")
-    return {"cycles": cycles, "peripheral_cycles": peripheral, "source": firmware_source(config)}
+    return {"cycles": cycles, "peripheral_cycles": peripheral, "source": measured["source"]}
 
 
-def rsa2048_crt(config: PeripheralConfig, clock: float, *, firmware: bool = True, log=print) -> dict:
+def rsa2048_crt(config: PeripheralConfig, clock: float, firmware=None, *, sys_clk_mhz: float | None = None,
+                unmeasured: str = UNMEASURED, log=print) -> dict:
     """``firmware_crt`` with the time it takes in ms: at ``clock`` MHz (the Fmax estimate; the
-    firmware's cycles are sys_clk cycles, and the SoC has that one clock) and at the SoC's clock."""
-    measured = firmware_crt(config, firmware=firmware, log=log)
+    firmware's cycles are sys_clk cycles, and the SoC has that one clock) and, given the SoC's clock
+    ``sys_clk_mhz``, at that clock."""
+    measured = firmware_crt(config, firmware, unmeasured=unmeasured, log=log)
     cycles = measured["cycles"]
     return {"cycles": cycles,
             "ms": None if cycles is None else round(cycles / clock / 1000, 3),
-            "ms_at_sys_clk": None if cycles is None else round(cycles / SYS_CLK_MHZ / 1000, 3),
+            "sys_clk_mhz": sys_clk_mhz,
+            "ms_at_sys_clk": None if cycles is None or sys_clk_mhz is None else round(cycles / sys_clk_mhz / 1000, 3),
             "peripheral_cycles": measured["peripheral_cycles"],
             "source": measured["source"]}
 
@@ -398,9 +357,10 @@ def check_targets(figures: dict, targets: dict = TARGETS) -> dict:
 
 
 def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD, route_ps: int = timing.ROUTE_PS,
-                 firmware: bool = True, progress=None) -> dict:
-    """Simulate, synthesise and time one peripheral configuration, and (with ``firmware``) time
-    RSA-2048 with CRT on the simulated SoC; return the report as a dict."""
+                 firmware=None, sys_clk_mhz: float | None = None, unmeasured: str = UNMEASURED,
+                 progress=None) -> dict:
+    """Simulate, synthesise and time one peripheral configuration, and with ``firmware`` (a callable,
+    see ``firmware_crt``) take the firmware's count of RSA-2048 with CRT; return the report as a dict."""
     say = progress or (lambda message: None)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -412,10 +372,9 @@ def build_report(config: PeripheralConfig, *, workdir: Path = DEFAULT_BUILD, rou
     say(f"timing estimate over {sum(result.cells.values())} cells ...")
     times, estimate = timing_figures(result, route_ps)
     resources = resource_figures(result)
-    if firmware and crt_cycles(config) is not None:
-        say(f"timing RSA-{CRT_BITS} with CRT in the firmware on the simulated SoC (its first build takes "
-            "minutes; --no-firmware leaves it out) ...")
-    rsa = rsa2048_crt(config, clock_mhz(times), firmware=firmware, log=say)
+    if firmware is not None and crt_cycles(config) is not None:
+        say(f"counting RSA-{CRT_BITS} with CRT in the firmware ...")
+    rsa = rsa2048_crt(config, clock_mhz(times), firmware, sys_clk_mhz=sys_clk_mhz, unmeasured=unmeasured, log=say)
     targets = check_targets({"mul_cycles": mul, "mul_pair_cycles": pairs, "rsa2048_crt": rsa,
                              "resources": resources, "timing": times})
     return {
@@ -472,9 +431,10 @@ def format_report(report: dict) -> str:
     rsa = report["rsa2048_crt"]
     lines += ["", f"RSA-{CRT_BITS} private operation with CRT, {FIRMWARE_IMPL} backend",
               _row("CPU cycles", rsa["cycles"], targets.get("rsa2048_crt", {}).get("cycles")),
-              _row("time at Fmax est.", rsa["ms"], targets.get("rsa2048_crt", {}).get("ms"), " ms"),
-              _row(f"time at {SYS_CLK_MHZ:g} MHz", rsa["ms_at_sys_clk"], unit=" ms"),
-              _row("peripheral cycles", rsa["peripheral_cycles"]),
+              _row("time at Fmax est.", rsa["ms"], targets.get("rsa2048_crt", {}).get("ms"), " ms")]
+    if rsa.get("sys_clk_mhz") is not None:
+        lines.append(_row(f"time at {rsa['sys_clk_mhz']:g} MHz", rsa["ms_at_sys_clk"], unit=" ms"))
+    lines += [_row("peripheral cycles", rsa["peripheral_cycles"]),
               f"  source: {rsa['source']}"]
     lines += ["", "Resources, xc7z020 (Yosys synth_xilinx)"]
     for key, label in (("dsp", "DSP48E1"), ("lut", "LUT"), ("ff", "FF"), ("bram36", "BRAM36")):

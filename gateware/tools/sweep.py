@@ -13,13 +13,13 @@ xc7z020's DSP48E1 columns) the sweep gets
     microseconds,
   * whether it fits the xc7z010 and the xc7z020 (``DEVICES``),
 
-and, for the configuration of the simulated SoC (``FIRMWARE_CONFIG``), the firmware's own count of
-the whole RSA-2048 operation (``gateware.tools.report.firmware_crt``, unless ``firmware`` is false); and writes
+and, given a ``firmware`` callable, the firmware's own count of the whole RSA-2048 operation at the
+default configuration (``FIRMWARE_CONFIG``, ``gateware.tools.report.firmware_crt``: ``python -m sim
+report --sweep`` times it on the simulated SoC, and caps the times at the SoC's clock); and writes
 ``sweep.json``, ``sweep.md`` (the table) and ``sweep.png`` (area against RSA-2048 time).  The
-synthesis runs and the simulations are independent jobs, spread over ``jobs`` processes; the first two
-are cached (``build/gateware/cache``, or under ``--workdir``), so a second sweep over unchanged
-gateware takes seconds, plus the firmware's run: one row of the bench on the simulated SoC, seconds
-when ``sim.build`` finds the SoC up to date.
+synthesis runs and the simulations are independent jobs, spread over ``jobs`` processes; they are
+cached (``build/gateware/cache``, or under ``--workdir``), so a second sweep over unchanged gateware
+takes seconds, plus the firmware's count if asked for.
 """
 
 from __future__ import annotations
@@ -32,40 +32,35 @@ from common import cache
 from common import report as report_files
 from common.errors import ProjectError
 from common.jobs import run_parallel
+from eda import synth, timing
+from eda.devices import DEVICES
 from gateware.interface import MAX_BITS_DEFAULT, PeripheralConfig
 from gateware.montmul.lanes import DSP_WORD_BITS
-from soc import config as soc_config
-
-from eda import synth, timing
 
 from . import report
-from eda.devices import DEVICES
 # The model of RSA-2048 with CRT lives with the report, which shows it too; named here for the sweep's readers.
 from .report import CRT_BITS, crt_commands, crt_cycles, crt_pairs
 
-__all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CONFIG",
-           "dsp_per_lane", "default_lanes", "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits", "exceeds", "sweep", "format_markdown",
-           "plot", "write_outputs"]
+__all__ = ["SIZES", "DEVICES", "DSP_PER_LANE", "DEFAULT_LANES", "CRT_BITS", "FIRMWARE_CONFIG", "COMMAND",
+           "dsp_per_lane", "default_lanes", "parse_lanes", "crt_commands", "crt_pairs", "crt_cycles", "fits",
+           "exceeds", "sweep", "format_markdown", "plot", "write_outputs"]
 
 #: Operand sizes whose product cycles the sweep measures.
 SIZES = (512, 1024, 2048, 3072, 4096)
 
 RESOURCE_LABELS = {"dsp": "DSP", "lut": "LUT", "ff": "FF", "bram36": "BRAM36"}
 
-#: The configuration of the simulated SoC (`python -m sim`, build/sim) whose firmware the sweep times:
-#: its row gets the firmware's count of the whole RSA-2048 operation beside the peripheral's.  The sweep's
-#: word width is its by default.
+#: The configuration whose firmware count (``firmware``) the sweep shows beside the peripheral's: the
+#: default, the SoC's.  The sweep's word width is its by default.
 FIRMWARE_CONFIG = PeripheralConfig()
+#: The command the sweep records, which its options are appended to.
+COMMAND = "python -m gateware --sweep"
 
 
 def dsp_per_lane(word_bits: int = FIRMWARE_CONFIG.word_bits) -> int:
     """DSP48E1 per lane: a lane computes a_i*b_j and m_i*n_j every cycle, each product one DSP48E1 up to
     17-bit words and three (Karatsuba) at 32 (``gateware.montmul.lanes.word_product``)."""
     return 2 * (1 if word_bits <= DSP_WORD_BITS else 3)
-
-
-
-SYS_CLK_MHZ = report.SYS_CLK_MHZ
 
 
 #: DSP48E1 per lane at the sweep's default word width.
@@ -145,22 +140,27 @@ def _cycles_job(config: PeripheralConfig, sizes: tuple, cache_dir: Path) -> dict
     return {"mul_cycles": cycles, "seconds": round(time.monotonic() - started, 1)}
 
 
-def _firmware_job(config: PeripheralConfig) -> dict:
-    """``report.firmware_crt``: the firmware's count of RSA-2048 with CRT on the simulated SoC."""
+def _firmware_job(config: PeripheralConfig, firmware) -> dict:
+    """``report.firmware_crt``: the firmware's count of RSA-2048 with CRT."""
     started = time.monotonic()
-    return {**report.firmware_crt(config, log=lambda message: None), "seconds": round(time.monotonic() - started, 1)}
+    return {**report.firmware_crt(config, firmware, log=lambda message: None),
+            "seconds": round(time.monotonic() - started, 1)}
 
 
 def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRMWARE_CONFIG.word_bits,
           workdir: Path = report.DEFAULT_BUILD,
-          cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, firmware: bool = True,
+          cache_dir: Path | None = None, jobs: int = 2, route_ps: int = timing.ROUTE_PS, firmware=None,
+          unmeasured: str = report.UNMEASURED, sys_clk_mhz: float | None = None, command: str = COMMAND,
           progress=None) -> dict:
     """Synthesise, time and simulate ``PeripheralConfig(max_bits, lanes=n, word_bits)`` for each n in
     ``lanes`` (default: ``default_lanes(word_bits)``);
     return the sweep as a dict (``configs``: one entry per configuration, fewest lanes first).
     Netlists and product counts are cached in ``cache_dir`` (default: ``workdir/cache``).  With
-    ``firmware``, the firmware's RSA-2048 count on the simulated SoC too, when ``FIRMWARE_CONFIG`` is
-    one of the configurations."""
+    ``firmware`` (a picklable callable, see ``report.firmware_crt``; it runs in a worker process), the
+    firmware's RSA-2048 count too, when ``FIRMWARE_CONFIG`` is one of the configurations (``unmeasured``:
+    what the sweep says without it).  ``sys_clk_mhz``: the SoC's clock, which caps the clock the times
+    are taken at (None: the Fmax estimate alone).  ``command``: the command recorded, before its
+    options."""
     say = progress or (lambda message: None)
     started = time.monotonic()
     try:
@@ -179,9 +179,9 @@ def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRM
 
     # The firmware's run first (a stale SoC takes minutes to build), then Yosys, the long part, longest
     # (most lanes) first; the simulations fill in beside it.
-    measure = firmware and FIRMWARE_CONFIG in configs and crt_cycles(FIRMWARE_CONFIG) is not None
-    job_list = [(f"lanes={FIRMWARE_CONFIG.lanes}: RSA-{CRT_BITS} in the firmware on the simulated SoC",
-                 _firmware_job, (FIRMWARE_CONFIG,))] if measure else []
+    measure = firmware is not None and FIRMWARE_CONFIG in configs and crt_cycles(FIRMWARE_CONFIG) is not None
+    job_list = [(f"lanes={FIRMWARE_CONFIG.lanes}: RSA-{CRT_BITS} in the firmware",
+                 _firmware_job, (FIRMWARE_CONFIG, firmware))] if measure else []
     job_list += [(f"lanes={c.lanes}: synthesis and timing", _synthesis_job,
                   (c, workdir / f"lanes{c.lanes}", cache_dir, route_ps)) for c in reversed(configs)]
     job_list += [(f"lanes={c.lanes}: RTL products", _cycles_job, (c, sizes, cache_dir))
@@ -194,7 +194,7 @@ def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRM
     if measure:
         measured = {key: value for key, value in results[0].items() if key != "seconds"}
     elif FIRMWARE_CONFIG in configs:          # not asked for, or max_bits holds no 2048-bit modulus
-        measured = report.firmware_crt(FIRMWARE_CONFIG, firmware=False)
+        measured = report.firmware_crt(FIRMWARE_CONFIG, unmeasured=unmeasured)
     else:
         measured = {"cycles": None, "peripheral_cycles": None,
                     "source": f"not measured: the simulated SoC's configuration (lanes={FIRMWARE_CONFIG.lanes}, "
@@ -205,7 +205,7 @@ def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRM
         s = synthesis[c.lanes]
         resources = {key: s[key] for key in RESOURCE_LABELS}
         crt = crt_cycles(c)
-        clock_mhz = min(s["fmax_mhz"], SYS_CLK_MHZ)
+        clock_mhz = s["fmax_mhz"] if sys_clk_mhz is None else min(s["fmax_mhz"], sys_clk_mhz)
         rows.append({
             "lanes": c.lanes,
             "max_bits": c.max_bits,
@@ -222,14 +222,14 @@ def sweep(lanes=None, *, max_bits: int = MAX_BITS_DEFAULT, word_bits: int = FIRM
             "synth_seconds": s["synth_seconds"],
         })
     return {
-        "command": "python -m gateware --sweep" + ("" if tuple(sorted(lanes)) == default_lanes(word_bits)
-                                                  else " " + ",".join(str(c.lanes) for c in configs))
-                   + ("" if max_bits == MAX_BITS_DEFAULT else f" --max-bits {max_bits}")
-                   + ("" if word_bits == FIRMWARE_CONFIG.word_bits else f" --word-bits {word_bits}"),
+        "command": command + ("" if tuple(sorted(lanes)) == default_lanes(word_bits)
+                              else " " + ",".join(str(c.lanes) for c in configs))
+                   + ("" if max_bits == MAX_BITS_DEFAULT else f" --montmul-max-bits {max_bits}")
+                   + ("" if word_bits == FIRMWARE_CONFIG.word_bits else f" --montmul-word-bits {word_bits}"),
         "word_bits": word_bits,
         "configs": rows,
         "devices": DEVICES,
-        "sys_clk_mhz": SYS_CLK_MHZ,
+        "sys_clk_mhz": sys_clk_mhz,
         "route_ns_per_net": route_ps / 1000,
         "rsa2048_crt": {
             "source": "gateware.model (the peripheral's busy cycles; no CPU, no operand transfers)",
@@ -276,7 +276,7 @@ def format_markdown(data: dict) -> str:
                  + [_fit_cell(row, device) for device in DEVICES])
         lines.append("| " + " | ".join(cells) + " |")
 
-    sys_clk = f"{data['sys_clk_mhz']:g}"
+    sys_clk = data["sys_clk_mhz"]
     crt = data["rsa2048_crt"]
     measured = crt["firmware_measured"]
     notes = [
@@ -290,7 +290,8 @@ def format_markdown(data: dict) -> str:
         "- RSA-2048 CRT: the peripheral's busy cycles for one private operation with CRT as the firmware's "
         "sequencer backend issues it, counted by the model (no CPU time, no operand transfers): "
         + "; ".join(f"{c['count']} x {c['op']} at {c['bits']} bits ({c['what']})" for c in crt["commands"])
-        + f". ms: at the Fmax estimate, capped at the SoC's {sys_clk} MHz system clock.",
+        + (". ms: at the Fmax estimate." if sys_clk is None
+           else f". ms: at the Fmax estimate, capped at the SoC's {sys_clk:g} MHz system clock."),
     ]
     steps = [(a, b) for a, b in zip(rows, rows[1:]) if a["rsa2048_crt_cycles"] and b["rsa2048_crt_cycles"]]
     half_words = 1024 // data["word_bits"]
@@ -324,9 +325,8 @@ def format_markdown(data: dict) -> str:
             verdict = "no configuration of the sweep fits"
         notes.append(f"- {device} ({totals}): {verdict}.")
     notes.append("- Fit counts the peripheral alone, each resource up to the part's total: the CPU, the "
-                 f"{soc_config.ROM_SIZE // 1024} KiB firmware ROM and the {soc_config.SRAM_SIZE // 1024} KiB "
-                 "SRAM (block RAM) come on top (`python -m soc --board pynq_z2 --montmul-lanes N --report` "
-                 "synthesises the whole SoC).")
+                 "firmware's ROM and the SRAM (block RAM) come on top (`python -m boards.pynq_z2 --montmul-lanes N "
+                 "--report` synthesises the whole SoC).")
     largest = max(row["lanes"] for row in rows)
     doubled = 2 * largest
     per_lane = dsp_per_lane(data["word_bits"])
@@ -334,7 +334,7 @@ def format_markdown(data: dict) -> str:
         notes.append(f"- lanes={doubled} is not built: its multipliers alone need {per_lane * doubled} "
                      f"DSP48E1 ({per_lane} per lane), the xc7z020 has {DEVICES['xc7z020']['dsp']}.")
     word_option = "" if data["word_bits"] == FIRMWARE_CONFIG.word_bits else f" --montmul-word-bits {data['word_bits']}"
-    notes.append(f"- Any row as the benchmark SoC on the PYNQ-Z2: `python -m soc --board pynq_z2{word_option} "
+    notes.append(f"- Any row as the benchmark SoC on the PYNQ-Z2: `python -m boards.pynq_z2{word_option} "
                  "--montmul-lanes N` (add `--report` for the whole SoC's utilisation, `--build` for a "
                  "bitstream).")
     return "\n".join(["# Design space of the Montgomery peripheral", "", *lines, "", *notes]) + "\n"
@@ -360,12 +360,13 @@ def plot(data: dict, path: Path) -> None:
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value / 1000:g}"))
         ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         ax.set_xlim(0, 1.15 * max(x))
-        ax.set_xlabel(f"RSA-2048 CRT, peripheral time (ms at min(Fmax, {data['sys_clk_mhz']:g} MHz))")
+        clock = "the Fmax estimate" if data["sys_clk_mhz"] is None else f"min(Fmax, {data['sys_clk_mhz']:g} MHz)"
+        ax.set_xlabel(f"RSA-2048 CRT, peripheral time (ms at {clock})")
         ax.set_ylabel(label)
         ax.set_ylim(bottom=0)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, loc="upper right")
-    fig.suptitle("Montgomery peripheral: area against RSA-2048 time (python -m gateware --sweep)", fontsize=10)
+    fig.suptitle("Montgomery peripheral: area against RSA-2048 time", fontsize=10)
     report_files.save_figure(fig, path, dpi=120)
 
 

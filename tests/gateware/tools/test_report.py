@@ -14,7 +14,6 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from common.errors import ProjectError
-from soc import config as soc_config
 from eda import synth, timing
 from gateware.tools import cli
 from gateware.tools import report
@@ -23,7 +22,7 @@ from gateware.interface import PeripheralConfig
 
 #: A small configuration, every field given on the command line (16-bit words, one DSP48E1 per product:
 #: the run takes 26 s against 34 s at the SoC's 32, alone on this machine).
-SMALL = ["--max-bits", "256", "--lanes", "4", "--word-bits", "16"]
+SMALL = ["--montmul-max-bits", "256", "--montmul-lanes", "4", "--montmul-word-bits", "16"]
 
 
 def run_main(argv):
@@ -67,7 +66,8 @@ def test_configuration_and_cycle_counts(small_report):
 @SHARES_THE_RUN
 def test_no_rsa2048_figure_where_no_2048_bit_modulus_fits(small_report):
     _, data, _ = small_report
-    assert data["rsa2048_crt"] == {"cycles": None, "ms": None, "ms_at_sys_clk": None, "peripheral_cycles": None,
+    assert data["rsa2048_crt"] == {"cycles": None, "ms": None, "sys_clk_mhz": None, "ms_at_sys_clk": None,
+                                   "peripheral_cycles": None,
                                    "source": "not measured: max_bits=256 holds no 2048-bit modulus"}
 
 
@@ -157,70 +157,62 @@ def test_printed_table_shows_the_json_figures(small_report):
     assert [l.split()[2] for l in lines if l.strip().startswith("1024 bits")] == ["-", "-"]
     rsa = lines[lines.index("RSA-2048 private operation with CRT, hw_seq backend"):]
     assert rsa[1].split()[:3] == ["CPU", "cycles", "-"]
-    assert rsa[5] == f"  source: {data['rsa2048_crt']['source']}"
+    assert rsa[2].split()[:4] == ["time", "at", "Fmax", "est."]
+    assert rsa[3].split()[:3] == ["peripheral", "cycles", "-"]       # no system clock without the SoC
+    assert rsa[4] == f"  source: {data['rsa2048_crt']['source']}"
 
 
 # --- figures without Yosys ------------------------------------------------------------------
 
 def test_pair_cycles_are_measured_on_the_rtl_and_checked(monkeypatch):
-    # 32 lanes, 1024 bits: two rows per slot, pairs of moduli up to a row (32 words, 512 bits).
-    config = PeripheralConfig(max_bits=1024, lanes=32)
+    # 32 lanes of 16-bit words, 1024 bits: two rows per slot, pairs of moduli up to a row (32 words, 512 bits).
+    config = PeripheralConfig(max_bits=1024, lanes=32, word_bits=16)
     assert config.has_pairs and config.pair_max_words == 32
     assert report.mul_pair_cycles(config, (512, 1024, 2048)) == {
         "512": model.pair_mul_cycles(config, 512, 512), "1024": None, "2048": None}
     # One row per slot: no pair commands at all.
-    single_row = PeripheralConfig(max_bits=512, lanes=32)
+    single_row = PeripheralConfig(max_bits=512, lanes=32, word_bits=16)
     assert not single_row.has_pairs and report.mul_pair_cycles(single_row, (512,)) == {"512": None}
     monkeypatch.setattr(driver, "pair_mul_cycles", lambda config, bits: model.pair_mul_cycles(config, bits, bits) - 1)
     with pytest.raises(ProjectError, match="for a pair of 512-bit products .* the model says"):
         report.mul_pair_cycles(config, (512,))
 
 
-@pytest.fixture
-def firmware_runs(monkeypatch):
-    """The firmware's count stood in for (no SoC build): the configurations it was asked about."""
-    class Runs(list):
-        cycles = 500_000
+class Firmware:
+    """A stand-in of the ``firmware`` callable (the SoC's count, which ``python -m sim report`` gives):
+    the configurations it was asked about."""
 
-    runs = Runs()
+    def __init__(self, cycles=500_000):
+        self.cycles, self.asked = cycles, []
 
-    def firmware_crt_cycles(config, bits=report.CRT_BITS, log=print):
-        runs.append(config)
-        return runs.cycles
-    monkeypatch.setattr(report, "firmware_crt_cycles", firmware_crt_cycles)
-    return runs
+    def __call__(self, config, log):
+        self.asked.append(config)
+        return {"cycles": self.cycles, "source": "the stand-in"}
 
 
-def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate(firmware_runs):
-    config = PeripheralConfig()
-    figure = report.rsa2048_crt(config, 125.0)
-    assert firmware_runs == [config]
-    assert figure == {"cycles": 500_000, "ms": 4.0, "ms_at_sys_clk": 5.0,
-                      "peripheral_cycles": report.crt_cycles(config),
-                      "source": 'python -m sim run "bench 2048 rows=2048:private_crt:hw_seq": the firmware\'s '
-                                "cycle counter on the simulated SoC (build/sim)"}
-    # Another configuration: its own SoC, in the build directory `python -m sim` gives it.
-    other = PeripheralConfig(lanes=64, word_bits=16)
-    assert report.rsa2048_crt(other, 100.0)["source"].startswith(
-        'python -m sim run "bench 2048 rows=2048:private_crt:hw_seq" --montmul-word-bits 16 --montmul-lanes 64')
-    assert report.firmware_build_dir(other).name == "sim-w16-l64"
-    assert report.firmware_build_dir(PeripheralConfig(max_bits=2048, lanes=16)).name == "sim-w16-l16-b2048"
+def test_rsa2048_figure_is_the_firmware_s_count_at_the_clock_estimate():
+    config, firmware = PeripheralConfig(), Firmware()
+    figure = report.rsa2048_crt(config, 125.0, firmware, sys_clk_mhz=100.0)
+    assert firmware.asked == [config]
+    assert figure == {"cycles": 500_000, "ms": 4.0, "sys_clk_mhz": 100.0, "ms_at_sys_clk": 5.0,
+                      "peripheral_cycles": report.crt_cycles(config), "source": "the stand-in"}
+    # No system clock given: no time at it.
+    assert report.rsa2048_crt(config, 125.0, firmware)["ms_at_sys_clk"] is None
     # The firmware's whole operation cannot take fewer cycles than the peripheral's commands in it.
-    firmware_runs.cycles = report.crt_cycles(config) - 1
+    firmware.cycles = report.crt_cycles(config) - 1
     with pytest.raises(ProjectError, match="fewer than the .* its peripheral commands take"):
-        report.rsa2048_crt(config, 125.0)
+        report.rsa2048_crt(config, 125.0, firmware)
 
 
-def test_without_the_firmware_the_rsa2048_figure_says_how_to_get_it(firmware_runs):
-    figure = report.rsa2048_crt(PeripheralConfig(), 125.0, firmware=False)
-    assert firmware_runs == []
+def test_without_the_firmware_the_rsa2048_figure_says_where_it_comes_from():
+    figure = report.rsa2048_crt(PeripheralConfig(), 125.0)
     assert figure["cycles"] is figure["ms"] is figure["ms_at_sys_clk"] is None
     assert figure["peripheral_cycles"] == report.crt_cycles(PeripheralConfig())
-    assert figure["source"].startswith("not measured (--no-firmware); without it: python -m sim run")
+    assert figure["source"] == report.UNMEASURED and "python -m sim report" in figure["source"]
+    assert report.rsa2048_crt(PeripheralConfig(), 125.0, unmeasured="elsewhere")["source"] == "elsewhere"
 
 
-@pytest.mark.parametrize("argv, firmware", [([], True), (["--no-firmware"], False)])
-def test_no_firmware_reaches_the_report(monkeypatch, tmp_path, argv, firmware):
+def test_the_report_asks_no_firmware(monkeypatch, tmp_path):
     seen = {}
 
     def build_report(config, **kwargs):
@@ -228,14 +220,16 @@ def test_no_firmware_reaches_the_report(monkeypatch, tmp_path, argv, firmware):
         raise ProjectError("stop here")
 
     monkeypatch.setattr(cli, "build_report", build_report)
-    rc, _, err = run_main(["--report", *argv, "--json", str(tmp_path / "r.json")])
-    assert (rc, err) == (1, "error: stop here\n") and seen["firmware"] is firmware
+    rc, _, err = run_main(["--report", "--json", str(tmp_path / "r.json")])
+    assert (rc, err) == (1, "error: stop here\n")
+    assert seen["firmware"] is None and seen["sys_clk_mhz"] is None and seen["unmeasured"] == report.UNMEASURED
 
 
 def test_invalid_configuration_is_one_error_line(tmp_path):
-    rc, out, err = run_main(["--report", "--lanes", "3", "--json", str(tmp_path / "r.json")])
+    rc, out, err = run_main(["--report", "--montmul-lanes", "3", "--json", str(tmp_path / "r.json")])
     assert rc == 1 and out == ""
-    assert err == "error: invalid configuration: lanes must be a power of two, at least 4\n"
+    assert err == ("error: invalid peripheral configuration: --montmul-lanes 3: lanes must be a power of two, "
+                   "at least 4\n")
     assert not (tmp_path / "r.json").exists()
     rc, _, err = run_main(["--report", *SMALL, "--route-ns", "-1", "--json", str(tmp_path / "r.json")])
     assert rc == 1 and err == "error: --route-ns must not be negative\n"
@@ -243,10 +237,10 @@ def test_invalid_configuration_is_one_error_line(tmp_path):
 
 def test_malformed_option_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        cli.main(["--report", "--lanes", "four"])
+        cli.main(["--report", "--montmul-lanes", "four"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "--lanes: invalid int value: 'four'" in err and "Traceback" not in err
+    assert "--montmul-lanes: invalid int value: 'four'" in err and "Traceback" not in err
 
 
 def test_missing_yosys_is_one_error_line(monkeypatch, tmp_path):
@@ -262,7 +256,8 @@ def test_help_lists_the_configuration_fields(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     text = capsys.readouterr().out
-    assert "--max-bits" in text and "--lanes" in text and "--json" in text and "--route-ns" in text
+    assert "--montmul-max-bits" in text and "--montmul-lanes" in text and "--json" in text and "--route-ns" in text
+    assert "python -m sim report" in text         # where the firmware's figure comes from
 
 
 # --- eda.synth -----------------------------------------------------------------------------

