@@ -1,9 +1,9 @@
-"""Board descriptions: the simulated board (`sim`) and the FPGA boards.
+"""The FPGA boards.
 
-An FPGA board is one module here holding everything about it: its part (`DEVICE`), clocks, pins,
-main RAM (`MAIN_RAM_SIZE`), toolchains, and `main(argv, prog)`, the command line of
-`python -m soc --board <module>`. `targets()` finds them: a new board is a new module (and its part's
-resources in eda/devices.py, if the part is new)."""
+A board is one module here holding everything about it: its part (`DEVICE`), clocks, pins, main RAM
+(`MAIN_RAM_SIZE`), toolchains, and `main(argv, prog)`, its command line: the module is runnable,
+`python -m boards.<module>`, as litex-boards' targets are. `targets()` finds them: a new board is a new
+module (and its part's resources in eda/devices.py, if the part is new)."""
 
 import importlib
 import pkgutil

@@ -11,7 +11,12 @@ of (`--uart`):
 - `jtag`      LiteX's JTAG-UART (a BSCANE2 in the fabric), reached through the board's USB/JTAG.
 
 IOs come from litex-boards' PYNQ-Z2 platform; unlike its target, ours honours `--toolchain` and
-`--uart`. Usage: `python -m soc --board pynq_z2 --help` (the flow is in `soc/board_build.py`).
+`--uart`. Runnable, as litex-boards' targets are (the flow is in `soc/board_build.py`):
+
+    python -m boards.pynq_z2                  # generate Verilog, constraints, firmware
+    python -m boards.pynq_z2 --report         # + Yosys utilisation and timing estimate of the whole SoC
+    python -m boards.pynq_z2 --build --load   # + bitstream (Vivado by default), program it
+    python -m boards.pynq_z2 --help           # every option (LiteX's usual target flags)
 """
 
 import os
@@ -37,7 +42,7 @@ from soc.soc import RSABenchSoC
 DEVICE = "xc7z020clg400-1"
 #: Main RAM: the image leaves the peer libraries and the PKCS#1 vectors out to stay within the board's
 #: BRAM budget, and has the TLS server (docs/pynq_z2.md, docs/tls.md); this is sized for that firmware
-#: (193 KiB with its stack, 2026-11-27) with room to grow: 52 BRAM36.
+#: (about 193 KiB with its stack) with room to grow: 52 BRAM36.
 MAIN_RAM_SIZE = 0x34000
 CLK125_FREQ = 125e6
 
@@ -244,13 +249,14 @@ _FIXED_SOC_ARGS = ("cpu_type", "cpu_variant", "integrated_rom_size", "integrated
                    "timer_uptime", "uart_name", "ident")
 
 
-def argument_parser(prog=None):
+def argument_parser(prog="python -m boards.pynq_z2"):
     # LiteX 2024.12: importing litex.build.parser first is a circular import; the builder first.
     from litex.soc.integration import builder as _builder  # noqa: F401
     from litex.build.parser import LiteXArgumentParser
 
-    parser = LiteXArgumentParser(platform=Platform, prog=prog,
-                                 description="RSA benchmark SoC on the TUL PYNQ-Z2.")
+    parser = LiteXArgumentParser(platform=Platform)
+    # LiteXArgumentParser hands its keyword arguments to argparse as one positional (the prog): set them here
+    parser.prog, parser.description = prog, "RSA benchmark SoC on the TUL PYNQ-Z2."
     parser.add_target_argument("--sys-clk-freq", default=config.SYS_CLK_FREQ, type=float,
                                help="System clock frequency.")
     parser.add_target_argument("--uart", default=DEFAULT_UART, choices=list(UARTS),
@@ -267,7 +273,7 @@ def argument_parser(prog=None):
 
 
 @reports_errors
-def main(argv=None, prog=None):
+def main(argv=None, prog="python -m boards.pynq_z2"):
     from soc import board_build
 
     parser = argument_parser(prog)

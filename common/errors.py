@@ -1,7 +1,7 @@
 """The project's one error type, and the one way the command-line entry points report it.
 
 Library code raises ``ProjectError`` (or a subclass) with a message meant for the user; only the
-command-line entry points (``python -m sim``, ``python -m gateware``, ``python -m soc``) catch it,
+command-line entry points (``python -m sim``, ``python -m gateware``, ``python -m boards.<board>``) catch it,
 print ``error: <message>`` and exit non-zero. Nothing below ``__main__`` raises ``SystemExit``.
 """
 

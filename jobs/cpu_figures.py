@@ -7,7 +7,7 @@ through soc/soc_report.py's cached Yosys run, and timed by our estimate (eda/tim
 With the peripheral = that SoC + the peripheral synthesised alone (`montmul.v`, the same for every
 CPU, so synthesised once and cached): resources add up, the estimated Fmax is the lower of the two.
 This leaves out the peripheral's CSR glue and does not let Yosys optimise across the boundary; whole-SoC
-synthesis of one configuration (`python -m soc --board pynq_z2 --report`) measures the difference
+synthesis of one configuration (`python -m boards.pynq_z2 --report`) measures the difference
 (README, "Across softcores"). It is used because a whole-SoC run with the 64-lane peripheral takes
 over two minutes per CPU here, the sum one minute per CPU and the peripheral once.
 """

@@ -196,7 +196,7 @@ def load_bitstream(platform, bitstream, programmer="auto"):
 
 def run(make_soc, build_dir, builder_kwargs=None, build_kwargs=None, build=False, load=False,
         report=False, programmer="auto", extra_files=None):
-    """What `python -m soc --board NAME` does: generate (always, unless only loading), then the
+    """What a board's command line (`python -m boards.NAME`) does: generate (always, unless only loading), then the
     report, the bitstream and loading as asked. Raises ProjectError on failure."""
     build_dir = Path(build_dir).resolve()
     if load and not (build or report):

@@ -37,13 +37,13 @@ MAIN_RAM_BASE = 0x40000000  # LiteX's usual `main_ram` origin
 # power-of-two window onto it, and Verilator's model of a smaller RAM reads past its array on an
 # access above the RAM's end (320 KiB crashed it). Grown by multiples of 64 KiB only: the stack sits at
 # the top, and such a shift leaves every stack address's place in the (direct-mapped, at most 64 KiB)
-# caches as it was, so no count moves (512 KiB since key generation; 256 KiB before).
+# caches as it was, so no count moves. 512 KiB: room for the key generation's code and buffers.
 MAIN_RAM_SIZE = 0x80000
 # A board's main RAM is the board's own (its module in boards/, MAIN_RAM_SIZE).
 # Stack the firmware reserves above its bss (checked when it is linked): three times the deepest it
-# has been seen to reach, 3,928 bytes (`info` after `bench hw 4096`, `keygen 2048`, `keygen 512 ... sw`;
-# simulation, 2026-11-25). 16 KiB until the key generation's console code left the board's image
-# 1 KiB short of room for that.
+# has been seen to reach in the simulation, 3,928 bytes (`info` after `bench hw 4096`, `keygen 2048`,
+# `keygen 512 ... sw`). Not more: the board's image, with the key generation's console code, has no
+# room for a 16 KiB stack.
 STACK_SIZE = 0x3000
 # The console's UART, on the board (the simulated UART has no baud rate).
 UART_BAUDRATE = 115200

@@ -1,13 +1,13 @@
-"""`python -m soc --board pynq_z2 --report`: the whole SoC synthesised for its FPGA with Yosys.
+"""`python -m boards.pynq_z2 --report`: the whole SoC synthesised for its FPGA with Yosys.
 
 Inputs are what the toolchain gets: LiteX's top-level Verilog, the CPU's Verilog, the peripheral's
 `montmul.v`, and the memories' `.init` files (the BIOS in ROM, so that the ROM is mapped as it will be),
 but for main RAM's: main RAM is a RAM the CPU writes, so its contents decide none of its mapping, and
-Yosys spent 40 of its 95 s on the SoC (8 lanes) turning the firmware's 148 KB into block-RAM INIT
-parameters. Without them the block RAM and flip-flop counts are the same and the LUT count within
-ABC's mapping differences (53 + 19 block RAMs and 4,845 FF both ways, 6,642 LUT against 6,621, 8
-lanes, 2026-11-26); and the figures no longer move with every firmware build, as they used to by a
-few tens of LUTs. The peripheral is also synthesised alone, for comparison with
+turning the firmware's image into block-RAM INIT parameters would take Yosys a large share of its run
+(40 of 95 s on an 8-lane SoC). Without them the block RAM and flip-flop counts are the same and the LUT
+count within ABC's mapping differences (on that SoC: 53 + 19 block RAMs and 4,845 FF both ways, 6,642
+LUT against 6,621); and the figures do not move with every firmware build by a few tens of LUTs. The
+peripheral is also synthesised alone, for comparison with
 `python -m gateware --report`. Both netlists go through `eda.timing.analyze` (a static
 estimate: 7-series -1 cell delays plus a fixed routing allowance per net, no place-and-route).
 

@@ -1,4 +1,4 @@
-"""Helpers for the `python -m soc --board pynq_z2` tests, which run it as a user does.
+"""Helpers for the `python -m boards.pynq_z2` tests, which run it as a user does.
 
 None of the FPGA toolchains is installed here, so every `--build` ends at the missing-toolchain
 message; that is part of what the tests check.
@@ -57,5 +57,5 @@ def toolchain_free_env():
     return env
 
 
-def soc_command(*args):
-    return [sys.executable, "-m", "soc", "--board", "pynq_z2", *args]
+def board_command(*args):
+    return [sys.executable, "-m", "boards.pynq_z2", *args]

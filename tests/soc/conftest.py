@@ -1,4 +1,4 @@
-"""One run of `python -m soc --board pynq_z2` per configuration, shared by the session.
+"""One run of `python -m boards.pynq_z2` per configuration, shared by the session.
 
 The configurations (board_runs.CONFIGURATIONS) are generated side by side: each is a LiteX
 generation, a firmware build and a second generation (~30 s alone). When the session includes the
@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from board_runs import (CONFIGURATIONS, REPORT_CONFIGURATION, REPORT_OPTIONS, ROOT, Run, soc_command,
+from board_runs import (CONFIGURATIONS, REPORT_CONFIGURATION, REPORT_OPTIONS, ROOT, Run, board_command,
                         toolchain_free_env)
 
 
@@ -27,7 +27,7 @@ def pynq_z2_runs(tmp_path_factory, request):
     for name, options in CONFIGURATIONS.items():
         if name == REPORT_CONFIGURATION and with_report:
             options = [*options, *REPORT_OPTIONS]
-        args = soc_command(*options, "--output-dir", str(base / name))
+        args = board_command(*options, "--output-dir", str(base / name))
         started[name] = (args, subprocess.Popen(args, cwd=ROOT, env=toolchain_free_env(), text=True,
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     runs = {}

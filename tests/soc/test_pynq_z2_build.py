@@ -8,7 +8,7 @@ import pytest
 from boards import pynq_z2
 from soc.firmware import image_words
 
-from board_runs import LANES, ROOT, WORD_BITS, Run, soc_command, toolchain_free_env
+from board_runs import LANES, ROOT, WORD_BITS, Run, board_command, toolchain_free_env
 
 #: One worker runs every test of the session's board runs (pynq_z2_runs): they are built once.
 pytestmark = pytest.mark.xdist_group("pynq_z2")
@@ -126,7 +126,7 @@ def test_uart_pins(request, name):
 
 
 def run_soc(*args, tmp_path):
-    return subprocess.run(soc_command(*args, "--output-dir", str(tmp_path)), cwd=ROOT,
+    return subprocess.run(board_command(*args, "--output-dir", str(tmp_path)), cwd=ROOT,
                           env=toolchain_free_env(), capture_output=True, text=True, timeout=300)
 
 

@@ -1,4 +1,4 @@
-"""`python -m soc --board pynq_z2 --report`: the whole SoC through Yosys for xc7z020.
+"""`python -m boards.pynq_z2 --report`: the whole SoC through Yosys for xc7z020.
 
 The whole-SoC report comes from the session's first configuration (see conftest.py), which also runs
 `--build` and so ends at the missing-Vivado message, after the report. That test synthesises the whole
