@@ -1,12 +1,13 @@
 """No import loop between the project's modules, counting the imports inside functions (the ones that
-only hide a loop): each package's modules and the packages' layering stay a tree a newcomer can read
+only hide a loop), and packages on floors that only look down (common < eda < gateware < soc < link <
+boards < sim < jobs): each package's modules and the packages' layering stay a tree a newcomer can read
 from the bottom up."""
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("common", "gateware", "eda", "soc", "link", "boards", "sim", "jobs")
+PACKAGES = ("common", "eda", "gateware", "soc", "link", "boards", "sim", "jobs")
 
 
 def modules():
@@ -82,26 +83,62 @@ def test_no_module_imports_itself_through_others():
     assert loops(graph) == []
 
 
-def test_the_gateware_imports_no_tooling():
-    """The RTL, its model and its driver import nothing of eda, soc, sim or boards; only the command
-    `python -m gateware` (gateware/__main__.py) hands over to gateware.tools.cli."""
+#: The floors, bottom to top: a module imports only modules of its own floor or lower ones.
+FLOORS = ("common", "eda", "gateware", "soc", "link", "boards", "sim", "jobs")
+#: The one import up a floor: `python -m sim` (sim/__main__.py) hands over to the jobs' command line.
+DOORS = {("sim.__main__", "jobs.cli")}
+
+
+def floor(name):
+    return FLOORS.index(name.partition(".")[0])
+
+
+def upward_imports(graph, doors=DOORS):
+    """The imports (importer, imported) of `graph` that go up a floor, but for the `doors`."""
+    return sorted((name, imported) for name, found in graph.items() for imported in found
+                  if floor(imported) > floor(name) and (name, imported) not in doors)
+
+
+def outside(graph, modules, allowed):
+    """The imports (importer, imported) of the `modules` of `graph` that `allowed(imported)` refuses."""
+    return sorted((name, imported) for name in modules for imported in graph[name] if not allowed(imported))
+
+
+def is_rtl(name):
+    """The peripheral's RTL and contract: every gateware module but its tools and its command."""
+    return (name.partition(".")[0] == "gateware" and name != "gateware.__main__"
+            and name != "gateware.tools" and not name.startswith("gateware.tools."))
+
+
+def test_the_floor_check_sees_an_upward_import():
+    graph = {"common.a": set(), "eda.b": {"common.a"}, "gateware.c": {"eda.b"}, "soc.d": {"gateware.c"},
+             "sim.e": {"soc.d", "jobs.f"}, "sim.__main__": {"jobs.cli"}, "jobs.f": {"sim.e"}, "jobs.cli": set()}
+    assert upward_imports(graph) == [("sim.e", "jobs.f")]
+    graph["eda.b"] = {"common.a", "gateware.c"}
+    assert upward_imports(graph) == [("eda.b", "gateware.c"), ("sim.e", "jobs.f")]
+    assert upward_imports(graph, doors=set()) == [("eda.b", "gateware.c"), ("sim.__main__", "jobs.cli"),
+                                                  ("sim.e", "jobs.f")]
+    assert outside({"gateware.x": {"eda.b", "gateware.y"}, "gateware.y": set()}, ["gateware.x", "gateware.y"],
+                   is_rtl) == [("gateware.x", "eda.b")]
+
+
+def test_every_module_looks_down_only():
+    """Each package imports only its own floor or lower ones (FLOORS, counting the imports inside
+    functions), but for the one door, `python -m sim` handing over to jobs.cli."""
     known = modules()
-    for name, path in known.items():
-        if name.startswith("gateware") and name != "gateware.__main__":
-            outside = {m for m in imports(name, path, known) if not m.startswith(("gateware", "common"))}
-            assert not outside, f"{name} imports {sorted(outside)}"
+    assert set(FLOORS) == set(PACKAGES)
+    graph = {name: imports(name, path, known) for name, path in known.items()}
+    assert upward_imports(graph) == []
+    assert graph["sim.__main__"] == {"jobs.cli"}
 
 
-def test_the_simulator_and_the_link_import_no_job():
-    """The jobs sit on top: the device link (link/) and the simulator (sim/) import none of them (the
-    command `python -m sim`, sim/__main__.py, only hands over to jobs.cli), and the link imports
-    nothing of the simulator."""
+def test_the_rtl_and_the_netlist_tools_stand_alone():
+    """The peripheral's RTL and contract (gateware but gateware.tools and gateware.__main__) import only
+    gateware's own RTL and common; eda (serving any netlist) only eda and common."""
     known = modules()
-    for name, path in known.items():
-        found = imports(name, path, known)
-        if name.startswith("link"):
-            assert not {m for m in found if m.startswith(("sim", "jobs", "boards"))}, f"{name} imports {sorted(found)}"
-        if name.startswith("sim") and name != "sim.__main__":
-            assert not {m for m in found if m.startswith("jobs")}, f"{name} imports {sorted(found)}"
-    assert imports("sim.__main__", known["sim.__main__"], known) == {"jobs.cli"}
-
+    graph = {name: imports(name, path, known) for name, path in known.items()}
+    rtl = [name for name in graph if is_rtl(name)]
+    assert "gateware.interface" in rtl and "gateware.options" in rtl and "gateware.tools.report" not in rtl
+    assert outside(graph, rtl, lambda m: is_rtl(m) or m.partition(".")[0] == "common") == []
+    eda = [name for name in graph if name.partition(".")[0] == "eda"]
+    assert outside(graph, eda, lambda m: m.partition(".")[0] in ("eda", "common")) == []
