@@ -1,4 +1,6 @@
-"""soc/peer_libs.py: pinned versions and checksums, the cache, a failed fetch as one error line, and a third\npeer in the table reaching the protocol, the firmware's lists and the bench's columns."""
+"""soc/peer_libs.py: pinned versions and checksums, the cache, a failed fetch as one error line, a third
+peer in the table reaching the protocol, the firmware's lists and the bench's columns; and a new peer added
+in a copy of the tree through the files docs/extending.md lists, no others."""
 
 import dataclasses
 import hashlib
@@ -10,6 +12,7 @@ import tarfile
 import pytest
 
 from soc import console_protocol, firmware, peer_libs
+from tree_copy import changed, copy_tracked, doc_files, replace, run_python, snapshot
 
 
 def test_peers_are_pinned():
@@ -175,3 +178,176 @@ def test_a_third_peer_has_its_bench_columns(three_peers):
     [dummy_job] = [job for job in jobs if any(r.impl == "dummyssl" for r in job.rows)]
     assert {r.impl for r in dummy_job.rows} == {"dummyssl"} and len(dummy_job.rows) == 4
     assert bench.estimated_cycles(bench.Row(1024, "private", "dummyssl")) == 9e7
+
+
+# ---- a new peer in a copy of the tree, through the files docs/extending.md lists ----
+
+#: The dummy library "fetched": its tree, as soc.peer_libs would unpack it.
+DUMMY_LIBRARY = {
+    "dummy_rsa.h": "#include <stdint.h>\n"
+                   "int dummy_rsa(uint32_t *r, const uint32_t *x, const uint32_t *e, const uint32_t *n, unsigned words);\n",
+    "dummy_rsa.c": '#include "dummy_rsa.h"\n'
+                   "int dummy_rsa(uint32_t *r, const uint32_t *x, const uint32_t *e, const uint32_t *n, unsigned words)\n"
+                   "{ unsigned i; for (i = 0; i < words; i++) r[i] = x[i] ^ e[i] ^ n[i]; return 0; }\n",
+}
+
+DUMMY_GLUE = """/* DummySSL as a peer implementation: dummy_rsa on our keys (a test's). */
+#include "peers/peer_common.h"
+#include "rsa/rsa_impls.h"
+
+#if PEER_HAVE_DUMMYSSL
+
+#include "dummy_rsa.h"
+
+static const rsa_key *key;
+static uint32_t x[BN_MAX_WORDS], r[BN_MAX_WORDS];
+
+static int dummy_load(const rsa_key *k, enum rsa_op_id op, const uint32_t *in)
+{
+	(void)op;
+	key = k;
+	bn_copy(x, in, BN_WORDS(k->bits));
+	return RSA_OK;
+}
+
+static int dummy_run(enum rsa_op_id op)
+{
+	return dummy_rsa(r, x, op == RSA_OP_PUBLIC ? key->e : key->d, key->n, BN_WORDS(key->bits)) ? RSA_ERR_PEER
+	                                                                                              : RSA_OK;
+}
+
+static void dummy_store(uint32_t *out)
+{
+	bn_copy(out, r, BN_WORDS(key->bits));
+}
+
+const struct rsa_peer peer_dummyssl = { 1, dummy_load, dummy_run, dummy_store, NULL };
+
+#else
+
+const struct rsa_peer peer_dummyssl = { 0, NULL, NULL, NULL, NULL };
+
+#endif
+"""
+
+
+def _peer_table(root):
+    replace(root / "soc" / "peer_libs.py",
+            'cycles_1024={"public": 1.6e6, "private": 5.1e7, "private_crt": 1.5e7, "mul": 3.7e4}),\n}\n',
+            'cycles_1024={"public": 1.6e6, "private": 5.1e7, "private_crt": 1.5e7, "mul": 3.7e4}),\n'
+            '    "dummyssl": Peer("dummyssl", "DummySSL", "DummySSL 1.0", "DummySSL 1.0 (dummy_rsa)", "1.0-1",\n'
+            '                     "dummyssl_1.0.orig.tar.gz", "0" * 64, "dummyssl-1.0", note="DummySSL is a test\'s.",\n'
+            '                     cycles_1024={"public": 1e6, "private": 9e7, "private_crt": 3e7}),\n}\n')
+
+
+def _peer_glue(root):
+    (root / "firmware" / "peers" / "peer_dummyssl.c").write_text(DUMMY_GLUE)
+
+
+def _peer_makefile(root):
+    replace(root / "firmware" / "Makefile", "endif\n\nall: firmware.bin\n",
+            "endif\n\n"
+            "# DummySSL: dummy_rsa.c\n"
+            "ifneq ($(DUMMYSSL_DIR),)\n"
+            "CFLAGS += -I$(DUMMYSSL_DIR)\n"
+            "PEER_LIBS += libpeer_dummyssl.a\n"
+            "peer_dummyssl/%.o: $(DUMMYSSL_DIR)/%.c\n"
+            "\t@mkdir -p $(dir $@)\n"
+            "\t$(CC) -c $(PEER_CFLAGS) -I$(DUMMYSSL_DIR) $< -o $@\n"
+            "libpeer_dummyssl.a: peer_dummyssl/dummy_rsa.o\n"
+            "\t$(RM) $@\n"
+            "\t$(AR) crs $@ $^\n"
+            "endif\n\n"
+            "all: firmware.bin\n")
+
+
+def _peer_doc(root):
+    replace(root / "docs" / "peers.md", "BearSSL does not check a CRT result with e.\n",
+            "BearSSL does not check a CRT result with e.\n"
+            "- **DummySSL 1.0** (`impl=dummyssl`): `dummy_rsa`, a test's.\n")
+
+
+#: What the copy gets, file by file: the files docs/extending.md lists for a new peer (<name>: dummyssl).
+PEER_EDITS = {
+    "soc/peer_libs.py": _peer_table,
+    "firmware/peers/peer_<name>.c": _peer_glue,
+    "firmware/Makefile": _peer_makefile,
+    "docs/peers.md": _peer_doc,
+}
+
+PEER_CHECKS = """
+import subprocess, sys
+from pathlib import Path
+
+import litex
+from soc import console_protocol as protocol, firmware, peer_libs
+from jobs import bench
+
+tree, gen, out = (Path(p) for p in sys.argv[1:4])
+
+# the protocol and the bench's columns
+assert list(protocol.PEER_IMPLS)[-1] == "dummyssl" and list(protocol.ALL_IMPLS)[-1] == "dummyssl"
+assert [op for op, impl in protocol.bench_rows() if impl == "dummyssl"] == ["public", "private", "private_crt"]
+data = {"soc": {"cpu": "vexriscv", "variant": "full", "sys_clk_hz": 100_000_000,
+                "peripheral": {"max_bits": 4096, "lanes": 32, "word_bits": 32, "slots": 16}},
+        "command": "python -m sim bench --sizes 512", "date": "-",
+        "results": [{"bits": 512, "op": op, "impl": impl, "cycles": 1000, "ok": True} for op, impl in protocol.bench_rows()]}
+assert "| DummySSL |" in bench.markdown(data) and "vs DummySSL" in bench.markdown(data)
+
+# the generated headers; the firmware's table (preprocessed); the glue, with the library and without
+from gateware.header import c_header
+trees = {name: None for name in peer_libs.PEERS} | {"dummyssl": tree}
+headers = {**firmware.generated_headers(512), "peer_build.h": firmware.peer_header(trees), "montmul.h": c_header()}
+assert "#define PEER_HAVE_DUMMYSSL 1" in headers["peer_build.h"]
+for name, text in headers.items():
+    (gen / name).write_text(text)
+host = firmware.ROOT / "tests" / "firmware"
+flags = [f"-I{gen}", f"-I{firmware.FIRMWARE_DIR}", f"-I{host / 'host_litex'}", f"-I{host / 'fuzz' / 'host'}",
+         "-include", "firmware_config.h"]
+impls = subprocess.run(["gcc", "-E", "-P", *flags, str(firmware.FIRMWARE_DIR / "rsa" / "rsa_impls.c")],
+                       capture_output=True, text=True, check=True).stdout
+assert '{ "dummyssl", ((void *)0), 0, &peer_dummyssl }' in impls.split("rsa_impls[] = {")[1]
+glue = str(firmware.FIRMWARE_DIR / "peers" / "peer_dummyssl.c")
+subprocess.run(["gcc", "-fsyntax-only", "-std=c11", "-Wall", "-Wextra", "-Werror", *flags, f"-I{tree}", glue], check=True)
+(gen / "peer_build.h").write_text(firmware.peer_header({name: None for name in peer_libs.PEERS}))
+subprocess.run(["gcc", "-fsyntax-only", "-std=c11", "-Wall", "-Wextra", "-Werror", *flags, glue], check=True)
+
+# the Makefile, given the tree as soc/firmware.py gives it (<NAME>_DIR): the library archived and linked
+# after the other peers', the glue among our objects (make -n over a stand-in of LiteX's variables)
+build = out / "b"
+(build / "software" / "include" / "generated").mkdir(parents=True)
+soc_dir = Path(litex.__file__).parent / "soc"
+(build / "software" / "include" / "generated" / "variables.mak").write_text(
+    "PACKAGES=libc libcompiler_rt libbase\\nLIBS=libc libcompiler_rt libbase\\nTRIPLE=riscv64-unknown-elf\\n"
+    f"CPU=vexriscv\\nCPUFAMILY=riscv\\nCPUFLAGS=-march=rv32im -mabi=ilp32\\nCPUENDIANNESS=little\\nCLANG=0\\n"
+    f"CPU_DIRECTORY={soc_dir}/cores/cpu/vexriscv\\nSOC_DIRECTORY={soc_dir}\\nBUILDINC_DIRECTORY={build}/software/include\\n")
+(out / "fw").mkdir()
+dry = subprocess.run(["make", "-n", "-C", str(out / "fw"), "-f", str(firmware.FIRMWARE_DIR / "Makefile"),
+                      f"BUILD_DIR={build}", "MBEDTLS_DIR=", "BEARSSL_DIR=", f"DUMMYSSL_DIR={tree}", "firmware.elf"],
+                     capture_output=True, text=True).stdout
+assert f"{tree}/dummy_rsa.c -o peer_dummyssl/dummy_rsa.o" in dry, dry[-3000:]
+[link] = [line for line in dry.splitlines() if "libpeer_dummyssl.a" in line and "crt0.o" in line]
+assert " peer_dummyssl.o " in link
+print("new peer: every layer follows")
+"""
+
+
+def test_the_doc_lists_the_files_a_new_peer_edits():
+    files = doc_files("A new peer library")
+    assert files == list(PEER_EDITS) and len(files) <= 4
+
+
+def test_a_new_peer_reaches_every_layer(tmp_path):
+    copy = copy_tracked(tmp_path / "tree")
+    before = snapshot(copy)
+    for edit in PEER_EDITS.values():
+        edit(copy)
+    assert changed(copy, before) == sorted(name.replace("<name>", "dummyssl")
+                                           for name in doc_files("A new peer library"))
+    library, gen, out = tmp_path / "dummyssl-1.0", tmp_path / "gen", tmp_path / "out"
+    for directory in (library, gen, out):
+        directory.mkdir()
+    for name, text in DUMMY_LIBRARY.items():
+        (library / name).write_text(text)
+    script = f"import sys; sys.argv[1:] = {[str(library), str(gen), str(out)]!r}\n" + PEER_CHECKS
+    assert "every layer follows" in run_python(copy, script)
