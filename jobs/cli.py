@@ -48,22 +48,27 @@ def parser():
     return top, commands
 
 
+def _hints(tokens, commands):
+    """" (--x goes with a, b; ...)" for the options among `tokens` that some job takes."""
+    hints = []
+    for option in dict.fromkeys(token.partition("=")[0] for token in tokens if token.startswith("-")):
+        takers = [name for name, sub in commands.choices.items() if option in sub._option_string_actions]
+        if takers:
+            hints.append(f"{option} goes with {', '.join(takers)}")
+    return f" ({'; '.join(hints)})" if hints else ""
+
+
 def parse(argv):
     """The options of `argv` (empty: the default job), every check done: a UsageError otherwise. An
     option the job does not take is named with the jobs that do."""
     top, commands = parser()
     argv = list(argv) or [registry.DEFAULT_JOB]
+    if argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        top.error("the job first, then its options: python -m sim JOB [options]" + _hints(argv, commands))
     args, extra = top.parse_known_args(argv)
     job_parser = commands.choices[args.command] if args.command else top
     if extra:
-        hints = []
-        for option in dict.fromkeys(token.partition("=")[0] for token in extra if token.startswith("-")):
-            takers = [name for name, sub in commands.choices.items() if option in sub._option_string_actions]
-            if takers:
-                hints.append(f"{option} goes with {', '.join(takers)}")
-        job_parser.error("unrecognized arguments: " + " ".join(extra) + (f" ({'; '.join(hints)})" if hints else ""))
-    if args.command is None:
-        top.error("a job, please: " + ", ".join(commands.choices))
+        job_parser.error("unrecognized arguments: " + " ".join(extra) + _hints(extra, commands))
     try:
         options.check_build(args)
         if args.job.check:

@@ -175,8 +175,11 @@ def test_list_options_parse_to_lists():
     (["leak", "--messages", "1"], "python -m sim leak: argument --messages: takes a whole number, at least 2"),
     (["run"], "python -m sim run: the following arguments are required: COMMANDS"),
     (["leak", "--full"], "python -m sim leak: unrecognized arguments: --full (--full goes with bench)"),
-    (["--bench"], "python -m sim: unrecognized arguments: --bench"),
-    (["--trace"], "python -m sim: unrecognized arguments: --trace (--trace goes with console, run)"),
+    (["--bench"], "python -m sim: the job first, then its options: python -m sim JOB [options]\n"),
+    (["--trace"], "python -m sim: the job first, then its options: python -m sim JOB [options] (--trace goes "
+                  "with console, run)"),
+    (["--quiet", "run", "help"], "python -m sim: the job first, then its options: python -m sim JOB [options] "
+                                 "(--quiet goes with"),
     (["bench", "--out-dir", "x"], "python -m sim bench: unrecognized arguments: --out-dir x"),
     (["nosuch"], "python -m sim: argument JOB: invalid choice: 'nosuch'"),
     (["run", "help", "--trace", "--port", "/dev/ttyUSB1"],

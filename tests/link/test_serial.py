@@ -219,14 +219,14 @@ def test_pyserial_s_open_errors_become_one_clear_line(monkeypatch, code, message
     assert str(caught.value).startswith(message)
 
 
-def test_port_options_need_a_command():
-    """The console on this terminal is a simulation's: without a subcommand that talks to a port,
-    --port is refused before anything is built, naming the subcommands that take it."""
+def test_port_options_need_a_job_that_takes_them():
+    """The console on this terminal is a simulation's: without a job that talks to a port, --port is
+    refused before anything is built, naming the jobs that take it."""
     result = _sim("--port", "/dev/ttyUSB1", timeout=60)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines()[-1] == (
-        "python -m sim console: error: unrecognized arguments: --port /dev/ttyUSB1 "
-        "(--port goes with run, bench, random-lines, tls, tls-bench)")
+    assert result.stderr == ("error: python -m sim: the job first, then its options: python -m sim JOB [options] "
+                             "(--port goes with bench, random-lines, run, tls, tls-bench)\n")
     result = _sim("leak", "--port", "/dev/ttyUSB1", timeout=60)
     assert result.returncode == 2
-    assert "python -m sim leak: error: unrecognized arguments: --port /dev/ttyUSB1 (--port goes with" in result.stderr
+    assert result.stderr.startswith("error: python -m sim leak: unrecognized arguments: --port /dev/ttyUSB1 "
+                                    "(--port goes with")
