@@ -7,8 +7,8 @@ hand.  It lives apart from both because the model is built on the interface.
 
 from . import model
 from .interface import (BUS_BITS, NUM_SLOTS, MIN_WORDS, WINDOW_BITS, SHORT_EXPONENT_BITS, FIXED_WINDOW_BITS,
-                        NUM_BANKS, FIRMWARE_SCHEMES, Command, Status, Opcode, ErrorCode, PeripheralConfig,
-                        field_offsets)
+                        NUM_BANKS, EXPONENT_SCHEMES, FIRMWARE_SCHEMES, Command, Status, Opcode, ErrorCode,
+                        PeripheralConfig, field_offsets)
 
 __all__ = ["c_header"]
 
@@ -45,6 +45,11 @@ def c_header(config=PeripheralConfig()):
     lines += ["", "/* Opcodes */"]
     for op in Opcode:
         lines.append(f"#define MONTMUL_OP_{op.name} {op.value}")
+    lines += ["", "/* The exponentiations' opcodes (gateware.interface.EXPONENT_SCHEMES): X(opcode) for each scheme's single",
+              "   opcode, and for the pair opcodes. */",
+              "#define MONTMUL_EXP_OPCODES(X) " + " ".join(f"X(MONTMUL_OP_{s.opcode.name})" for s in EXPONENT_SCHEMES),
+              "#define MONTMUL_PAIR_EXP_OPCODES(X) " + " ".join(
+                  f"X(MONTMUL_OP_{s.pair_opcode.name})" for s in EXPONENT_SCHEMES if s.pair_opcode)]
     lines += ["", "/* The firmware's implementation of each exponent scheme that has one (gateware.interface.FIRMWARE_SCHEMES),",
               "   in the order of its table of implementations: X(impl, IMPL, opcode, pair opcode (NOP: none),",
               "   constant_time); its backend is rsa_<impl> (firmware/rsa/rsa_hw.c). */",

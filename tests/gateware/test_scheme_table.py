@@ -9,7 +9,8 @@ cycles are the model's (an Amaranth simulation of one short exponentiation), the
 opcode and the implementation, the formal proofs gather the new machine's facts (without running
 SymbiYosys), the console protocol lists the implementation, and the firmware's table of
 implementations has its row and its backend issues the opcode (rsa_hw.c built for the host over the
-peripheral's recording stand-in). The files edited are the doc's table, no more."""
+peripheral's recording stand-in), and the console fuzzer's model of the peripheral answers it. The files
+edited are the doc's table, no more."""
 
 import textwrap
 
@@ -157,6 +158,11 @@ CHECKS = textwrap.dedent(f'''
     row = '{{ "{IMPL}", &rsa_{IMPL}, 1, ((void *)0) }}'
     assert table.index('&rsa_hw_seq,') < table.index(row) < table.index('&rsa_hw_seq_window,'), table
     assert "extern const rsa_backend rsa_{IMPL};" in impls
+
+    # the console fuzzer's C model of the peripheral answers every scheme's opcode
+    fuzz_model = subprocess.run(["gcc", "-E", "-P", f"-I{{gen}}", f"-I{{host / 'host_litex'}}",
+                                 str(host / "fuzz" / "montmul_model.c")], capture_output=True, text=True, check=True).stdout
+    assert "case {OPCODE_VALUE}:" in fuzz_model
 
     import test_rsa_hw_commands as recorder
     from bnlib import BigNumLib, key_numbers, limbs, words_for

@@ -136,9 +136,9 @@ static void pair_command(unsigned op, unsigned dst, unsigned a, unsigned b, unsi
 	uint32_t result[2][SLOT_WORDS];
 	unsigned ctx, max_size = bank[0].size > bank[1].size ? bank[0].size : bank[1].size;
 
-	if (op == MONTMUL_OP_EXP_FIXED_PAIR && (dst == a || dst == b))
+	if (op != MONTMUL_OP_MUL_PAIR && (dst == a || dst == b))
 		return refuse(MONTMUL_ERR_ALIAS);
-	if (op == MONTMUL_OP_EXP_FIXED_PAIR && (arg < 1 || arg > 32 * max_size))
+	if (op != MONTMUL_OP_MUL_PAIR && (arg < 1 || arg > 32 * max_size))
 		return refuse(MONTMUL_ERR_BAD_EXP_BITS);
 	for (ctx = 0; ctx < 2; ctx++) {
 		unsigned size = bank[ctx].size;
@@ -178,6 +178,8 @@ void montmul_cmd_write(uint32_t cmd)
 	unsigned arg = cmd >> MONTMUL_CMD_ARG_SHIFT & MONTMUL_CMD_ARG_MASK;
 	int bad = dst >= MONTMUL_NUM_SLOTS || a >= MONTMUL_NUM_SLOTS || b >= MONTMUL_NUM_SLOTS;
 
+	/* every scheme's exponentiation computes the same value: the header lists their opcodes */
+#define EXP_CASE(opcode) case opcode:
 	switch (op) {
 	case MONTMUL_OP_NOP:
 		return accept();
@@ -204,7 +206,7 @@ void montmul_cmd_write(uint32_t cmd)
 		done = 0;
 		return setmod(dst, a, arg);
 	case MONTMUL_OP_MUL_PAIR:
-	case MONTMUL_OP_EXP_FIXED_PAIR:
+	MONTMUL_PAIR_EXP_OPCODES(EXP_CASE)
 		if (!HAS_PAIRS)
 			return refuse(MONTMUL_ERR_BAD_OPCODE);
 		if (bad)
@@ -215,9 +217,7 @@ void montmul_cmd_write(uint32_t cmd)
 			return refuse(MONTMUL_ERR_BAD_SIZE);
 		return pair_command(op, dst, a, b, arg);
 	case MONTMUL_OP_MUL:
-	case MONTMUL_OP_EXP_WINDOW:
-	case MONTMUL_OP_EXP_LADDER:
-	case MONTMUL_OP_EXP_FIXED: {
+	MONTMUL_EXP_OPCODES(EXP_CASE) {
 		uint32_t acc[SLOT_WORDS];
 		unsigned size = bank[0].size;
 		if (bad)
@@ -240,6 +240,7 @@ void montmul_cmd_write(uint32_t cmd)
 	default:
 		return refuse(MONTMUL_ERR_BAD_OPCODE);
 	}
+#undef EXP_CASE
 }
 
 void montmul_wdata_write(uint32_t value)
