@@ -68,7 +68,7 @@ class SimBuild:
 
 def peripheral_info(montmul_config=None):
     """The peripheral's configuration as the reports record it (the build's own, not a default)."""
-    from gateware.interface import NUM_SLOTS, PeripheralConfig
+    from gateware.interface import NUM_SLOTS
     cfg = montmul_config or PeripheralConfig()
     return {"max_bits": cfg.max_bits, "lanes": cfg.lanes, "word_bits": cfg.word_bits, "slots": NUM_SLOTS}
 
