@@ -48,7 +48,7 @@ def _boot_build(cpu):
     if (cpu.type, cpu.variant) == (config.CPU_TYPE, config.CPU_VARIANT):
         return sim_build.build(log=lambda msg: None)
     return sim_build.build(BUILD_DIR / f"sim-{cpu.type}-{cpu.variant}-boot", cpu_type=cpu.type,
-                           cpu_variant=cpu.variant, montmul_config=PeripheralConfig(lanes=BOOT_LANES),
+                           cpu_variant=cpu.variant, montmul_config=PeripheralConfig(lanes=BOOT_LANES, word_bits=16),
                            firmware_peers=dict.fromkeys(peer_libs.PEERS), log=lambda msg: None)
 
 
