@@ -2,13 +2,15 @@
 
 import os
 import sys
+import time
 
 from jobs import options, registry
 
 
-def interactive(build):
-    """The model's console on this terminal until Ctrl-C. The BIOS's serial-boot request is answered
-    with a jump to the preloaded firmware (link/serial_boot.py), as the scripted consoles do."""
+def interactive(build, timeout=None):
+    """The model's console on this terminal until Ctrl-C (or `timeout` wall-clock seconds: exit status
+    1). The BIOS's serial-boot request is answered with a jump to the preloaded firmware
+    (link/serial_boot.py), as the scripted consoles do."""
     import selectors
     import termios
     import tty
@@ -19,6 +21,7 @@ def interactive(build):
     saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
     model = SocModelTransport(build.model, build.gateware_dir)
     seen = b""
+    deadline = None if timeout is None else time.monotonic() + timeout
     try:
         if saved is not None:
             tty.setcbreak(stdin)            # keys go through as typed; Ctrl-C still ends it
@@ -26,7 +29,11 @@ def interactive(build):
         sel.register(model.proc.stdout, selectors.EVENT_READ)
         sel.register(stdin, selectors.EVENT_READ)
         while True:
-            for key, _ in sel.select():
+            events = sel.select(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if deadline is not None and time.monotonic() >= deadline:
+                print(f"\n[sim] time limit of {timeout:g} s passed", file=sys.stderr)
+                return 1
+            for key, _ in events:
                 if key.fileobj is model.proc.stdout:
                     data = model.read(0)
                     os.write(sys.stdout.fileno(), data)
@@ -52,7 +59,7 @@ def interactive(build):
 
 
 def main(args, log):
-    return interactive(options.simulation(args, log))
+    return interactive(options.simulation(args, log), timeout=args.timeout)
 
 
 registry.register(registry.Job(

@@ -103,8 +103,9 @@ class SimulatedSerialPort:
         os.close(self.master)
 
 
-def serve(build, empty_ram=False, out=print):
-    """`python -m sim pty`: shows the device and keeps the simulation up until Ctrl-C."""
+def serve(build, empty_ram=False, out=print, timeout=None):
+    """`python -m sim pty`: shows the device and keeps the simulation up until Ctrl-C (or for
+    `timeout` wall-clock seconds)."""
     port = SimulatedSerialPort(build, empty_ram=empty_ram)
     with port as device:
         out(f"[sim] the simulated SoC's UART is {device} (the model starts when a terminal opens it)")
@@ -112,9 +113,12 @@ def serve(build, empty_ram=False, out=print):
         out(f"[sim]   serial boot: litex_term --kernel {Path(build.firmware_bin)} {device}")
         out(f"[sim]   benchmark:   python -m sim bench --port {device}")
         out("[sim] Ctrl-C ends it")
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while port.error is None:
+            while port.error is None and (deadline is None or time.monotonic() < deadline):
                 time.sleep(0.5)
+            if port.error is None:
+                return 0
         except KeyboardInterrupt:
             return 0
     raise ProjectError(f"the simulation stopped: {port.error}")
@@ -129,7 +133,7 @@ def add_arguments(parser):
 
 
 def main(args, log):
-    return serve(options.simulation(args, log), empty_ram=args.empty_ram, out=log)
+    return serve(options.simulation(args, log), empty_ram=args.empty_ram, out=log, timeout=args.timeout)
 
 
 registry.register(registry.Job(
