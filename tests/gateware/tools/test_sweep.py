@@ -1,7 +1,7 @@
 """``python -m gateware --sweep``: the RSA-2048 estimate against the model, the fit rule at its
 boundaries, the synthesis cache, and the sweep's files from a run whose slow parts (Yosys, the
 timing estimate, RTL products at 4096 bits) are stood in for; the real ones are tested in
-test_report.py."""
+test_peripheral_report.py."""
 
 import contextlib
 import io
