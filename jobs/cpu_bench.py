@@ -243,7 +243,7 @@ def _reusable(out_dir, cpu, sizes, synth):
 
 
 def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAULT_HW_TIMEOUT_S,
-        out_dir=BUILD_DIR / "bench", command=None, reuse=False):
+        out_dir=BUILD_DIR / "bench", command=None, reuse=False, quiet=False):
     """Runs every CPU (or, with `reuse`, takes its result from an earlier run with the same sizes: each
     CPU's result is kept in <out_dir>/cpus/<type>-<variant>.json) and writes the result files."""
     for cpu in cpus:
@@ -253,7 +253,7 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
     if todo:
         _prepare()
     # fresh processes (spawn): each CPU's run builds and simulates on its own
-    ran = dict(zip(todo, run_parallel([(cpu.name, run_cpu, (cpu.name, sizes, budget, synth, timeout))
+    ran = dict(zip(todo, run_parallel([(cpu.name, run_cpu, (cpu.name, sizes, budget, synth, timeout, quiet))
                                        for cpu in todo], jobs, processes="spawn")))
     per_cpu = []
     for cpu in cpus:
@@ -264,7 +264,8 @@ def run(cpus, sizes, budget=DEFAULT_BUDGET_S, synth=True, jobs=2, timeout=DEFAUL
             _cpu_file(out_dir, cpu).write_text(json.dumps(result, indent=1) + "\n")
         else:
             result = reused[cpu]
-            _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
+            if not quiet:
+                _say(cpu, f"reusing {_cpu_file(out_dir, cpu)}")
         per_cpu.append(result)
     data = {
         "command": command or (f"python -m sim cpus {','.join(c.name for c in cpus)} "
@@ -317,7 +318,7 @@ def main(args, log):
                + (f" --budget {args.budget:g}" if args.budget != DEFAULT_BUDGET_S else "")
                + (" --no-synth" if args.no_synth else ""))
     data = run(args.cpus, args.sizes, budget=args.budget, synth=not args.no_synth, jobs=args.simulations,
-               timeout=args.timeout, out_dir=args.out, reuse=args.reuse, command=command)
+               timeout=args.timeout, out_dir=args.out, reuse=args.reuse, command=command, quiet=args.quiet)
     print(markdown(data))
     print(f"results: {args.out}/cpus.{{json,md,png}}")
     bad = [r for r in data["results"] if not r["ok"]]
