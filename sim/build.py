@@ -40,7 +40,7 @@ HARNESS = ROOT / "sim" / "harness" / "main.cpp"
 #: registers and memories public in that model only.
 FAULT_HOOK = ROOT / "sim" / "harness" / "fault_hook.h"
 FAULTS_CONFIG = "faults.vlt"
-#: Verilator's options for the model (README, "Simulation speed", has what each one was measured to give).
+#: Verilator's options for the model (docs/simulation.md, "What makes it fast", has what they give).
 MODEL_OPTIONS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "--unroll-count", "256",
                  "--output-split", "5000", "--output-split-cfuncs", "500",
                  "-Wno-fatal", "-Wno-BLKANDNBLK", "-Wno-WIDTH", "-Wno-COMBDLY", "-Wno-CASEINCOMPLETE")
