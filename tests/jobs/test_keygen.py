@@ -232,8 +232,8 @@ def test_one_seed_gives_the_same_key_on_every_implementation(generated):
     """hw_seq (the peripheral's pair commands in the search's pre-test) and hw_cpu (its products issued by
     the CPU) make the same key from SEED. The software backend's key for a seed is the same as a pair
     backend's in the host build of keygen.c (tests/firmware/test_rsa_keygen.py); on the device it takes
-    42.4 M cycles at 512 bits from SEED (hw_seq 2.4 M, hw_cpu 2.8 M), which `python -m sim keygen 512
-    --impls sw` and `make bench`'s full rows (`--full`) run and check."""
+    42.4 M cycles at 512 bits from SEED (hw_seq 2.4 M, hw_cpu 2.8 M), which `python -m sim keygen --sizes
+    512 --impls sw` and `make bench`'s full rows (`--full`) run and check."""
     made = {impl: generated(512, SEED, impl) for impl in ("hw_seq", "hw_cpu")}
     assert all(m.ok and m.impl == impl for impl, m in made.items())
     assert made["hw_cpu"].key == made["hw_seq"].key
