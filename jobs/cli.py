@@ -21,6 +21,17 @@ EPILOG = """\
   python -m sim keygen --sizes 512,1024 --seeds 16"""
 
 
+class _JobList(argparse.RawTextHelpFormatter):
+    """The top-level help: each job's summary on its one line (raw text, never wrapped), beside the
+    job's name however long the name."""
+
+    def add_argument(self, action):
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            # argparse measures the jobs' names at the list's indent but prints them one level deeper
+            self._action_max_length += 2
+
+
 class _Parser(argparse.ArgumentParser):
     """A parser whose refusals come back as options.UsageError (one line, exit status 2, by main)
     instead of argparse's exit; --help still prints and exits."""
@@ -31,9 +42,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parser():
     """The top-level parser and its subparsers' action (its `choices`: job name -> parser)."""
-    # raw text: each job's summary on its one line, whatever the terminal's width
-    top = _Parser(prog="python -m sim", description=DESCRIPTION, epilog=EPILOG,
-                  formatter_class=lambda prog: argparse.RawTextHelpFormatter(prog, max_help_position=24))
+    top = _Parser(prog="python -m sim", description=DESCRIPTION, epilog=EPILOG, formatter_class=_JobList)
     commands = top.add_subparsers(dest="command", title="jobs", metavar="JOB", parser_class=_Parser)
     for job in registry.jobs():
         sub = commands.add_parser(job.name, help=job.summary, description=job.description or job.summary)
