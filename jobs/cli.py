@@ -58,7 +58,7 @@ def parser():
 
 
 def _hints(tokens, commands):
-    """" (--x goes with a, b; ...)" for the options among `tokens` that some job takes."""
+    """The hint ` (--x goes with a, b; ...)` for the options among `tokens` that some job takes ("" for none)."""
     hints = []
     for option in dict.fromkeys(token.partition("=")[0] for token in tokens if token.startswith("-")):
         takers = [name for name, sub in commands.choices.items() if option in sub._option_string_actions]
