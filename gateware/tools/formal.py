@@ -35,7 +35,6 @@ differ and writes the trace; ``prove`` reports that property as failed, which is
 """
 
 import argparse
-import dataclasses
 import json
 import re
 import shutil
@@ -55,11 +54,13 @@ from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
 from gateware.montmul.schemes import MACHINES
+from gateware.options import add_peripheral_options, peripheral_config
 
 from eda.synth import run_yosys
 
 #: The configuration proved by default: the SoC's (with the memories cut, the lane count and operand
-#: size change only the widths of a few counters; `--lanes 4 --max-bits 128` takes the same time).
+#: size change only the widths of a few counters: `--montmul-lanes 4 --montmul-max-bits 128` takes the
+#: same time).
 FORMAL_CONFIG = PeripheralConfig()
 OUT_DIR = BUILD_DIR / "formal"
 #: Registers that hold operand bits by design (flattened names): the exponent word the sequencer reads
@@ -529,31 +530,26 @@ def markdown(report):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m gateware --prove",
                                      description="SymbiYosys proofs about the peripheral (gateware/tools/formal.py).")
-    parser.add_argument("--out-dir", type=Path, default=OUT_DIR, metavar="DIR",
+    parser.add_argument("--out", type=Path, default=OUT_DIR, metavar="DIR",
                         help="where the models, traces and report go (default: build/formal)")
     parser.add_argument("--property", action="append", choices=[p.name for p in PROPERTIES], metavar="NAME",
                         help="run only this property (repeatable; default: all of "
                              f"{', '.join(p.name for p in PROPERTIES)})")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="properties run at once, one process each (default: %(default)s)")
-    group = parser.add_argument_group("peripheral configuration (gateware.interface.PeripheralConfig)")
-    for option in dataclasses.fields(PeripheralConfig):
-        group.add_argument("--" + option.name.replace("_", "-"), dest=option.name, type=type(option.default),
-                           default=getattr(FORMAL_CONFIG, option.name), metavar=option.name.upper(),
-                           help="default: %(default)s")
+    add_peripheral_options(parser.add_argument_group("the peripheral's configuration"))
     args = parser.parse_args(argv)
     try:
-        config = PeripheralConfig(**{option.name: getattr(args, option.name)
-                                     for option in dataclasses.fields(PeripheralConfig)})
-    except ValueError as error:
-        parser.error(f"invalid configuration: {error}")
+        config = peripheral_config(args)
+    except ProjectError as error:
+        parser.error(str(error))
     chosen = tuple(p for p in PROPERTIES if not args.property or p.name in args.property)
     try:
-        report = prove(config=config, out_dir=args.out_dir, properties=chosen, jobs=args.jobs,
+        report = prove(config=config, out_dir=args.out, properties=chosen, jobs=args.jobs,
                        progress=lambda m: print(m, file=sys.stderr, flush=True))
     except ProjectError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(markdown(report))
-    print(f"written to {display_path(args.out_dir / 'report.json')} and report.md")
+    print(f"written to {display_path(args.out / 'report.json')} and report.md")
     return 0 if report["passed"] else 1

@@ -1,6 +1,6 @@
 """The lanes' multiply stage (``word_product``) against Python's x*y, one pair per cycle, at the word
 widths a build may choose.  (Its DSP48E1 count, three per 32-bit product, is in the figures of
-``python -m gateware --sweep --word-bits 32``: six per lane; a Yosys run here would cost the suite
+``python -m gateware --sweep --montmul-word-bits 32``: six per lane; a Yosys run here would cost the suite
 seconds it does not have.)"""
 
 import itertools
