@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "console/console.h"
+#include "console_protocol.h"   /* generated: the operations' and implementations' names */
 #include "drivers/cycles.h"
 #include "rsa/rsa_hw.h"
 #include "rsa/rsa_impls.h"
