@@ -43,6 +43,16 @@ def changed(root, before):
     return sorted(name for name, content in after.items() if before.get(name) != content)
 
 
+def add_entry(dest, edits):
+    """The tracked tree copied to `dest` with each of `edits` (functions of the copy's root) applied:
+    the copy and the files the edits added or changed, sorted."""
+    copy = copy_tracked(dest)
+    before = snapshot(copy)
+    for edit in edits:
+        edit(copy)
+    return copy, changed(copy, before)
+
+
 def replace(path, old, new):
     """`old`, found once in `path`, becomes `new`."""
     text = path.read_text()

@@ -15,7 +15,7 @@ from common.errors import ProjectError
 from common.paths import ROOT
 from eda.devices import DEVICES
 from soc import soc_report
-from tree_copy import changed, copy_tracked, doc_files, replace, run_python, snapshot
+from tree_copy import add_entry, doc_files, replace, run_python
 
 DUMMY = '''
 import sys
@@ -193,9 +193,6 @@ def test_the_doc_lists_the_files_a_new_board_edits():
 
 
 def test_a_new_7_series_board_is_three_files(tmp_path):
-    copy = copy_tracked(tmp_path)
-    before = snapshot(copy)
-    for edit in BOARD_EDITS.values():
-        edit(copy)
-    assert changed(copy, before) == sorted(name.replace("<board>", "arty_a7") for name in doc_files("A new board"))
+    copy, edited = add_entry(tmp_path, BOARD_EDITS.values())
+    assert edited == sorted(name.replace("<board>", "arty_a7") for name in doc_files("A new board"))
     assert "runnable" in run_python(copy, BOARD_CHECKS, timeout=120)

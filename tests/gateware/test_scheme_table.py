@@ -14,7 +14,7 @@ edited are the doc's table, no more."""
 
 import textwrap
 
-from tree_copy import changed, copy_tracked, doc_files, replace as _replace, run_python, snapshot
+from tree_copy import add_entry, doc_files, replace as _replace, run_python
 
 #: The scheme added in the copy.
 OPCODE, OPCODE_VALUE, SCHEME, IMPL = "EXP_TWIN_LADDER", 10, "twin_ladder", "hw_seq_twin_ladder"
@@ -198,9 +198,6 @@ def test_the_doc_lists_the_files_this_test_edits():
 
 
 def test_a_new_scheme_reaches_every_layer(tmp_path):
-    copy = copy_tracked(tmp_path)
-    before = snapshot(copy)
-    for edit in EDITS.values():
-        edit(copy)
-    assert changed(copy, before) == sorted(doc_files("A new exponent scheme"))
+    copy, edited = add_entry(tmp_path, EDITS.values())
+    assert edited == sorted(doc_files("A new exponent scheme"))
     assert "every layer follows" in run_python(copy, CHECKS, paths=("", "tests/gateware", "tests/firmware"))

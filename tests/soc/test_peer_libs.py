@@ -12,7 +12,7 @@ import tarfile
 import pytest
 
 from soc import console_protocol, firmware, peer_libs
-from tree_copy import changed, copy_tracked, doc_files, replace, run_python, snapshot
+from tree_copy import add_entry, doc_files, replace, run_python
 
 
 def test_peers_are_pinned():
@@ -338,12 +338,9 @@ def test_the_doc_lists_the_files_a_new_peer_edits():
 
 
 def test_a_new_peer_reaches_every_layer(tmp_path):
-    copy = copy_tracked(tmp_path / "tree")
-    before = snapshot(copy)
-    for edit in PEER_EDITS.values():
-        edit(copy)
-    assert changed(copy, before) == sorted(name.replace("<name>", "dummyssl")
-                                           for name in doc_files("A new peer library"))
+    copy, edited = add_entry(tmp_path / "tree", PEER_EDITS.values())
+    assert edited == sorted(name.replace("<name>", "dummyssl")
+                            for name in doc_files("A new peer library"))
     library, gen, out = tmp_path / "dummyssl-1.0", tmp_path / "gen", tmp_path / "out"
     for directory in (library, gen, out):
         directory.mkdir()
