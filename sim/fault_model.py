@@ -73,6 +73,13 @@ def state_elements(verilog, top="montmul"):
 #: The peripheral's ports the fault hook watches (its activity, its resets): readable in the fault model.
 WATCHED_PORTS = ("status", "cmd", "cmd_stb", "wdata_stb", "rdata_stb", "rst")
 
+#: The SoC's top module in the model and its scope, and the memories of it that the fault model makes
+#: readable for the hook's `dump` (the secret scan, jobs/secrets.py): the RAMs LiteX generates, by the
+#: names it gives them (main RAM holds the firmware, its data and its stack; SRAM the BIOS's).
+SOC_MODULE = "sim"
+SOC_SCOPE = "TOP.sim"
+SOC_MEMORIES = ("main_ram", "sram")
+
 
 def verilator_config(verilog, top="montmul"):
     """The fault model's Verilator configuration: every register and memory of the peripheral
@@ -84,6 +91,7 @@ def verilator_config(verilog, top="montmul"):
     for (module, name) in sorted(state_elements(verilog, top)):
         lines.append(f'public_flat_rw -module "{top}{"." + module if module else ""}" -var "{name}"')
     lines += [f'public_flat_rd -module "{top}" -var "{port}"' for port in WATCHED_PORTS]
+    lines += [f'public_flat_rd -module "{SOC_MODULE}" -var "{memory}"' for memory in SOC_MEMORIES]
     return "\n".join(lines) + "\n"
 
 
@@ -168,6 +176,15 @@ class FaultHook:
         if not answer.startswith("value "):
             raise ProjectError(f"the fault hook answered {answer!r} to peek")
         return int(answer.split()[1], 16)
+
+    def dump(self, scope, name, timeout=60.0):
+        """Every element of a variable the model makes readable (a RAM): (bytes, bytes per element), the
+        elements in order, each least significant byte first."""
+        answer = self.request(f"dump {scope} {name}", timeout=timeout)
+        word, count, width, text = answer.split(" ", 3)
+        if word != "memory" or len(text) != 2 * int(count) * int(width):
+            raise ProjectError(f"the fault hook answered {answer[:80]!r} to dump")
+        return bytes.fromhex(text), int(width)
 
     def report(self):
         lines = self.request("report", until="end")

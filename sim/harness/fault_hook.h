@@ -21,6 +21,9 @@
 //                              one `cmd <offset> <command word> <busy cycles>` line per command, then
 //                              `end`; disarms
 //   peek <site> <element>      `value <hex>`: the element's 32-bit words, most significant first
+//   dump <scope> <name>        `memory <elements> <bytes per element> <hex>`: every element of a public
+//                              variable of the SoC (its RAMs, made readable in this model), element 0
+//                              first, each element's bytes in the model's order (least significant first)
 //
 // SIM_FAULT_SCOPE names the peripheral's scope (its ports, there, show its activity), and
 // SIM_FAULT_BUSY_MASK the busy bit of its status word. The flip happens after a falling edge and
@@ -246,6 +249,35 @@ private:
         }
     }
 
+    // `dump <scope> <name>`: the variable's bytes in hex on one line.
+    void dump(const std::string &line) {
+        char scope[256] = "", name[128] = "";
+        const VerilatedScope *s = nullptr;
+        const VerilatedVar *var = nullptr;
+        if (sscanf(line.c_str(), "dump %255s %127s", scope, name) == 2)
+            s = Verilated::threadContextp()->scopeFind(scope);
+        if (s)
+            var = s->varFind(name);
+        if (!var) {
+            say("error bad dump request: %s\n", line.c_str());
+            return;
+        }
+        static const char digits[] = "0123456789abcdef";
+        uint64_t count = elements(var);
+        size_t bytes = (var->entBits() + 7) / 8;
+        std::string text = "memory " + std::to_string(count) + " " + std::to_string(bytes) + " ";
+        text.reserve(text.size() + count * bytes * 2 + 1);
+        for (uint64_t e = 0; e < count; e++) {
+            const unsigned char *data = (const unsigned char *)element_data(var, e);
+            for (size_t b = 0; b < bytes; b++) {
+                text += digits[data[b] >> 4];
+                text += digits[data[b] & 15];
+            }
+        }
+        text += "\n";
+        send(text.data(), text.size());
+    }
+
     void serve(const std::string &line, uint64_t cycle) {
         char word[16] = "";
         sscanf(line.c_str(), "%15s", word);
@@ -308,6 +340,8 @@ private:
             }
             text += "\n";
             send(text.data(), text.size());
+        } else if (!strcmp(word, "dump")) {
+            dump(line);
         } else {
             say("error unknown request: %s\n", line.c_str());
         }

