@@ -8,6 +8,8 @@
                 (``LFSRBits``) and the constraints the oscillators need (``ring_xdc``).
 ``model``       the Python reference of the tests and the start-up, cycle by cycle.
 ==============  ==============================================================================
+
+``gateware.tools.entropy_formal`` proves that ``ready``'s timing does not depend on the raw values.
 """
 
 from .source import EntropySource

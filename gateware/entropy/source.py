@@ -4,7 +4,7 @@ Raw samples (``raw`` when ``raw_valid``) go to both health tests, always.  After
 the first ``STARTUP_SAMPLES`` samples only feed the tests (start-up); after that, samples fill a word,
 the first in bit 0.  When WORD_BITS samples are in, ``status.ready`` rises and ``data`` shows the word;
 ``data_stb`` (the bus read of ``data``) takes it, clears it, and the next WORD_BITS samples make the
-next word.  Samples that arrive while a word waits are tested and dropped.
+next word.  Samples that arrive while a word waits, or in the cycle of its read, are tested and dropped.
 
 A failed test stops everything the reader sees: ``status.failed`` and the test's own flag rise, ``ready``
 stays low and ``data`` reads 0 until ``restart``, which clears the failure, forgets the partial word and
