@@ -35,6 +35,7 @@ from litex.gen import LiteXModule
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 from gateware.entropy.interface import SEED_RAW_WORDS, WORD_BITS, Status
+from soc import config
 
 #: Where the raw bits come from, by build.
 SIMULATED, RING_OSCILLATORS, DETERMINISTIC = "simulated", "ring_oscillators", "deterministic"
@@ -142,6 +143,7 @@ class EntropyCSR(LiteXModule):
 def add_entropy_source(soc, noise):
     """The source in `soc` (its CSRs `entropy_*`) and the constants the firmware reads: the raw words a
     seed takes, and where the bits come from (RSA_BENCH_SIMULATION, RSA_BENCH_DETERMINISTIC_ENTROPY)."""
+    soc.csr.add("entropy", n=config.ENTROPY_CSR_LOCATION)
     soc.entropy = EntropyCSR(soc.platform, noise)
     soc.add_constant("ENTROPY_SEED_WORDS", SEED_RAW_WORDS)
     if noise == SIMULATED:
