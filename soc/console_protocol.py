@@ -109,12 +109,12 @@ COMMANDS = {
                      "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
     "keygen": ("<bits> <seed-hex> [impl]",
                "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
-    "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
-    "cert": ("[clear | add <der-hex>]",
-             "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
     "entropy": ("raw <words> | restart",
                 "the device's entropy source: raw words as it gives them (hex, for an SP 800-90B assessment), "
                 "or restart it (clears a health-test failure)"),
+    "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
+    "cert": ("[clear | add <der-hex>]",
+             "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
     "tls": ("<entropy-hex> [impl] [timeout-ms]",
             "serve one TLS 1.2 connection on this UART (raw bytes until it ends; docs/tls.md), RSA on impl "
             "(hw_seq by default)"),
