@@ -10,6 +10,10 @@ of (`--uart`):
               AR1 (U12) its RX;
 - `jtag`      LiteX's JTAG-UART (a BSCANE2 in the fabric), reached through the board's USB/JTAG.
 
+The entropy source's raw bits come from ring oscillators in the fabric, with the constraints they need
+(kept cells, the combinational loops allowed); `--deterministic-entropy` puts an LFSR in their place
+for reproducible runs, which the firmware's `info` then reports (soc/entropy.py).
+
 IOs come from litex-boards' PYNQ-Z2 platform; unlike its target, ours honours `--toolchain` and
 `--uart`. Runnable, as litex-boards' targets are (the flow is in `soc/board_build.py`):
 
@@ -35,7 +39,7 @@ from litex_boards.platforms import tul_pynq_z2 as _stock
 from common.errors import reports_errors
 from common.paths import BUILD_DIR
 from gateware.options import add_peripheral_options, peripheral_config
-from soc import config
+from soc import config, entropy
 from soc.soc import RSABenchSoC
 
 #: The FPGA part (eda/devices.py has its resources: the report's utilisation and margins).
@@ -196,7 +200,7 @@ class StatusLeds(LiteXModule):
 class BaseSoC(RSABenchSoC):
     """The benchmark SoC on the PYNQ-Z2; `main_ram_init` is the firmware image (see soc/board_build.py)."""
     def __init__(self, toolchain="vivado", sys_clk_freq=config.SYS_CLK_FREQ, uart=DEFAULT_UART,
-                 with_montmul=True, **kwargs):
+                 with_montmul=True, deterministic_entropy=False, **kwargs):
         platform = Platform(toolchain=toolchain)
         sys_clk_freq = int(sys_clk_freq)
 
@@ -206,7 +210,10 @@ class BaseSoC(RSABenchSoC):
         # SoC --------------------------------------------------------------------------------------
         kwargs.setdefault("uart_name", UARTS[uart])
         kwargs.setdefault("main_ram_size", MAIN_RAM_SIZE)
-        RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=with_montmul, **kwargs)
+        noise = entropy.DETERMINISTIC if deterministic_entropy else entropy.RING_OSCILLATORS
+        RSABenchSoC.__init__(self, platform, sys_clk_freq, with_montmul=with_montmul, entropy_noise=noise, **kwargs)
+        if noise == entropy.RING_OSCILLATORS:
+            platform.add_platform_command(entropy.ring_constraints())
 
         # LEDs (without the peripheral, for its cost in `python -m sim cpus` reports: LD1 stays dark) ----------
         self.leds = StatusLeds(
@@ -264,6 +271,9 @@ def argument_parser(prog="python -m boards.pynq_z2"):
                                     "or JTAG-UART.")
     parser.add_target_argument("--programmer", default="auto", choices=("auto", "vivado", "openfpgaloader"),
                                help="Tool for --load (auto: vivado if installed, else openFPGALoader).")
+    parser.add_target_argument("--deterministic-entropy", action="store_true",
+                               help="An LFSR in place of the entropy source's ring oscillators: reproducible "
+                                    "runs, no secret randomness (the firmware's `info` says so).")
     parser.add_target_argument("--report", action="store_true",
                                help="Synthesise the whole SoC with Yosys for xc7z020: utilisation and timing estimate.")
     add_peripheral_options(parser.target_group)     # `python -m gateware --sweep` compares lane counts
@@ -290,7 +300,7 @@ def main(argv=None, prog="python -m boards.pynq_z2"):
     def make_soc(main_ram_init=None):
         return BaseSoC(toolchain=args.toolchain, sys_clk_freq=args.sys_clk_freq, uart=args.uart,
                        cpu_type=cpu.type, cpu_variant=cpu.variant, montmul_config=montmul_config,
-                       main_ram_init=main_ram_init, **soc_kwargs)
+                       deterministic_entropy=args.deterministic_entropy, main_ram_init=main_ram_init, **soc_kwargs)
 
     board_build.run(
         make_soc,

@@ -1,7 +1,8 @@
 """The simulated board: a clock, a reset and a byte-stream serial port for Verilator.
 
 The serial pads are the stream interface LiteX's `serial2console` simulation module drives;
-`uart_name="sim"` connects the SoC's UART to them.
+`uart_name="sim"` connects the SoC's UART to them. The entropy pads carry the entropy source's raw
+samples from the harness, and its `ready` back (soc/entropy.py, sim/harness/main.cpp).
 """
 
 from migen.genlib.io import CRG as _PORCRG
@@ -19,6 +20,11 @@ _io = [
         Subsignal("sink_valid",   Pins(1)),
         Subsignal("sink_ready",   Pins(1)),
         Subsignal("sink_data",    Pins(8)),
+    ),
+    ("entropy", 0,
+        Subsignal("raw",       Pins(1)),
+        Subsignal("raw_valid", Pins(1)),
+        Subsignal("ready",     Pins(1)),
     ),
 ]
 

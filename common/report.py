@@ -33,12 +33,14 @@ def write(out_dir, stem, data, markdown=None, plot=None, indent=1, allow_nan=Tru
 
 def soc_text(soc):
     """The SoC of a report's `soc` record (a simulation build's `soc_info`): its CPU and clock, and the
-    peripheral's shape when it has one."""
+    peripheral's shape when it has one, and the seed of the simulated entropy source's raw bits."""
     text = f"{soc['cpu']} {soc['variant']} at {soc['sys_clk_hz'] / 1e6:g} MHz"
     peripheral = soc.get("peripheral")
     if peripheral:
         text += (f", peripheral with {peripheral['lanes']} lanes of {peripheral['word_bits']} bits, "
                  f"max {peripheral['max_bits']} bits")
+    if "entropy_seed" in soc:
+        text += f", entropy seed {soc['entropy_seed']}" + (f" ({soc['entropy_mode']})" if "entropy_mode" in soc else "")
     return text
 
 

@@ -19,7 +19,7 @@ def interactive(build, timeout=None):
     from link.transport import SocModelTransport, TransportError
     stdin = sys.stdin.fileno()
     saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
-    model = SocModelTransport(build.model, build.gateware_dir)
+    model = SocModelTransport(build.model, build.gateware_dir, entropy=build.entropy)
     seen = b""
     deadline = None if timeout is None else time.monotonic() + timeout
     try:

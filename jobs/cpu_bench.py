@@ -63,7 +63,7 @@ def _bench_hw(build, bits, timeout, on_result):
     """`bench hw <bits>` in a fresh simulation; calls on_result(record) per result as it arrives.
     Returns None, or the reason it stopped early (the console's time ran out, or it stopped
     answering). A firmware that answers wrongly is an error (an AnswerError, raised)."""
-    console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout, entropy=build.entropy)
     try:
         console.wait_prompt()
         console.bench([bits], only="hw", on_result=on_result)
@@ -126,7 +126,8 @@ def _software_rows(build, cpu, sizes, budget, out, say):
                 t0 = t_start = time.monotonic()
                 try:
                     if console is None:
-                        console = SimConsole(build.model, build.gateware_dir, timeout=left + 60)
+                        console = SimConsole(build.model, build.gateware_dir, timeout=left + 60,
+                                             entropy=build.entropy)
                         console.wait_prompt()
                     console.deadline = time.monotonic() + left
                     if key_loaded != bits:

@@ -266,7 +266,7 @@ class Session:
         import os
         self.hook = FaultHook()
         transport = SocModelTransport(build.model, build.gateware_dir, pass_fds=self.hook.model_fds,
-                                      env={**os.environ, **self.hook.model_env()})
+                                      env={**os.environ, **self.hook.model_env()}, entropy=build.entropy)
         self.hook.started()
         self.console = Console(transport, timeout=timeout, boot=serial_boot.jump_to_main_ram)
         try:

@@ -15,6 +15,7 @@ from pathlib import Path
 from common.errors import ProjectError
 from gateware import options as peripheral_options
 from gateware.interface import PeripheralConfig
+from link.transport import SimEntropy
 from soc import config
 
 #: The shared option groups a job can take.
@@ -42,6 +43,12 @@ def add_build_options(parser):
     group.add_argument("--firmware-cflags", default="", metavar="FLAGS",
                        help="extra C flags for the firmware, e.g. -DBN_LIBGCC_MUL (use a build directory of "
                             "its own: objects made with other flags are not rebuilt)")
+    entropy = parser.add_argument_group("the simulated entropy source (its raw bits come from the harness)")
+    entropy.add_argument("--entropy-seed", type=at_least(0), default=None, metavar="N",
+                         help=f"seed of its raw bits (default: {SimEntropy().seed}); the same seed, the same words")
+    entropy.add_argument("--entropy-mode", choices=SimEntropy.MODES, default=None,
+                         help="ok (default), or stuck: one constant bit, which its health tests must catch "
+                              "(every command that draws randomness then fails)")
     peripheral = parser.add_argument_group(
         "the peripheral's build", "another configuration than the default builds in build/sim...-w<W>-l<N>")
     peripheral_options.add_peripheral_options(peripheral)
@@ -206,6 +213,9 @@ def check_build(args):
         raise UsageError("the --montmul-* options build a simulation; --port talks to a board")
     if port and getattr(args, "trace", False):
         raise UsageError("--trace builds a traced simulation; --port talks to a board")
+    if port and (getattr(args, "entropy_seed", None) is not None or getattr(args, "entropy_mode", None)):
+        raise UsageError("--entropy-seed and --entropy-mode drive a simulation's entropy source; --port talks to "
+                         "a board (its `info` says where its randomness comes from)")
 
 
 def simulation(args, log, **extra):
@@ -226,7 +236,14 @@ def simulation(args, log, **extra):
         kwargs["firmware_cflags"] = args.firmware_cflags
     if getattr(args, "trace", False):
         kwargs["trace"] = True
-    return sim_build.build(**kwargs)
+    return sim_build.build(**kwargs).with_entropy(entropy(args))
+
+
+def entropy(args):
+    """The simulated entropy source's raw bits the options ask for (a link.transport.SimEntropy)."""
+    default = SimEntropy()
+    seed = getattr(args, "entropy_seed", None)
+    return SimEntropy(default.seed if seed is None else seed, getattr(args, "entropy_mode", None) or default.mode)
 
 
 def open_console(args, build, timeout=None):
@@ -235,7 +252,7 @@ def open_console(args, build, timeout=None):
     timeout = timeout or args.timeout
     if getattr(args, "port", None):
         return open_serial_console(args.port, args.baud, timeout, answer_within=args.answer_timeout)
-    console = SimConsole(build.model, build.gateware_dir, timeout=timeout)
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout, entropy=build.entropy)
     try:
         console.wait_prompt()
     except BaseException:

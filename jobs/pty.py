@@ -76,7 +76,7 @@ class SimulatedSerialPort:
                 if self._stop.wait(0.01):
                     return
             time.sleep(self.start_delay)    # pyserial flushes its input right after opening
-            self.model = SocModelTransport(self.build.model, self.run_dir)
+            self.model = SocModelTransport(self.build.model, self.run_dir, entropy=self.build.entropy)
             out = self.model.proc.stdout.fileno()
             while not self._stop.is_set():
                 ready, _, _ = select.select([self.master, out], [], [], 0.1)

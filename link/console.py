@@ -126,6 +126,8 @@ Limits = record("Limits", protocol.INFO_LIMITS)
 CounterCheck = record("CounterCheck", protocol.INFO_COUNTER)
 StackUse = record("StackUse", protocol.INFO_STACK)
 PeripheralBuild = record("PeripheralBuild", protocol.INFO_PERIPHERAL)
+EntropyState = record("EntropyState", protocol.INFO_ENTROPY,
+                      doc="`info`: where the firmware's randomness comes from, and the entropy source's health.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,6 +138,7 @@ class Info:
     counter: CounterCheck
     stack: StackUse
     peripheral: PeripheralBuild
+    entropy: EntropyState
 
 
 @dataclasses.dataclass(frozen=True)
@@ -452,17 +455,18 @@ class Console:
         """`info`: the SoC, the firmware's limits, the cycle counter's check and the stack's use."""
         output = self._answer("info")
         return Info(*(self._one(record, "info", output)
-                      for record in (SocInfo, Limits, CounterCheck, StackUse, PeripheralBuild)))
+                      for record in (SocInfo, Limits, CounterCheck, StackUse, PeripheralBuild, EntropyState)))
 
     def close(self):
         self.transport.close()
 
 
 @contextlib.contextmanager
-def booted(build, timeout=600.0, model_args=()):
+def booted(build, timeout=600.0, model_args=(), entropy=None):
     """`with booted(build) as console:` a SimConsole on `build` (a sim.build.SimBuild), at its first
-    prompt; closed on leaving."""
-    console = SimConsole(build.model, build.gateware_dir, timeout=timeout, model_args=model_args)
+    prompt; closed on leaving. `entropy`: the raw bits (link.transport.SimEntropy; default: the build's)."""
+    console = SimConsole(build.model, build.gateware_dir, timeout=timeout, model_args=model_args,
+                         entropy=entropy or getattr(build, "entropy", None))
     try:
         console.wait_prompt()
         yield console
@@ -473,9 +477,9 @@ def booted(build, timeout=600.0, model_args=()):
 class SimConsole(Console):
     """The simulated SoC on the model's stdin/stdout, booted straight into the preloaded firmware."""
 
-    def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0, model_args=()):
+    def __init__(self, model, cwd, timeout=600.0, echo_timeout=60.0, model_args=(), entropy=None):
         from link import serial_boot
-        super().__init__(SocModelTransport(model, cwd, model_args), timeout, echo_timeout,
+        super().__init__(SocModelTransport(model, cwd, model_args, entropy=entropy), timeout, echo_timeout,
                          boot=serial_boot.jump_to_main_ram)
 
     @property

@@ -14,6 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from dataclasses import dataclass
+
 from common.errors import ProjectError
 
 
@@ -29,17 +31,34 @@ class TransportError(ConsoleError):
 SUMMARY = re.compile(rb"sim cycles=(\d+) seconds=([\d.]+)")
 
 
+@dataclass(frozen=True)
+class SimEntropy:
+    """The simulated entropy source's raw bits (soc/entropy.py), as the model's harness takes them
+    (`+entropy_seed=`, `+entropy_mode=`): `ok`, bits of a generator seeded with `seed`; `stuck`, one
+    constant bit, which the source's repetition count test fails. The same seed gives the same words."""
+    seed: int = 1
+    mode: str = "ok"
+
+    MODES = ("ok", "stuck")
+
+    def model_args(self):
+        return (f"+entropy_seed={self.seed}", f"+entropy_mode={self.mode}")
+
+
 class SocModelTransport:
     """The whole simulated SoC, a Verilator model: its UART is the model's stdin/stdout
     (sim/harness/main.cpp). Not gateware.driver's PeripheralModelTransport, which drives the Python
     model of the peripheral alone. After close(), `cycles` and `seconds` hold what the model simulated,
     and in how much wall-clock time (None when it did not say: killed, or another program)."""
 
-    def __init__(self, model, cwd, args=(), pass_fds=(), env=None):
+    def __init__(self, model, cwd, args=(), pass_fds=(), env=None, entropy=None):
         """`pass_fds`, `env`: descriptors the model inherits and its environment (the fault hook's pipes,
-        sim/fault_model.py); by default none and ours."""
+        sim/fault_model.py); by default none and ours. `entropy`: the entropy source's raw bits (a
+        SimEntropy: seed and mode; by default its defaults), always given, so that a run
+        says which bits it had."""
+        self.entropy = entropy or SimEntropy()
         try:
-            self.proc = subprocess.Popen([str(Path(model).absolute()), *args], cwd=str(cwd), stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen([str(Path(model).absolute()), *args, *self.entropy.model_args()], cwd=str(cwd), stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                                          pass_fds=pass_fds, env=env)
         except OSError as exc:

@@ -10,6 +10,7 @@ the options) change; main RAM is loaded from its `.init` file when the model sta
 firmware-only change costs a firmware build and no Verilator run.
 """
 
+import dataclasses
 import json
 import os
 import re
@@ -27,6 +28,7 @@ from common.errors import ProjectError
 from common.output import output_to
 from common.paths import BUILD_DIR, ROOT, display_path
 from gateware.interface import PeripheralConfig
+from link.transport import SimEntropy
 from soc import config
 from soc import firmware
 
@@ -64,6 +66,17 @@ class SimBuild:
     seconds: dict = field(default_factory=dict)
     #: False for the SoC without the peripheral (build_bare).
     peripheral: bool = True
+    #: The raw bits its entropy source gets (the harness's seed and mode); soc_info names the seed.
+    entropy: SimEntropy = SimEntropy()
+
+    def with_entropy(self, entropy):
+        """This build, its simulations run with `entropy` (a SimEntropy) and its reports saying so."""
+        return dataclasses.replace(self, entropy=entropy, soc_info={**self.soc_info, **entropy_info(entropy)})
+
+
+def entropy_info(entropy):
+    """What a report records of the simulated entropy source: its seed (and a mode other than ok)."""
+    return {"entropy_seed": entropy.seed, **({"entropy_mode": entropy.mode} if entropy.mode != "ok" else {})}
 
 
 def peripheral_info(montmul_config=None):
@@ -192,6 +205,7 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config,
     from soc.software import Builder
 
     from boards import sim as sim_board
+    from soc import entropy
     from soc.soc import RSABenchSoC
 
     # LiteX reads some of its files without closing them: not our warning to raise.
@@ -202,7 +216,8 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config,
             platform = sim_board.Platform()
             soc = RSABenchSoC(platform, cpu_type=cpu_type, cpu_variant=cpu_variant, uart_name="sim",
                               with_montmul=with_montmul, montmul_config=montmul_config,
-                              reserved_csrs=reserved_csrs, montmul_idle_clock_gate=True)
+                              reserved_csrs=reserved_csrs, montmul_idle_clock_gate=True,
+                              entropy_noise=entropy.SIMULATED)
             soc.crg = sim_board.CRG(platform)
             # The BIOS's CRC of its own ROM is half of a simulated boot (0.16 of 0.34 s of wall time on
             # the default SoC, 2.7 of 4.3 s on SERV), and the model loads the ROM from the `.init` file
@@ -324,7 +339,7 @@ def _build(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config, log, 
     seconds["firmware"] = time.monotonic() - started
 
     info = {"cpu": cpu_type, "variant": cpu_variant, "sys_clk_hz": config.SYS_CLK_FREQ,
-            "peripheral": peripheral_info(montmul_config)}
+            "peripheral": peripheral_info(montmul_config), **entropy_info(SimEntropy())}
     return SimBuild(build_dir, gateware_dir, firmware_bin, model_path(gateware_dir, trace, faults), rebuilt, info,
                     seconds, peripheral=bool(with_montmul))
 
@@ -368,4 +383,4 @@ def build_bare(main, log=print, trace=False):
         # Rewritten only when it changed, and whole: another simulation of this SoC may be starting.
         firmware.write_init(main.firmware_bin, main_ram_init(gateware_dir), config.MAIN_RAM_SIZE)
         return SimBuild(bare_dir, gateware_dir, main.firmware_bin, model_path(gateware_dir, trace), rebuilt,
-                        {**main.soc_info, "peripheral": False}, seconds, peripheral=False)
+                        {**main.soc_info, "peripheral": False}, seconds, peripheral=False, entropy=main.entropy)

@@ -69,7 +69,8 @@ def run_jobs(builds, jobs, run_job, listed="rows", simulations=2, timeout=7200):
                 if console is None or record["peripheral"] != job.peripheral:
                     close()
                     build = builds[job.peripheral]
-                    console = SimConsole(build.model, build.gateware_dir, timeout=max(60, deadline - time.monotonic()))
+                    console = SimConsole(build.model, build.gateware_dir, timeout=max(60, deadline - time.monotonic()),
+                                         entropy=build.entropy)
                     with lock:
                         running.add(console)
                     record = {"soc": "with the peripheral" if job.peripheral else "without the peripheral",

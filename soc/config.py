@@ -32,6 +32,10 @@ CPUS_ALL = ("vexriscv:minimal", "vexriscv:lite", "vexriscv:standard", "vexriscv:
 ROM_SIZE = 0x10000          # the BIOS; LiteX trims the ROM to the BIOS image
 SRAM_SIZE = 0x2000          # the BIOS's data and stack
 MAIN_RAM_BASE = 0x40000000  # LiteX's usual `main_ram` origin
+# The entropy source's CSR location: the last of the CSR space's eight (16 KiB in 2 KiB pages), so that
+# the CSRs LiteX places itself (ctrl, identifier, the peripheral, the timer, the UART) keep the
+# addresses they had without it, and the timed code its bytes.
+ENTROPY_CSR_LOCATION = 7
 # The firmware image with both peer libraries (mbedTLS, BearSSL; README "Peer libraries"): text,
 # data, bss and a stack in main RAM. The simulation runs this one. A power of two: the bus decodes a
 # power-of-two window onto it, and Verilator's model of a smaller RAM reads past its array on an

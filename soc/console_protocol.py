@@ -87,7 +87,7 @@ def hex_argument(data):
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
-    "info": ("", "CPU, clock, memory sizes, cycle counter check"),
+    "info": ("", "CPU, clock, memory sizes, cycle counter check, where randomness comes from"),
     "bench": ("[hw|ours] [bits ...] [rows=<bits>:<op>:<impl>,...]",
               f"time {' / '.join(('sw', 'hw_cpu', 'hw_seq', *PEER_IMPLS))} RSA (public, private, private_crt); hw: no "
               "software; ours: no peer library; rows=: only those rows (the others' messages still drawn)"),
@@ -109,6 +109,9 @@ COMMANDS = {
                      "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
     "keygen": ("<bits> <seed-hex> [impl]",
                "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
+    "entropy": ("raw <words> | restart",
+                "the device's entropy source: raw words as it gives them (hex, for an SP 800-90B assessment), "
+                "or restart it (clears a health-test failure)"),
     "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
     "cert": ("[clear | add <der-hex>]",
              "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
@@ -155,6 +158,10 @@ class Error(enum.Enum):
     BAD_CHAIN = "bad_chain"                     # the chain's bytes are not whole DER certificates
     CHAIN_KEY_MISMATCH = "chain_key_mismatch"   # the first certificate does not hold the key's modulus
     SHORT_ENTROPY = "short_entropy"             # `tls` takes at least TLS_MIN_ENTROPY bytes of fresh randomness
+    # The device's entropy source failed a health test: its generator is stopped until `entropy restart`
+    # or a reboot, and every command that draws randomness says so.
+    ENTROPY_FAILED = "entropy_failed"
+    ENTROPY_TIMEOUT = "entropy_timeout"         # the source gave no word in time (a board's oscillators stopped?)
 
     @property
     def prefix(self):
@@ -271,6 +278,29 @@ DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,),
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
 KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
+# ---- the device's entropy source (firmware/rand/, soc/entropy.py) ----
+
+#: Where the firmware's randomness comes from, as `info` names it: the simulation's harness (its seed is
+#: the run's, the firmware does not know it), the board's ring oscillators, or the board's deterministic
+#: stand-in (an LFSR, built with `--deterministic-entropy` only).
+ENTROPY_SOURCES = {
+    "simulated": "raw bits from the simulation's harness, seeded (+entropy_seed)",
+    "ring_oscillators": "free-running ring oscillators in the fabric",
+    "deterministic": "an LFSR in place of the oscillators (a board built with --deterministic-entropy)",
+}
+#: The source's health as `info` reports it, in firmware/rand/entropy.h's enum order.
+ENTROPY_HEALTH = ("ok", "startup", "rct_failed", "apt_failed", "failed")
+#: Most raw words one `entropy raw` prints, and how many a line.
+ENTROPY_RAW_MAX_WORDS = 1 << 20
+ENTROPY_RAW_WORDS_PER_LINE = 8
+# `info`: where randomness comes from, the source's health.
+INFO_ENTROPY = Line("INFO_ENTROPY", (), (Field("entropy", "s"), Field("entropy_health", "s")))
+# `entropy raw`: raw words, each 8 hex digits, in the order the source gave them.
+ENTROPY_RAW = Line("ENTROPY_RAW", (), (Field("raw", "s", lambda text: [int(text[i:i + 8], 16)
+                                                                      for i in range(0, len(text), 8)]),))
+# `entropy restart`: the source's health right after.
+ENTROPY_RESTARTED = Line("ENTROPY_RESTARTED", ("entropy", "restarted"), (Field("entropy_health", "s"),))
+
 # ---- the TLS server (firmware/tls/tls_*.c, jobs/tls.py, docs/tls.md) ----
 
 #: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
@@ -320,7 +350,8 @@ CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Fie
 
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
-         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_DONE, CHAIN)
+         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW,
+         ENTROPY_RESTARTED)
 
 
 def _c_string(text):
@@ -359,6 +390,11 @@ def c_header():
               f"#define TLS_MIN_ENTROPY {TLS_MIN_ENTROPY}",
               f"#define TLS_TIMEOUT_MS {TLS_TIMEOUT_MS}",
               "#define TLS_RESUME_TOKEN { " + ", ".join(f"0x{b:02x}" for b in TLS_RESUME_TOKEN) + " }"]
+    lines += ["", "/* The entropy source. */"]
+    lines += [f"#define ENTROPY_SOURCE_{name.upper()} {_c_string(name)}" for name in ENTROPY_SOURCES]
+    lines += ["#define ENTROPY_HEALTH_NAMES { " + ", ".join(map(_c_string, ENTROPY_HEALTH)) + " }",
+              f"#define ENTROPY_RAW_MAX_WORDS {ENTROPY_RAW_MAX_WORDS}",
+              f"#define ENTROPY_RAW_WORDS_PER_LINE {ENTROPY_RAW_WORDS_PER_LINE}"]
     lines += ["", "/* Error lines start with these; details follow. */"]
     lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
     lines += ["", "#endif", ""]

@@ -1,5 +1,6 @@
 """The RSA benchmark SoC: VexRiscv, the LiteX BIOS in integrated ROM, integrated SRAM and main RAM,
-UART, a 64-bit cycle counter and (optionally) the Montgomery peripheral. Board targets add a
+UART, a 64-bit cycle counter, the entropy source (soc/entropy.py; its noise by build: `entropy_noise`)
+and (optionally) the Montgomery peripheral. Board targets add a
 clock/reset generator and pick the UART.
 
 The firmware lives in main RAM (soc/config.py, "Memory map"): `main_ram_init` preloads it, and the
@@ -9,14 +10,14 @@ BIOS jumps there when no host answers its serial-boot request (`ROM_BOOT_ADDRESS
 
 from litex.soc.integration.soc_core import SoCCore
 
-from soc import config
+from soc import config, entropy
 
 
 class RSABenchSoC(SoCCore):
     def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_type=config.CPU_TYPE,
                  cpu_variant=config.CPU_VARIANT, with_montmul=False, montmul_config=None,
                  main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, reserved_csrs=None,
-                 montmul_idle_clock_gate=False, **kwargs):
+                 montmul_idle_clock_gate=False, entropy_noise=entropy.RING_OSCILLATORS, **kwargs):
         kwargs.setdefault("uart_name", "serial")
         kwargs.setdefault("uart_baudrate", config.UART_BAUDRATE)
         # A non-empty init makes LiteX mark main RAM as preloaded (CONFIG_MAIN_RAM_INIT: the BIOS
@@ -43,6 +44,8 @@ class RSABenchSoC(SoCCore):
         # the one with it, so one firmware image runs on both (sim/build.py, build_bare).
         for name, location in (reserved_csrs or {}).items():
             self.csr.add(name, n=location)
+
+        entropy.add_entropy_source(self, entropy_noise)
 
         if with_montmul:
             from soc.montmul import MontgomeryCSR

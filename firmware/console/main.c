@@ -10,6 +10,7 @@
 
 #include "console/bench_cmds.h"
 #include "console/console.h"
+#include "console/entropy_cmds.h"
 #include "drivers/cycles.h"
 #include "montmul.h"
 #include "console/rsa_cmds.h"
@@ -75,6 +76,7 @@ static void cmd_info(int argc, char **argv)
 	       (unsigned long)t1, (unsigned long)(t1 - t0));
 	printf(INFO_STACK_LINE, (unsigned long)((char *)_fstack - (char *)_end), stack_used());
 	printf(INFO_PERIPHERAL_LINE, MONTMUL_LANES, MONTMUL_WORD_BITS, MONTMUL_MAX_BITS, MONTMUL_NUM_SLOTS);
+	entropy_print_info();
 }
 
 static const struct console_command base_commands[] = {
@@ -84,7 +86,7 @@ static const struct console_command base_commands[] = {
 };
 
 const struct console_command *const console_tables[] = { base_commands, bench_commands, rsa_commands, sig_commands,
-                                                     tls_commands, NULL };
+                                                     entropy_commands, tls_commands, NULL };
 
 int main(void)
 {

@@ -13,10 +13,12 @@
 #include "drivers/montmul_drv.h"
 #include "peers/peer_common.h"
 #include "peers/peer_keygen.h"
+#include "console/entropy_cmds.h"
 #include "console/rsa_cmds.h"
 #include "rsa/rsa_hw.h"
 #include "rsa/rsa_impls.h"
 #include "pad/rsa_padding.h"
+#include "rand/rng.h"
 #include "console/sig_cmds.h"
 
 /* A message fills at most the console line, two hex digits a byte. */
@@ -167,6 +169,9 @@ static void pad_failed(int err)
 	case PAD_ERR_TOO_LONG:
 		printf(ERR_MESSAGE_TOO_LONG " (OAEP with SHA-256 carries at most k - 66 bytes)\n");
 		break;
+	case PAD_ERR_RANDOM:
+		entropy_print_error(rng_stopped() ? RNG_ERR_HEALTH : RNG_ERR_TIMEOUT);
+		break;
 	case PAD_ERR_SALT_LENGTH:
 		printf(ERR_BAD_SALT_LENGTH " (no room for this salt in the modulus)\n");
 		break;
@@ -213,7 +218,10 @@ static void cmd_sign(int argc, char **argv)
 	    || parse_salt(o.salt, k, 0, &salt_len)
 	    || console_hex_bytes("message", argv[2], sig_message, sizeof(sig_message), &msg_len))
 		return;
-	pad_random_init();
+	if (scheme == PAD_PSS && (err = pad_random_init()) != PAD_OK) {     /* a fresh seed, before the timed region */
+		pad_failed(err);
+		return;
+	}
 	rsa_hw_forget();
 	t = timed_start();
 	err = pad_sign(scheme, o.backend, k, ctx, sig_message, msg_len, salt_len, sig_block);
@@ -274,6 +282,10 @@ static void cmd_oaep_encrypt(int argc, char **argv)
 	    || console_hex_bytes("message", argv[1], sig_message, PAD_MAX_BYTES, &msg_len)
 	    || parse_label(o.label, &label_len))
 		return;
+	if ((err = pad_random_init()) != PAD_OK) {
+		pad_failed(err);
+		return;
+	}
 	err = pad_oaep_encrypt(o.backend, k, ctx, SIG_LABEL, label_len, sig_message, msg_len, sig_block);
 	if (err != PAD_OK) {
 		pad_failed(err);

@@ -6,6 +6,7 @@
 #include "bignum/ct.h"
 #include "peers/peer_common.h"
 #include "pad/rsa_padding.h"
+#include "rand/rng.h"
 
 #if PEER_HAVE_BEARSSL
 
@@ -14,10 +15,19 @@
 #include "bearssl_rsa.h"
 #include "inner.h"
 
-/* The fixed seed of the deterministic generator (rsa_padding.h: on a board, an entropy source). */
-static const char drbg_seed[] = "rsa-bench deterministic padding seed, not for use on a board";
-static br_hmac_drbg_context drbg;
-static int drbg_ready;
+/* Salts and seeds come from the device's generator (rand/rng.h) through BearSSL's generator interface;
+   a failed request is remembered, since that interface has no way to say so. */
+static int random_failed;
+
+static void random_generate(const br_prng_class **ctx, void *out, size_t len)
+{
+	(void)ctx;
+	if (rng_generate(out, len) != RNG_OK)
+		random_failed = 1;
+}
+
+static const br_prng_class random_class = { sizeof(const br_prng_class *), NULL, random_generate, NULL };
+static const br_prng_class *random_vtable = &random_class;
 
 static uint32_t pad_value[BN_MAX_WORDS];     /* the integer an RSA operation works on */
 static unsigned char pad_work[PAD_MAX_BYTES];
@@ -30,20 +40,16 @@ static void sha256(unsigned char *out, const unsigned char *msg, size_t msg_len)
 	br_sha256_out(&h, out);
 }
 
-void pad_random_init(void)
+int pad_random_init(void)
 {
-	if (!drbg_ready) {
-		br_hmac_drbg_init(&drbg, &br_sha256_vtable, drbg_seed, sizeof(drbg_seed) - 1);
-		drbg_ready = 1;
-	}
+	return rng_reseed() == RNG_OK ? PAD_OK : PAD_ERR_RANDOM;
 }
 
-/* The generator: seeded once, each salt or seed the next bytes it gives (3 HMACs for 32 bytes; mixing
-   each message in as well would cost 4 more). */
+/* The generator, its failure flag cleared. */
 static const br_prng_class **random_source(void)
 {
-	pad_random_init();
-	return &drbg.vtable;
+	random_failed = 0;
+	return &random_vtable;
 }
 
 /* len big-endian bytes to and from `words` limbs (at least len/4 rounded up), a word at a time: the
@@ -178,6 +184,8 @@ static int pss_encode(const rsa_key *k, const unsigned char *msg_hash, int salt_
 	em[db_len - salt_len - 1] = 0x01;
 	rng = random_source();
 	(*rng)->generate(rng, salt, salt_len);
+	if (random_failed)
+		return PAD_ERR_RANDOM;
 	pss_hash(h, msg_hash, salt, salt_len);
 	br_mgf1_xor(em, db_len, &br_sha256_vtable, h, PAD_SHA256_BYTES);
 	em[0] &= 0xFF >> (8 * em_len - (k->bits - 1));
@@ -306,6 +314,10 @@ int pad_oaep_encrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
 	pk = (br_rsa_public_key){ pad_work, len, NULL, 0 };
 	if (br_rsa_oaep_pad(random_source(), &br_sha256_vtable, label, label_len, &pk, out, len, msg, msg_len) != len)
 		return PAD_ERR_TOO_LONG;
+	if (random_failed) {
+		memset(out, 0, len);
+		return PAD_ERR_RANDOM;
+	}
 	return ours_public(b, k, c, out) ? PAD_OK : PAD_ERR_RSA;
 }
 
@@ -329,8 +341,9 @@ int pad_oaep_decrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
 
 #else
 
-void pad_random_init(void)
+int pad_random_init(void)
 {
+	return PAD_ERR_UNAVAILABLE;
 }
 
 int pad_pss_max_salt(const rsa_key *k)

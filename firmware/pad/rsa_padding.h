@@ -9,9 +9,9 @@
  * Built only with BearSSL (PEER_HAVE_BEARSSL); without it every call returns PAD_ERR_UNAVAILABLE.
  *
  * Byte strings are big-endian, of the modulus' length in bytes (k) for signatures and ciphertexts.
- * Randomness (the PSS salt, the OAEP seed) comes from an HMAC-DRBG over SHA-256 seeded once with a
- * fixed string: deterministic, so a run repeats (the n-th salt after boot is always the same); on a
- * board the seed must come from an entropy source instead.
+ * Randomness (the PSS salt, the OAEP seed) comes from the device's generator (rand/rng.h), reseeded
+ * from the entropy source by pad_random_init; its failure (the source's health tests) fails the call
+ * with PAD_ERR_RANDOM.
  */
 #ifndef RSA_PADDING_H
 #define RSA_PADDING_H
@@ -28,6 +28,7 @@
 #define PAD_ERR_RSA         (-4)   /* the RSA operation failed (signing only: peripheral, fault check) */
 #define PAD_ERR_DECRYPT     (-5)   /* OAEP decryption failed, for whatever reason (one code: no oracle) */
 #define PAD_ERR_SALT_LENGTH (-6)   /* a PSS salt length this modulus has no room for */
+#define PAD_ERR_RANDOM      (-7)   /* the device's generator failed (rng.h: rng_stopped() says whether for good) */
 
 /* A PSS salt length (bytes), or: */
 #define PAD_SALT_HASH (-1)   /* the hash's length, or the most the modulus has room for when less */
@@ -38,8 +39,9 @@
 
 enum pad_scheme { PAD_PKCS1, PAD_PSS };
 
-/* Seeds the generator if it is not yet (the commands call it before their timed region). */
-void pad_random_init(void);
+/* Reseeds the device's generator from the entropy source (the commands that draw randomness call it
+   before their timed region, which then only runs the DRBG): PAD_OK or PAD_ERR_RANDOM. */
+int pad_random_init(void);
 
 /* The longest PSS salt this modulus has room for (em_len - 34 bytes), or PAD_ERR_KEY_SIZE. */
 int pad_pss_max_salt(const rsa_key *k);

@@ -17,6 +17,12 @@
 // simulation could use. No simulated cycle changes but the idle ones it does not run; `seconds` is
 // the wall time spent simulating, without those waits.
 //
+// The entropy source's raw samples come from here (soc/entropy.py): one bit of a seeded xorshift64*
+// generator per sample (`+entropy_seed=<n>`, default 1), or one constant bit with `+entropy_mode=stuck`,
+// which the source's repetition count test fails. A sample is offered only while the source has no word
+// waiting (its `ready` pad), so the source takes the generator's bits in order whenever the firmware
+// reads: the same seed gives the same words, however the host's typing falls in simulated time.
+//
 // Built with SIM_FAULTS (the fault-injection model, sim/fault_model.py), it can flip one bit of the
 // peripheral's state at a chosen cycle: the peripheral's registers and memories are public in that
 // model only (a Verilator configuration file, never the RTL), and this loop reaches them through
@@ -28,6 +34,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -116,6 +123,39 @@ struct Uart {
     }
 };
 
+// The simulated noise source: a seeded xorshift64* (Vigna), its top bit a sample; or stuck at one bit.
+struct EntropyBits {
+    uint64_t state = 1;
+    bool stuck = false;
+
+    void configure(VerilatedContext &context) {
+        const char *seed = context.commandArgsPlusMatch("entropy_seed=");
+        if (*seed)
+            state = strtoull(seed + strlen("+entropy_seed="), nullptr, 0);
+        // xorshift's state must not be zero; mix the seed so that nearby seeds start far apart
+        state = (state ^ 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+        if (!state)
+            state = 1;
+        const char *mode = context.commandArgsPlusMatch("entropy_mode=");
+        if (*mode && strcmp(mode + strlen("+entropy_mode="), "ok") != 0) {
+            if (strcmp(mode + strlen("+entropy_mode="), "stuck") != 0) {
+                fprintf(stderr, "unknown +entropy_mode (ok or stuck): %s\n", mode);
+                exit(2);
+            }
+            stuck = true;
+        }
+    }
+
+    unsigned next() {
+        if (stuck)
+            return 1;
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        return (unsigned)((state * 0x2545f4914f6cdd1dull) >> 63);
+    }
+};
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -140,6 +180,8 @@ int main(int argc, char **argv) {
     signal(SIGUSR1, on_idle_request);
 
     static Uart uart;
+    EntropyBits entropy;
+    entropy.configure(*context);
 #ifdef SIM_FAULTS
     static FaultHook faults;
     faults.open(top.get());
@@ -152,6 +194,8 @@ int main(int argc, char **argv) {
     top->serial_source_ready = 0;
     top->serial_sink_valid = 0;
     top->serial_sink_data = 0;
+    top->entropy_raw = 0;
+    top->entropy_raw_valid = 0;
 
     while (!stop_requested && !context->gotFinish()) {
         // Rising edge, then the console's side of the stream pads (LiteX's serial2console tick).
@@ -170,6 +214,10 @@ int main(int argc, char **argv) {
             uart.rx_len--;
             top->serial_sink_valid = 1;
         }
+        // The source's next sample, taken at the next rising edge, unless a word waits there.
+        top->entropy_raw_valid = !top->entropy_ready;
+        if (top->entropy_raw_valid)
+            top->entropy_raw = entropy.next();
         // Falling edge.
         top->sys_clk = 0;
         top->eval();

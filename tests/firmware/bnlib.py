@@ -265,6 +265,23 @@ def compile_host(out, extra=()):
     subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
+#: The device's generator and its entropy source's driver, over a host model of the source's CSRs.
+RNG_SOURCES = [FIRMWARE / "rand" / "rng.c", FIRMWARE / "rand" / "entropy.c", Path(__file__).resolve().parent / "entropy_model.c"]
+
+
+def entropy_defines():
+    """What LiteX's csr.h and soc.h give the firmware of the entropy source, from the contract (soc/entropy.py,
+    gateware/entropy/interface.py): -D flags for the host stand-ins, with their include directory."""
+    from amaranth.lib import data
+
+    from gateware.entropy.interface import SEED_RAW_WORDS, Status
+    from soc.entropy import STATUS_FIELDS
+    layout = data.Layout.cast(Status)
+    return [f"-I{Path(__file__).resolve().parent / 'host_litex'}", f"-DENTROPY_SEED_WORDS={SEED_RAW_WORDS}",
+            "-DCSR_ENTROPY_CTRL_RESTART_OFFSET=0",
+            *(f"-DCSR_ENTROPY_STATUS_{name.upper()}_OFFSET={layout[name].offset}" for name in STATUS_FIELDS)]
+
+
 def compile_with_bearssl(name, bearssl_sources, sources):
     """build/test-firmware/<name>-<pid>/lib<name>.so: the firmware's C `sources` (with compile_host's
     files) over BearSSL's modules `bearssl_sources` (paths below its src/), built as BearSSL's makefile
@@ -287,7 +304,7 @@ def compile_with_bearssl(name, bearssl_sources, sources):
                        check=True, capture_output=True, text=True)
         objects.append(str(obj))
     path = work / f"lib{name}.so"
-    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *map(str, sources), *objects])
+    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *entropy_defines(), *map(str, sources), *objects])
     return path
 
 

@@ -183,7 +183,9 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
     peers = {name: peer_libs.cached(peer) for name, peer in peer_libs.PEERS.items()}
     for name, text in generated_headers(max_bits, peers).items():
         _write_if_changed(gen / name, text)
-    includes = [f"-I{gen}", f"-I{FUZZ_SOURCES / 'host'}", f"-I{HERE / 'host_litex'}", f"-I{FIRMWARE}"]
+    from bnlib import entropy_defines       # the entropy source's CSR fields, from the contract
+    includes = [f"-I{gen}", f"-I{FUZZ_SOURCES / 'host'}", f"-I{HERE / 'host_litex'}", f"-I{FIRMWARE}",
+                *entropy_defines()]
     peer_objects, jobs_list = [], []
     if peers["bearssl"]:
         tree = peers["bearssl"]
@@ -226,7 +228,7 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
     # every console source but the TLS server's, which drives the UART and the interrupt controller
     # itself (fuzz/no_tls.c stands in for its command table)
     sources = [path for path in firmware_sources() if path.parent.name != "tls" and path not in ARITHMETIC]
-    harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "no_tls.c"]
+    harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "no_tls.c", HERE / "entropy_model.c"]
     stack_bytes = 4 * 2048          # console_fuzz.c's fuzz_stack_space
     _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer", *coverage_flags, *warnings,
               "-include", "firmware_config.h", *includes, "-Dmain=firmware_main",
@@ -306,6 +308,9 @@ def seed_lines(max_bits):
                 for op in protocol.OPS:
                     lines.append(f"bench {only}{bits0} rows={bits0}:{op}:{'hw_seq' if only == 'hw ' else 'sw'}")
             lines += ["bench 768", f"bench {bits0} rows=x", f"bench {bits0} rows={bits0}:mul:nope"]
+            continue
+        if name == "entropy":       # the source's model (entropy_model.c) gives words at once
+            lines += ["entropy raw 3", "entropy raw 0", "entropy raw 17 x", "entropy restart", "entropy"]
             continue
         if name in ("tls_key", "cert", "tls"):     # the TLS server's: not in the host build (fuzz/no_tls.c)
             lines += {"tls_key": [f"tls_key {bits0}", "tls_key 768"],

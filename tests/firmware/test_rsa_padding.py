@@ -7,7 +7,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from bnlib import FIRMWARE, BigNumLib, compile_with_bearssl, key_numbers
+from bnlib import FIRMWARE, RNG_SOURCES, BigNumLib, compile_with_bearssl, key_numbers
 
 PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT, PAD_ERR_SALT_LENGTH = 0, -2, -3, -5, -6
 PAD_PKCS1, PAD_PSS = 0, 1
@@ -23,7 +23,7 @@ OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256()
 
 @pytest.fixture(scope="module")
 def lib():
-    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c"])
+    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c", *RNG_SOURCES])
     yield BigNumLib(path)
     path.unlink(missing_ok=True)
 

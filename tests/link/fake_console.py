@@ -117,7 +117,8 @@ def _info(mode):
              _fields(protocol.INFO_COUNTER, {"cycle_counter": "ok", "cycles": 672955, "loop_cycles": 15064}),
              _fields(protocol.INFO_STACK, {"stack_bytes": 44680, "stack_used": 432}),
              _fields(protocol.INFO_PERIPHERAL, {"peripheral_lanes": 32, "word_bits": 32, "max_bits": 4096,
-                                                "slots": 16})]
+                                                "slots": 16}),
+             _fields(protocol.INFO_ENTROPY, {"entropy": "simulated", "entropy_health": "ok"})]
     if mode == "garbled":
         lines[3] = _cut(lines[3])
     if mode == "astray":

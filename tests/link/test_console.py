@@ -224,6 +224,7 @@ def test_info_returns_one_record_of_each_line(fake_console):
     assert info.soc.cpu == "Fake_Full" and info.soc.main_ram_bytes == 262144
     assert (info.limits.console_line_max, info.counter.cycle_counter, info.stack.stack_used) == (4095, "ok", 432)
     assert (info.peripheral.peripheral_lanes, info.peripheral.slots) == (32, 16)
+    assert (info.entropy.entropy, info.entropy.entropy_health) == ("simulated", "ok")
 
 
 def test_keygen_returns_one_record_of_both_lines_and_the_key_becomes_the_console_s(fake_console):

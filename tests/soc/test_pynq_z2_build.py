@@ -26,12 +26,13 @@ def xdc_pins(run):
 def arduino_gateware(tmp_path_factory):
     """`--uart arduino` with the yosys+nextpnr toolchain: the gateware pass alone, in this process
     (the two command-line runs already cover the firmware and the missing-toolchain exit), with the
-    runs' narrow peripheral (the pins do not depend on it)."""
+    runs' narrow peripheral (the pins do not depend on it) and the deterministic entropy stand-in."""
     from litex.soc.integration.builder import Builder
     from gateware.interface import PeripheralConfig
 
     build_dir = tmp_path_factory.mktemp("pynq_z2_arduino")
-    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino", montmul_config=PeripheralConfig(lanes=LANES, word_bits=WORD_BITS))
+    soc = pynq_z2.BaseSoC(toolchain="yosys+nextpnr", uart="arduino", deterministic_entropy=True,
+                          montmul_config=PeripheralConfig(lanes=LANES, word_bits=WORD_BITS))
     Builder(soc, output_dir=str(build_dir), compile_software=False, compile_gateware=False).build(run=False)
     return Run([], build_dir, 0, "", "")
 
@@ -53,6 +54,20 @@ def test_generates_gateware_constraints_and_firmware(pynq_z2_runs):
     assert "create_clock -name clk125 -period 8.0" in run.text(f"{BUILD_NAME}.xdc")
     assert "PLLE2_ADV" in top
     assert (pins["user_led0"], pins["user_led1"]) == ("R14", "P14")
+    # The entropy source on its ring oscillators, with their constraints; the firmware told neither
+    # simulation nor deterministic build.
+    assert "entropy_source.v" in tcl and "LUT1" in run.text("entropy_source.v")
+    assert "ALLOW_COMBINATORIAL_LOOPS TRUE" in run.text(f"{BUILD_NAME}.xdc")
+    soc_h = (run.build_dir / "software" / "include" / "generated" / "soc.h").read_text()
+    assert "RSA_BENCH_SIMULATION" not in soc_h and "RSA_BENCH_DETERMINISTIC_ENTROPY" not in soc_h
+    assert re.search(r"#define ENTROPY_SEED_WORDS \d+", soc_h)
+
+
+def test_deterministic_entropy_is_a_build_option_the_firmware_is_told_of(arduino_gateware):
+    soc_h = (arduino_gateware.build_dir / "software" / "include" / "generated" / "soc.h").read_text()
+    assert "RSA_BENCH_DETERMINISTIC_ENTROPY" in soc_h and "RSA_BENCH_SIMULATION" not in soc_h
+    assert "LUT1" not in arduino_gateware.text("entropy_source.v")
+    assert "ALLOW_COMBINATORIAL_LOOPS" not in arduino_gateware.text(f"{BUILD_NAME}.xdc")
 
 
 def _words(data):

@@ -1,5 +1,6 @@
 /* Host stand-in for LiteX's generated csr.h: the CSR accessors the peripheral's driver
-   (firmware/drivers/montmul_drv.c) and firmware/drivers/cycles.h use, as functions of montmul_recorder.c. */
+   (firmware/drivers/montmul_drv.c) and firmware/drivers/cycles.h use, as functions of montmul_recorder.c,
+   and the entropy source's driver (firmware/rand/entropy.c), of entropy_model.c. */
 #ifndef HOST_CSR_H
 #define HOST_CSR_H
 
@@ -11,6 +12,10 @@ uint32_t montmul_rdata_read(void);
 uint32_t montmul_status_read(void);
 void montmul_ctrl_write(uint32_t value);
 #define CSR_MONTMUL_CTRL_RESET_OFFSET 0
+/* The entropy source's (entropy_model.c); its field positions come as -D flags (bnlib.entropy_defines). */
+uint32_t entropy_status_read(void);
+uint32_t entropy_data_read(void);
+void entropy_ctrl_write(uint32_t value);
 void timer0_uptime_latch_write(uint32_t value);
 uint64_t timer0_uptime_cycles_read(void);
 
