@@ -233,8 +233,8 @@ class MontgomeryPeripheral(wiring.Component):
         self.config = config
         super().__init__()
 
-    def elaborate(self, platform):
-        m = Module()
+    def _parts(self, m):
+        """The components, and their ports to the register file and to the moduli in force."""
         cfg = self.config
         m.submodules.regfile = regfile = RegisterFile(cfg)
         m.submodules.core = core = MontMulCore(cfg)
@@ -252,6 +252,12 @@ class MontgomeryPeripheral(wiring.Component):
         wiring.connect(m, data_port.bus_write, regfile.bus_write)
         wiring.connect(m, modulus.state, core.modulus, decoder.modulus)
         wiring.connect(m, modulus.state1, core.modulus1, decoder.modulus1)
+        return regfile, core, modulus, sequencer, decoder, data_port
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        regfile, core, modulus, sequencer, decoder, data_port = self._parts(m)
 
         # The command's fields go to every engine; the core's products are the sequencer's while it
         # starts one, else the one of a MUL command.
