@@ -155,6 +155,11 @@ class Driver:
         domain; ``base`` and ``exponent`` are slots, ``op`` is EXP_WINDOW, EXP_LADDER or EXP_FIXED."""
         return await self.run(op, dst, base, exponent, exponent_bits)
 
+    async def clear(self):
+        """CLEAR: every slot, both modulus banks and the core's memories zeroed, no modulus in force
+        afterwards; (cycles, status), the cycles being the configuration's ``clear_cycles``."""
+        return await self.run(Opcode.CLEAR)
+
     async def load_modulus(self, n, size, slot=0, bank=0, word_bits=WORD_BITS):
         """Write N into ``slot`` and make it the modulus of ``bank`` (``size`` words of ``word_bits``
         bits); return SETMOD's (cycles, status)."""

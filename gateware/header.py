@@ -82,6 +82,8 @@ def c_header(config=PeripheralConfig()):
         f"#define MONTMUL_EXP_EXTRA_PRODUCTS {model.EXP_EXTRA_PRODUCTS}u",
         f"#define MONTMUL_EXP_PRODUCTS_PER_BIT {model.EXP_PRODUCTS_PER_BIT}u",
         f"#define MONTMUL_EXP_PRODUCT_OVERHEAD {model.EXP_PRODUCT_OVERHEAD}u",
+        "/* The cycles of a CLEAR, whatever the memories hold (gateware.model.clear_cycles). */",
+        f"#define MONTMUL_CLEAR_CYCLES {model.clear_cycles(config)}u",
         "",
         "static inline uint32_t montmul_cmd(uint32_t op, uint32_t dst, uint32_t a, uint32_t b, uint32_t arg)",
         "{",

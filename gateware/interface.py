@@ -34,6 +34,15 @@ in one command, context 0 over bank 0 and context 1 over bank 1, for the two hal
   length ``arg`` <= max(size0, size1)*W (context 0's exponent: the low ``arg`` bits of row 0 of slot b,
   context 1's of row 1, each read up to ``arg`` even past its own modulus' size), so the time is a
   function of the two sizes and ``arg`` only.
+
+CLEAR wipes the peripheral: it zeroes every row of every memory that can hold an operand or a value
+derived from one (every slot, user and hidden, both modulus banks and their N', the core's copy of b
+and its accumulator) and the registers that hold such words (the moduli in force, n', the core's
+digits and a's words, the exponent's latched words and window bits), one row per cycle, all memories
+in step.  It takes ``PeripheralConfig.clear_cycles`` cycles, a function of the configuration only
+(1 + ``operand_rows``), whatever the memories hold; its fields are ignored.  Afterwards no modulus is in
+force (a product or exponentiation is refused with NO_MODULUS until a SETMOD) and every slot reads 0;
+the bus pointers stay where they were.
 """
 
 from dataclasses import dataclass
@@ -144,6 +153,7 @@ class Opcode(enum.Enum, shape=4):
     EXP_FIXED  = 7
     MUL_PAIR   = 8
     EXP_FIXED_PAIR = 9
+    CLEAR      = 10
 
 
 @dataclass(frozen=True)
@@ -288,6 +298,12 @@ class PeripheralConfig:
     def operand_rows(self):
         """Rows of the operand register file (every slot, user and hidden)."""
         return TOTAL_SLOTS * self.rows_per_slot
+
+    @property
+    def clear_cycles(self):
+        """Cycles of a CLEAR (its accepting cycle, then one per operand row; the smaller memories are
+        wiped in the same cycles), whatever the memories hold."""
+        return 1 + self.operand_rows
 
     @property
     def has_pairs(self):

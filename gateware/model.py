@@ -5,7 +5,7 @@ it (``tests/gateware/test_model.py``, ``test_fuzz.py``), and it answers what the
 at any size, in a fraction of the time.
 
 * The arithmetic: ``mont_mul`` (the core's product), ``to_mont``/``from_mont``.
-* The schedule: ``mul_cycles``, ``setmod_cycles`` and ``exp_cycles`` give the cycles of a command
+* The schedule: ``mul_cycles``, ``setmod_cycles``, ``exp_cycles`` and ``clear_cycles`` give the cycles of a command
   from the strobe that is accepted (counted as 1) to the first cycle ``status.busy`` reads 0
   (exclusive); a NOP takes 1.  An exponentiation is a program of Montgomery products
   (``exp_program``), built from the sliding-window decomposition of the exponent
@@ -33,7 +33,7 @@ from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, WI
 
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",
-    "mul_cycles", "setmod_cycles", "exp_cycles", "pair_mul_cycles", "pair_exp_cycles",
+    "mul_cycles", "setmod_cycles", "exp_cycles", "clear_cycles", "pair_mul_cycles", "pair_exp_cycles",
     "wait_bounds", "exp_cycles_bound",
     "exponent_windows", "fixed_windows", "exp_program", "pair_program", "EXP_PROGRAMS", "PAIR_PROGRAMS", "Step",
     "Modulus", "PeripheralModel",
@@ -129,6 +129,12 @@ def setmod_cycles(config, bits, odd=True):
     if not odd:
         return 3
     return 3 + config.word_bits // 2 + _rows(config, size) + 2 + (size + 1) + 1
+
+
+def clear_cycles(config):
+    """Cycles of a CLEAR: the contract's ``PeripheralConfig.clear_cycles``, the accepting cycle and one per
+    operand row (every memory is wiped a row per cycle, in step), whatever the memories hold."""
+    return config.clear_cycles
 
 
 def exponent_windows(exponent, exponent_bits, width):
@@ -329,12 +335,12 @@ def exp_cycles_bound(mul, exponent_bits):
 def wait_bounds(config):
     """What a driver needs to bound its waits on the peripheral (gateware.header renders it):
     ``command``: the most cycles any command but an exponentiation keeps it busy (MUL at the largest
-    size, SETMOD, MUL_PAIR with the widest shared a); ``mul_by_rows``: a product's most cycles at a
+    size, SETMOD, MUL_PAIR with the widest shared a, CLEAR); ``mul_by_rows``: a product's most cycles at a
     modulus of r rows (index r; 0 unused); ``pair_mul``: a pair product's most (both moduli one row)."""
     rows = config.rows_per_slot
     row_bits = config.row_bits
     mul_by_rows = [0] + [mul_cycles(config, r * row_bits) for r in range(1, rows + 1)]
-    command = max(mul_by_rows[-1], setmod_cycles(config, config.max_bits))
+    command = max(mul_by_rows[-1], setmod_cycles(config, config.max_bits), clear_cycles(config))
     pair_mul = 0
     if config.has_pairs:
         pair_mul = pair_mul_cycles(config, row_bits, row_bits)
@@ -485,6 +491,8 @@ class PeripheralModel:
         scheme = exponent_scheme(op) if op is not None else None
         if op is Opcode.NOP:
             return self._accept(1)
+        if op is Opcode.CLEAR:
+            return self._accept(clear_cycles(self.config), self._clear)
         if op is Opcode.WRITE:
             if bad[dst]:
                 return self._refuse(ErrorCode.BAD_SLOT)
@@ -541,6 +549,12 @@ class PeripheralModel:
             overlap = _chain_overlap(self.config, self.config.word_bits * self.modulus.size)
             return self._run_products(_program_cycles(steps, mul, overlap), steps)
         return self._refuse(ErrorCode.BAD_OPCODE)
+
+    def _clear(self):
+        # every slot and both banks wiped; the pointers stay
+        self.slots = [0] * self.config.total_slots
+        self.modulus = self.modulus1 = None
+        return self._finished()
 
     def _setmod(self, slot, size, bank=0):
         n = self.slots[slot] & ((1 << (self.config.word_bits * size)) - 1)

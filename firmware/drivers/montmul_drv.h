@@ -24,8 +24,14 @@
 #define MM_WAIT_MARGIN 2u
 
 /* Resets the peripheral (its registers: no modulus is in force afterwards; the operand memories keep
-   their words) and forgets the sizes it had. */
+   their words: montmul_wipe() clears them) and forgets the sizes it had. */
 void mm_reset(void);
+
+/* CLEAR: zeroes every operand slot (hidden ones too), both modulus banks and the core's memories and
+   registers, in MONTMUL_CLEAR_CYCLES cycles whatever they held; no modulus is in force afterwards.
+   Returns 0, the peripheral's error code (MONTMUL_ERR_BUSY if a command still runs), or MM_ERR_STUCK.
+   Defined in montmul_wipe.c, which the Makefile links after the timed code. */
+int montmul_wipe(void);
 
 /* mm_reset(), then MM_ERR_STUCK: the end of a wait that ran out. */
 unsigned mm_stuck(void);

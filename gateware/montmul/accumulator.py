@@ -24,7 +24,7 @@ class Accumulator(wiring.Component):
     select pass's row (``select_read``), else the lanes' s3 row (``lane_read_row``), the second port the
     row after ``lane_write_row``.  The write is the resolve pass's (``resolved``: V - N in the low-word
     field, V in the carry field and the borrow into the column of V - 2N as its top bit) or else the
-    lanes' column sums (``lane_write``)."""
+    lanes' column sums (``lane_write``); while ``wipe`` (CLEAR), zeros into row ``wipe_row`` (if it has one)."""
 
     def __init__(self, config):
         self.config = config
@@ -47,6 +47,8 @@ class Accumulator(wiring.Component):
             "low":             Out(W).array(L),
             "carry":           Out(CARRY_BITS).array(L),
             "next_low0":       Out(W),
+            "wipe":            In(1),
+            "wipe_row":        In(range(config.operand_rows)),
         })
 
     def elaborate(self, platform):
@@ -90,4 +92,7 @@ class Accumulator(wiring.Component):
         with m.Else():
             m.d.comb += [write_row.eq(self.lane_write_row), write_en.eq(self.lane_write)]
             m.d.comb += [write_data[j].eq(self.lane_write_data[j]) for j in range(L)]
+        with m.If(self.wipe):
+            m.d.comb += [write_row.eq(self.wipe_row), write_en.eq(self.wipe_row < rows)]
+            m.d.comb += [write_data[j].eq(0) for j in range(L)]
         return m

@@ -87,6 +87,9 @@ class MontMulCore(wiring.Component):
 
     Its parts: ``ProductControl`` (the schedule), a ``QuotientHead`` per context, the ``LanePipeline``,
     the ``Accumulator``, ``ResolvePass`` and ``SelectPass``.
+
+    ``wipe`` (CLEAR, while the core is idle) zeroes row ``wipe_row`` of the accumulator and of the copy
+    of b, and the registers that keep words of a product (digits, a's words, carries).
     """
 
     def __init__(self, config):
@@ -99,6 +102,8 @@ class MontMulCore(wiring.Component):
             "operand_read":  Out(ReadPortSignature(rows, row)),
             "operand_write": Out(WritePortSignature(rows, row)),
             "modulus_read":  Out(ReadPortSignature(n_rows, row, claim=False)),
+            "wipe":          In(1),
+            "wipe_row":      In(range(rows)),
         })
 
     def elaborate(self, platform):
@@ -156,12 +161,16 @@ class MontMulCore(wiring.Component):
             acc.select_read.eq(control.select_issue), acc.select_row.eq(control.select_row),
             acc.resolved.eq(resolve.valid), acc.resolved_row.eq(resolve.row),
             resolve.issue.eq(control.resolve_issue), resolve.issue_row.eq(control.resolve_row),
-            resolve.rows.eq(control.rows), resolve.pair.eq(control.pair), resolve.clear.eq(control.resolve_clear),
+            resolve.rows.eq(control.rows), resolve.pair.eq(control.pair),
+            resolve.clear.eq(control.resolve_clear | self.wipe),
             resolve.acc_next_low0.eq(acc.next_low0), resolve.modulus_row.eq(n_data),
             resolve.select_row.eq(control.select_row),
             select.issue.eq(control.select_issue), select.row.eq(control.select_row),
             select.dst_slot.eq(control.dst_slot), select.select.eq(resolve.select),
             select.select2.eq(resolve.select2), select.pair.eq(control.pair), select.modulus_row.eq(n_data),
+            lanes.wipe.eq(self.wipe), lanes.wipe_row.eq(self.wipe_row),
+            acc.wipe.eq(self.wipe), acc.wipe_row.eq(self.wipe_row),
+            *(head.wipe.eq(self.wipe) for head in heads),
         ]
         for j in range(cfg.lanes):
             m.d.comb += [lanes.acc_low[j].eq(acc.low[j]), lanes.acc_carry[j].eq(acc.carry[j]),

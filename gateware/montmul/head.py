@@ -62,7 +62,8 @@ class QuotientHead(wiring.Component):
     ones, m for the second pass.  q_i is lane 0's low word of the context's row (``lane_low0``) when that
     row (``lane_row``, not of a second pass) is in stage s4, at phase 1: taken from the lanes in that
     cycle when P = 2, from the register it is kept in otherwise.  ``a_lane_load``/``a_lane``: a_i for
-    the lanes (the row in their stage s2), 0 for the second pass."""
+    the lanes (the row in their stage s2), 0 for the second pass.  ``wipe`` (CLEAR) zeroes the digits
+    and a's words it keeps (m follows q a cycle later)."""
 
     def __init__(self, config, context):
         self.config = config
@@ -71,6 +72,7 @@ class QuotientHead(wiring.Component):
         super().__init__({
             "schedule":      In(HeadScheduleSignature(config)),
             "n_inv":         In(W),
+            "wipe":          In(1),
             "operand_read":  Out(ReadPortSignature(config.operand_rows, config.row_bits)),
             "lane_valid":    In(1),
             "lane_row":      In(range(config.rows_per_slot)),
@@ -131,4 +133,6 @@ class QuotientHead(wiring.Component):
             m.d.sync += [a_after.eq(a_row.word_select(2, W)), a_next.eq(a_row.word_select(1, W))]
         with m.If(at(4) & ~s.on):
             m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(a_row.word_select(0, W))]
+        with m.If(self.wipe):
+            m.d.sync += [q.eq(0), a_row.eq(0), a_next.eq(0), a_after.eq(0)]
         return m

@@ -75,7 +75,11 @@ class LanePipeline(wiring.Component):
     context) load a_i and the digit: ``a_load[h]`` with ``a_word[h]``, ``quotient_update[h]`` with
     ``quotient[h]``, the last head taking priority (the heads never load in the same cycle).  ``acc_low``/``acc_carry`` are the accumulator's row
     ``s3_row``, ``acc_next_low0`` lane 0's low word of the row after ``s4_row``; ``column_sum`` is
-    written back to row ``s4_row`` when ``s4_valid`` (``s4_classic``: of a classic row)."""
+    written back to row ``s4_row`` when ``s4_valid`` (``s4_classic``: of a classic row).
+
+    ``wipe`` (CLEAR) zeroes row ``wipe_row`` of the copy of b (if it has one), a_i, the digit and the
+    kept carries; the stages' registers, which load every cycle from those and from the memories, are
+    zero a few cycles later."""
 
     def __init__(self, config):
         self.config = config
@@ -103,6 +107,8 @@ class LanePipeline(wiring.Component):
             "s4_classic":      Out(1),
             "column_sum":      Out(column_sum_bits(config)).array(L),
             "top_carry":       Out(carry_bits(config)).array(heads),
+            "wipe":            In(1),
+            "wipe_row":        In(range(config.operand_rows)),
         })
 
     def elaborate(self, platform):
@@ -172,4 +178,8 @@ class LanePipeline(wiring.Component):
             else:
                 t_last = Mux(s4_first | s4_classic | self.pair | (s4_row == self.rows - 1), 0, self.acc_next_low0)
                 m.d.comb += self.column_sum[j].eq(mn[j] + z[j] + t_last)
+
+        with m.If(self.wipe):
+            m.d.comb += [b_write.addr.eq(self.wipe_row), b_write.en.eq(self.wipe_row < rows), b_write.data.eq(0)]
+            m.d.sync += [a_lane.eq(0), lane_m.eq(0), row_carry.eq(0), *(top.eq(0) for top in self.top_carry)]
         return m

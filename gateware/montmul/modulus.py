@@ -21,6 +21,10 @@ N' ``config.n_prime_row`` rows after its N).  Loading one
 bank leaves the other as it was.  The caller checks that a bank-1 modulus fits a row.
 
 Cycles: 2 + W/2 + ceil(s/lanes) + (s + 1) + 2 + 1 from the cycle after ``start``.
+
+CLEAR (``wipe``, while idle) leaves no modulus in force in either bank and zeroes every register that
+held words of N or of N' (n', n_0 and its multiples, the N' datapath's words and carry); the modulus
+memory itself is the register file's to wipe.
 """
 
 from types import SimpleNamespace
@@ -80,6 +84,7 @@ class ModulusUnit(wiring.Component):
             "write": Out(WritePortSignature(config.modulus_rows, config.row_bits)),
             "state": Out(ModulusStateSignature(config)),
             "state1": Out(ModulusStateSignature(config)),
+            "wipe":  In(1),
         })
 
     def _banks(self, m):
@@ -144,10 +149,10 @@ class ModulusUnit(wiring.Component):
         fetch_v = s.fetch_v = Signal()
         fetch_g = s.fetch_g = Signal(SIZE_BITS + 1)     # the word of N selected from the row read
         read_words = Array(rd.data.word_select(j, W) for j in range(L))
-        fetched = Signal(W, reset_less=True)        # that word, registered: the multiplier's input
+        fetched = s.fetched = Signal(W, reset_less=True)    # that word, registered: the multiplier's input
         fetched_v = Signal()
         fetched_g = Signal(SIZE_BITS + 1)
-        product = Signal(2 * W, reset_less=True)
+        product = s.product = Signal(2 * W, reset_less=True)
         product_v = Signal()
         product_g = Signal(SIZE_BITS + 1)
         carry = s.carry = Signal(W)
@@ -239,6 +244,13 @@ class ModulusUnit(wiring.Component):
                                      bank["valid"].eq(1)]
                 m.next = "IDLE"
 
+    def _wipe(self, m, banks, s):
+        """CLEAR: both banks empty, and nothing left of the last N in the registers."""
+        with m.If(self.wipe):
+            m.d.sync += [register.eq(0) for bank in banks for register in bank.values()]
+            m.d.sync += [register.eq(0) for register in (s.inv_t, s.inv_n, s.inv_n3, s.inv_x, s.fetched, s.product,
+                                                         s.carry, *s.prime_words)]
+
     def elaborate(self, platform):
         m = Module()
         banks = self._banks(m)
@@ -246,4 +258,5 @@ class ModulusUnit(wiring.Component):
         self._copy(m, s)
         self._n_prime(m, s)
         self._fsm(m, banks, s)
+        self._wipe(m, banks, s)
         return m

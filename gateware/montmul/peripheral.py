@@ -11,6 +11,9 @@ accepted; ``DataPort`` holds the bus pointers) and keeps the status:
   and EXP_FIXED_PAIR) to the ``ExponentSequencer``,
   which issues its products to the same core.  A configuration without pairs (one row per slot)
   refuses the pair opcodes as BAD_OPCODE.
+* CLEAR walks a row counter over every operand row, one a cycle: ``wipe`` tells the register file, the
+  core, SETMOD's unit and the sequencer to zero that row of each memory and the registers holding words
+  of operands, so it takes ``PeripheralConfig.clear_cycles`` cycles whatever they hold.
 * ``status`` shows busy (one of them runs), done (the last command completed) and the error code of the
   last refused command or access; ``irq`` pulses for one cycle when a multi-cycle command ends or a
   command is refused.  ``rdata`` is only meaningful while not busy.
@@ -37,7 +40,7 @@ class CommandDecoder(wiring.Component):
     """The checks of a command word against the moduli in force (combinational), made while ``strobe``
     (only then: Verilator then evaluates them only in the cycle of a command).  ``error`` is why it
     would be refused, NONE if it would be accepted; then at most one of ``setmod``, ``mul`` (with
-    ``mul_pair``), ``exp`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
+    ``mul_pair``), ``exp``, ``clear`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
     sets (``immediate``: it completes at once)."""
 
     def __init__(self, config):
@@ -55,6 +58,7 @@ class CommandDecoder(wiring.Component):
             "mul":           Out(1),
             "mul_pair":      Out(1),
             "exp":           Out(1),
+            "clear":         Out(1),
         })
 
     def elaborate(self, platform):
@@ -76,6 +80,8 @@ class CommandDecoder(wiring.Component):
         with m.If(self.strobe), m.Switch(cmd.op.as_value()):
             with m.Case(Opcode.NOP):
                 accept(self.immediate)
+            with m.Case(Opcode.CLEAR):
+                accept(self.clear)
             with m.Case(Opcode.WRITE):
                 with m.If(bad_dst):
                     refuse(ErrorCode.BAD_SLOT)
@@ -227,8 +233,8 @@ class MontgomeryPeripheral(wiring.Component):
         self.config = config
         super().__init__()
 
-    def elaborate(self, platform):
-        m = Module()
+    def _parts(self, m):
+        """The components, and their ports to the register file and to the moduli in force."""
         cfg = self.config
         m.submodules.regfile = regfile = RegisterFile(cfg)
         m.submodules.core = core = MontMulCore(cfg)
@@ -246,10 +252,18 @@ class MontgomeryPeripheral(wiring.Component):
         wiring.connect(m, data_port.bus_write, regfile.bus_write)
         wiring.connect(m, modulus.state, core.modulus, decoder.modulus)
         wiring.connect(m, modulus.state1, core.modulus1, decoder.modulus1)
+        return regfile, core, modulus, sequencer, decoder, data_port
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        regfile, core, modulus, sequencer, decoder, data_port = self._parts(m)
 
         # The command's fields go to every engine; the core's products are the sequencer's while it
         # starts one, else the one of a MUL command.
         cmd = Command(self.cmd)
+        wipe = Signal()                         # CLEAR runs: row wipe_row of every memory is zeroed
+        wipe_row = Signal(range(cfg.operand_rows))
         mul_start = Signal()
         mul_pair = Signal()
         m.d.comb += [decoder.strobe.eq(self.cmd_stb), decoder.command.eq(self.cmd),
@@ -260,6 +274,8 @@ class MontgomeryPeripheral(wiring.Component):
                      sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
                      sequencer.bits.eq(cmd.arg), sequencer.op.eq(cmd.op),
                      core.ctl.start.eq(mul_start | sequencer.mul.start),
+                     *(unit.wipe.eq(wipe) for unit in (regfile, core, modulus, sequencer)),
+                     regfile.wipe_row.eq(wipe_row), core.wipe_row.eq(wipe_row),
                      sequencer.mul.busy.eq(core.ctl.busy), sequencer.mul.done.eq(core.ctl.done)]
         with m.If(sequencer.mul.start):
             m.d.comb += [core.ctl.dst.eq(sequencer.mul.dst), core.ctl.a.eq(sequencer.mul.a),
@@ -301,6 +317,9 @@ class MontgomeryPeripheral(wiring.Component):
                             m.next = "MUL"
                         with m.If(decoder.exp):
                             m.next = "EXP"
+                        with m.If(decoder.clear):
+                            m.d.sync += wipe_row.eq(0)
+                            m.next = "CLEAR"
                     with m.Else():
                         m.d.sync += [error.eq(decoder.error), irq.eq(1)]
             with m.State("SETMOD"):
@@ -314,6 +333,11 @@ class MontgomeryPeripheral(wiring.Component):
                     finish()
             with m.State("EXP"):
                 with m.If(sequencer.done):
+                    finish()
+            with m.State("CLEAR"):
+                m.d.comb += wipe.eq(1)
+                m.d.sync += wipe_row.eq(wipe_row + 1)
+                with m.If(wipe_row == cfg.operand_rows - 1):
                     finish()
 
         # Refusals of accesses while busy (after the FSM so that they take priority).

@@ -5,6 +5,7 @@ the user slots first and then the hidden ones (see the slot plan in ``gateware.i
 words above the current size are ignored by every command.  SETMOD copies N (the words below the size)
 into a separate modulus memory (bank 0's rows, then bank 1's one row), so N's slot may be reused
 afterwards and the core can read N while the operand memory's only read port serves a and b.
+CLEAR (``wipe``) zeroes both memories a row per cycle.
 
 Read data arrives the cycle after the address (synchronous block-RAM ports).
 """
@@ -58,7 +59,9 @@ class RegisterFile(wiring.Component):
     (``exp_read``) may claim the read port for a cycle (the three never run together), and it follows
     the bus read pointer (``bus_read``) in every other cycle, so ``rdata`` needs no extra latency.  Bus
     writes (``bus_write``: a 32-bit word and the enables of the W-bit words it goes to) happen only
-    while the core is idle.  The modulus memory has one reader (the core) and one writer (SETMOD)."""
+    while the core is idle.  The modulus memory has one reader (the core) and one writer (SETMOD).
+    While ``wipe`` (CLEAR, nothing else running) row ``wipe_row`` of each memory that has it is written
+    with zeros, over every other writer."""
 
     def __init__(self, config):
         self.config = config
@@ -72,6 +75,8 @@ class RegisterFile(wiring.Component):
             "bus_write":     In(WordWriteSignature(rows, config.lanes)),
             "modulus_read":  In(ReadPortSignature(n_rows, row, claim=False)),
             "modulus_write": In(WritePortSignature(n_rows, row)),
+            "wipe":          In(1),
+            "wipe_row":      In(range(rows)),
         })
 
     def elaborate(self, platform):
@@ -107,4 +112,8 @@ class RegisterFile(wiring.Component):
         m.d.comb += [n_rd.addr.eq(self.modulus_read.addr), self.modulus_read.data.eq(n_rd.data),
                      n_wr.addr.eq(self.modulus_write.addr), n_wr.data.eq(self.modulus_write.data),
                      n_wr.en.eq(self.modulus_write.en)]
+
+        with m.If(self.wipe):
+            m.d.comb += [wr.addr.eq(self.wipe_row), wr.data.eq(0), wr.en.eq(C((1 << cfg.lanes) - 1, cfg.lanes)),
+                         n_wr.addr.eq(self.wipe_row), n_wr.data.eq(0), n_wr.en.eq(self.wipe_row < cfg.modulus_rows)]
         return m

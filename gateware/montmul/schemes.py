@@ -63,7 +63,8 @@ class SchemeMachine(wiring.Component):
 
     ``start`` comes with the command's ``start_bits``; ``base``, ``dst`` and ``exponent_bits`` are the command's
     operands from the next cycle on (kept by the sequencer); ``word`` and ``high_word`` the words of the
-    exponent latched by ``ExponentReader``."""
+    exponent latched by ``ExponentReader``.  ``wipe`` (CLEAR, while every machine is idle): each machine
+    zeroes the registers that keep bits of the last exponent (``wipe_registers``)."""
 
     #: What the formal proofs need to know of this machine (each subclass declares its own).
     FORMAL = FormalFacts()
@@ -82,8 +83,15 @@ class SchemeMachine(wiring.Component):
             "exponent":   Out(ExponentReadSignature()),
             "word":       In(config.word_bits),
             "high_word":  In(config.word_bits),
+            "wipe":       In(1),
             **(ports or {}),
         })
+
+    def wipe_registers(self, m, *registers):
+        """Zero ``registers`` (bits of the exponent: windows, digits) while ``wipe``; called last in
+        ``elaborate``, so that it wins over the states' assignments."""
+        with m.If(self.wipe):
+            m.d.sync += [register.eq(0) for register in registers]
 
     def multiply(self, m, dst, a, b, then, pair=0, b1=None):
         """Start dst = a*b*R^-1 in this cycle (a pair if ``pair``, context 1's b being ``b1``, by default
@@ -250,6 +258,7 @@ class WindowExponent(SchemeMachine):
             self._table(m, s)
             self._top_bit(m, s)
             self._window(m, s)
+        self.wipe_registers(m, s.window, s.digit, s.digit_bits, s.squarings)
         return m
 
 
@@ -300,6 +309,7 @@ class LadderExponent(SchemeMachine):
                 with m.Else():
                     m.d.sync += bit_index.eq(bit_index - 1)
                     m.next = "EL_BIT"
+        self.wipe_registers(m, bit)
         return m
 
 
@@ -434,6 +444,7 @@ class FixedExponent(SchemeMachine):
             self._table(m, s)
             self._read_window(m, s)
             self._window_products(m, s)
+        self.wipe_registers(m, s.digit, s.digit1)
         return m
 
 

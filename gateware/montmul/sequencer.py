@@ -59,7 +59,7 @@ class ExponentReader(wiring.Component):
     ``latch_index`` of that row in ``word`` (or ``high_word``).
 
     Reset-less: both words are written before they are read in each exponentiation, and without a reset
-    their logic stays out of Verilator's evaluation on input changes."""
+    their logic stays out of Verilator's evaluation on input changes.  ``wipe`` (CLEAR) zeroes them."""
 
     def __init__(self, config, requesters):
         self.config = config
@@ -69,6 +69,7 @@ class ExponentReader(wiring.Component):
             "read":          Out(ReadPortSignature(config.operand_rows, config.row_bits)),
             "word":          Out(config.word_bits),
             "high_word":     Out(config.word_bits),
+            "wipe":          In(1),
         })
 
     def elaborate(self, platform):
@@ -96,6 +97,8 @@ class ExponentReader(wiring.Component):
             m.d.sync += word.eq(latched)
         with m.If(either("latch_high_word")):
             m.d.sync += high_word.eq(latched)
+        with m.If(self.wipe):
+            m.d.sync += [word.eq(0), high_word.eq(0)]
         return m
 
 
@@ -105,7 +108,8 @@ class ExponentSequencer(wiring.Component):
     ``start`` (one cycle, the operands already checked by the caller: ``dst`` differs from ``base`` and
     ``exponent``, 1 <= ``bits`` <= size*W) begins the exponentiation ``op`` (an opcode of one of
     the schemes); ``busy`` is high until the cycle in which ``done`` pulses.  Products go to the core
-    through ``mul``; exponent bits are read through ``read``."""
+    through ``mul``; exponent bits are read through ``read``.  ``wipe`` (CLEAR, while idle) zeroes what
+    the reader and the machines keep of the last exponent."""
 
     def __init__(self, config):
         self.config = config
@@ -116,6 +120,7 @@ class ExponentSequencer(wiring.Component):
             "base":     In(SLOT_BITS),
             "exponent": In(SLOT_BITS),
             "bits":     In(ARG_BITS),
+            "wipe":     In(1),
             "busy":     Out(1),
             "done":     Out(1),
             "mul":      Out(ProductSignature()),
@@ -141,7 +146,7 @@ class ExponentSequencer(wiring.Component):
         start = Signal()
         m.d.comb += [self.busy.eq(Cat(machine.busy for machine in machines).any()),
                      self.done.eq(Cat(machine.done for machine in machines).any()),
-                     start.eq(self.start & ~self.busy), reader.exponent_slot.eq(exponent)]
+                     start.eq(self.start & ~self.busy), reader.exponent_slot.eq(exponent), reader.wipe.eq(self.wipe)]
         with m.If(start):
             m.d.sync += [base.eq(self.base), exponent.eq(self.exponent), dst.eq(self.dst), bits.eq(self.bits)]
         for scheme, machine in zip(EXPONENT_SCHEMES, machines):
@@ -153,7 +158,7 @@ class ExponentSequencer(wiring.Component):
             wiring.connect(m, machine.exponent, request)
             m.d.comb += [machine.word.eq(reader.word), machine.high_word.eq(reader.high_word),
                          machine.start_bits.eq(self.bits), machine.base.eq(base), machine.dst.eq(dst),
-                         machine.exponent_bits.eq(bits),
+                         machine.exponent_bits.eq(bits), machine.wipe.eq(self.wipe),
                          machine.mul.busy.eq(self.mul.busy), machine.mul.done.eq(self.mul.done)]
             # the product of the machine that starts one (one machine runs at a time)
             with m.If(machine.mul.start):

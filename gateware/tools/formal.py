@@ -338,7 +338,7 @@ def _engine_invariants(states):
     top = _wire(0, "fsm_state")
     schemes = tuple(SCHEME_FSMS.values())
     lines = [f"    assert({_wire(0, name)} < {len(states[name])});" for name in ("fsm_state", *ENGINE_FSMS)]
-    idle_in = {"IDLE": ENGINE_FSMS, "SETMOD": (CORE_FSM, *schemes),
+    idle_in = {"IDLE": ENGINE_FSMS, "CLEAR": ENGINE_FSMS, "SETMOD": (CORE_FSM, *schemes),
                "MUL": ("modulus.fsm_state", *schemes), "EXP": ("modulus.fsm_state",)}
     for state, engines in idle_in.items():
         lines.append(f"    if ({top} == {states['fsm_state'][state]}) assert(" +

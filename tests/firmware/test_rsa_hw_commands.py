@@ -23,12 +23,12 @@ from bnlib import (BN_MAX_BITS, FIRMWARE, LAYOUT_SOURCE, BigNumLib, c_layout, ke
 from gateware.tools.report import crt_commands, crt_pairs
 from gateware import model
 from gateware.header import c_header
-from gateware.interface import Command, Opcode, PeripheralConfig
+from gateware.interface import Command, Opcode, PeripheralConfig, pack_cmd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The firmware's sources of an RSA operation on the peripheral (rsa_sw.c is not needed).
 SOURCES = ["bignum/bignum.c", "bignum/gcd.c", "bignum/divexact.c", "rsa/rsa.c", "rsa/rsa_hw.c",
-           "drivers/montmul_drv.c"]
+           "drivers/montmul_drv.c", "drivers/montmul_wipe.c"]
 #: montmul_recorder.c's log: entry kinds and size.
 RECORD_CMD, RECORD_WDATA, RECORD_RDATA = 0, 1, 2
 RECORD_MAX = 65536
@@ -180,3 +180,15 @@ def test_the_recording_sees_every_transfer(recorders):
     reads = [n for op, n in zip(ops, lengths) if op == Opcode.READ]
     assert 64 in writes
     assert reads[0] == WIDE.pair_offset + 32
+
+
+def test_montmul_wipe_issues_clear(recorders):
+    """The driver's montmul_wipe() (drivers/montmul_wipe.c) is one CLEAR command, waited for: 0 from an
+    idle peripheral without error."""
+    c = recorders(WIDE).lib
+    c.record_clear()
+    assert c.montmul_wipe() == 0
+    length = ctypes.c_uint.in_dll(c, "record_len").value
+    kinds = (ctypes.c_uint32 * RECORD_MAX).in_dll(c, "record_kind")
+    values = (ctypes.c_uint32 * RECORD_MAX).in_dll(c, "record_value")
+    assert [(kinds[i], values[i]) for i in range(length)] == [(RECORD_CMD, pack_cmd(Opcode.CLEAR))]

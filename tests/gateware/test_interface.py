@@ -32,8 +32,9 @@ def test_status_layout():
 
 def test_codes():
     # the firmware's and the tests' command words depend on these staying put: new ones only append
-    assert [op.value for op in Opcode] == list(range(10))
+    assert [op.value for op in Opcode] == list(range(11))
     assert Opcode.EXP_FIXED.value == 7 and Opcode.MUL_PAIR.value == 8 and Opcode.EXP_FIXED_PAIR.value == 9
+    assert Opcode.CLEAR.value == 10
     assert ErrorCode.OVERFLOW.value == 9 and ErrorCode.ALIAS.value == 8 and ErrorCode.BAD_BANK.value == 10
     assert WORD_BITS in (16, 32, 64)
     assert NUM_SLOTS >= 16

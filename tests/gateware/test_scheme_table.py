@@ -17,7 +17,7 @@ import textwrap
 from tree_copy import add_entry, doc_files, replace as _replace, run_python
 
 #: The scheme added in the copy.
-OPCODE, OPCODE_VALUE, SCHEME, IMPL = "EXP_TWIN_LADDER", 10, "twin_ladder", "hw_seq_twin_ladder"
+OPCODE, OPCODE_VALUE, SCHEME, IMPL = "EXP_TWIN_LADDER", 11, "twin_ladder", "hw_seq_twin_ladder"
 
 
 def _interface(root):

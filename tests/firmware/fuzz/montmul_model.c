@@ -183,6 +183,11 @@ void montmul_cmd_write(uint32_t cmd)
 	switch (op) {
 	case MONTMUL_OP_NOP:
 		return accept();
+	case MONTMUL_OP_CLEAR:
+		/* the wipe: every slot and both banks; the pointers stay */
+		memset(slots, 0, sizeof(slots));
+		memset(bank, 0, sizeof(bank));
+		return accept();
 	case MONTMUL_OP_WRITE:
 		if (dst >= MONTMUL_NUM_SLOTS)
 			return refuse(MONTMUL_ERR_BAD_SLOT);
