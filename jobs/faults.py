@@ -9,7 +9,8 @@ memories public, so that the harness's fault hook (sim/harness/fault_hook.h) can
 share one boot, each armed over a pipe the hook reads.
 
 Fault sites are the peripheral's state: every register (a signal assigned on the clock edge in its
-Verilog) and every memory, grouped into SITE_CLASSES. A run picks its class in turn (the classes get
+Verilog) and every memory, grouped into SITE_CLASSES; and the entropy source's registers, one class
+more (ENTROPY_CLASS). A run picks its class in turn (the classes get
 equal shares of the runs), then a bit uniformly among the class's live bits: every bit of every
 register, and of the memories the rows an operation of this size can use (rows 0..k-1 of each operand
 slot, k the rows of a pair or of n; the modulus memory's rows of n, of bank 1 and of their N'). The
@@ -42,7 +43,7 @@ from common import report as report_files
 from common.errors import ProjectError
 from common.paths import BUILD_DIR
 from jobs import options, registry
-from sim.fault_model import PERIPHERAL_SCOPE, FaultHook, plain_name, state_elements
+from sim.fault_model import ENTROPY_SCOPE, ENTROPY_TOP, PERIPHERAL_SCOPE, FaultHook, plain_name, state_elements
 from soc import console_protocol as protocol
 
 DEFAULT_SEED = "faults"
@@ -79,8 +80,8 @@ SITE_CLASSES = (
      lambda m, n, reads: n == "fsm_state"),
     ("sequencer_control", "the sequencers' other registers (slots, digits, counters, bit indices)",
      lambda m, n, reads: m.startswith("sequencer")),
-    ("core_control", "the core's control (slots, schedule, iteration counters, row counters)",
-     lambda m, n, reads: m.startswith("core.control") or m == "core"),
+    ("core_control", "the core's control (slots, schedule, iteration counters, row counters), CLEAR's row counter",
+     lambda m, n, reads: m.startswith("core.control") or m == "core" or (m == "" and n == "wipe_row")),
     ("setmod_engine", "SETMOD's working registers (n' inversion, N' computation, the bank being loaded)",
      lambda m, n, reads: m == "modulus"),
     ("bus_pointers", "the data port's slot and word pointers",
@@ -88,7 +89,13 @@ SITE_CLASSES = (
     ("status", "the status word's error code and done flag, the interrupt",
      lambda m, n, reads: m == "" and n in ("done", "error", "irq")),
 )
-SITE_CLASS_NAMES = tuple(name for name, _, _ in SITE_CLASSES)
+#: The entropy source's registers (soc/entropy.py; all of them one class): the health tests' counters and
+#: flags, the word being assembled, the waiting word. No RSA result depends on them (PKCS#1 v1.5 and the
+#: decryption draw no randomness): the runs show that, and a fault that trips a health test stops the
+#: device's generator until `entropy restart` (tests/jobs/test_faults.py).
+ENTROPY_CLASS = ("entropy_source", "the entropy source's registers (health tests' counters and flags, the words)",
+                 None)
+SITE_CLASS_NAMES = tuple(name for name, _, _ in (*SITE_CLASSES, ENTROPY_CLASS))
 
 
 def site_class(element):
@@ -139,27 +146,35 @@ def live_elements(element, montmul_config, bits, elements):
     return tuple(range(elements))
 
 
-def catalog(hook_sites, elements, montmul_config, bits):
-    """The fault sites: the hook's variables that are state elements, each with its class.
-    `hook_sites`: (index, scope, name, bits, elements) as the hook lists them."""
-    sites, found = [], set()
-    for index, scope, name, width, count in hook_sites:
-        if scope != PERIPHERAL_SCOPE and not scope.startswith(PERIPHERAL_SCOPE + "."):
-            continue
-        module = scope[len(PERIPHERAL_SCOPE) + 1:]
-        element = elements.get((module, plain_name(name)))
-        if element is None:
-            continue
-        if (element.bits, max(element.depth, 1)) != (width, count):
-            raise ProjectError(f"{module}.{element.name}: {width} bits x {count} in the model, "
-                               f"{element.bits} x {max(element.depth, 1)} in the Verilog")
-        found.add((module, element.name))
-        sites.append(Site(index, site_class(element), module, element.name, width, count,
-                          live_elements(element, montmul_config, bits, count)))
-    missing = sorted(set(elements) - found)
-    if missing:
-        raise ProjectError(f"the fault model lacks {len(missing)} of the peripheral's registers, e.g. "
-                           f"{'.'.join(missing[0])}: is sim/build.py's FAULTS_CONFIG in its build?")
+def catalog(hook_sites, elements, montmul_config, bits, entropy_elements=None):
+    """The fault sites: the hook's variables that are state elements, each with its class: the
+    peripheral's (`elements`, by SITE_CLASSES) and the entropy source's (`entropy_elements`, all of
+    ENTROPY_CLASS; their module paths start with its name). `hook_sites`: (index, scope, name, bits,
+    elements) as the hook lists them."""
+    units = [(PERIPHERAL_SCOPE, "", elements, site_class)]
+    if entropy_elements is not None:
+        units.append((ENTROPY_SCOPE, ENTROPY_TOP, entropy_elements, lambda element: ENTROPY_CLASS[0]))
+    sites = []
+    for unit_scope, prefix, unit_elements, classify in units:
+        found = set()
+        for index, scope, name, width, count in hook_sites:
+            if scope != unit_scope and not scope.startswith(unit_scope + "."):
+                continue
+            module = scope[len(unit_scope) + 1:]
+            element = unit_elements.get((module, plain_name(name)))
+            if element is None:
+                continue
+            if (element.bits, max(element.depth, 1)) != (width, count):
+                raise ProjectError(f"{module}.{element.name}: {width} bits x {count} in the model, "
+                                   f"{element.bits} x {max(element.depth, 1)} in the Verilog")
+            found.add((module, element.name))
+            path = ".".join(part for part in (prefix, module) if part)
+            sites.append(Site(index, classify(element), path, element.name, width, count,
+                              live_elements(element, montmul_config, bits, count)))
+        missing = sorted(set(unit_elements) - found)
+        if missing:
+            raise ProjectError(f"the fault model lacks {len(missing)} of the registers of {unit_scope}, e.g. "
+                               f"{'.'.join(missing[0])}: is sim/build.py's fault configuration in its build?")
     return sites
 
 
@@ -314,11 +329,12 @@ class Injector:
         self.rng = rng or random.Random(DEFAULT_SEED)
         self.timeout = timeout or 10 * 3600
         self.elements = state_elements((build.gateware_dir / "montmul.v").read_text())
+        self.entropy_elements = state_elements((build.gateware_dir / f"{ENTROPY_TOP}.v").read_text(), ENTROPY_TOP)
         self.session = Session(build, key, timeout=self.timeout)
         self.boots = 1
         try:
             self.sites = catalog(self.session.hook.sites(), self.elements, peripheral_config(build),
-                                 bits or key["n"].bit_length())
+                                 bits or key["n"].bit_length(), self.entropy_elements)
             calibration = Operation(op, key, self.rng)
             self.session.hook.arm()
             output = self.session.operation(calibration.command)
@@ -451,7 +467,7 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
     sites, span, trace, check = injector.sites, injector.span, injector.trace, injector.check
     classes = Counter(r["outcome"] for r in records)
     by_site = {}
-    for cls, what, _ in SITE_CLASSES:
+    for cls, what, _ in (*SITE_CLASSES, ENTROPY_CLASS):
         rows = [r for r in records if r["class"] == cls]
         in_class = [s for s in sites if s.cls == cls]
         by_site[cls] = {"what": what, "runs": len(rows), "sites": len(in_class),

@@ -109,9 +109,12 @@ def _model_inputs(gateware_dir, trace=False, faults=False):
 
 
 def _faults_config(gateware_dir):
-    """The fault model's Verilator configuration (sim/fault_model.py, from the peripheral's Verilog)."""
+    """The fault model's Verilator configuration (sim/fault_model.py, from the peripheral's and the entropy
+    source's Verilog)."""
     from sim import fault_model
-    return fault_model.verilator_config((Path(gateware_dir) / "montmul.v").read_text())
+    gateware_dir = Path(gateware_dir)
+    return fault_model.verilator_config((gateware_dir / "montmul.v").read_text(),
+                                        entropy_verilog=(gateware_dir / f"{fault_model.ENTROPY_TOP}.v").read_text())
 
 
 def model_path(gateware_dir, trace=False, faults=False):

@@ -25,8 +25,9 @@
 //                              variable of the SoC (its RAMs, made readable in this model), element 0
 //                              first, each element's bytes in the model's order (least significant first)
 //
-// SIM_FAULT_SCOPE names the peripheral's scope (its ports, there, show its activity), and
-// SIM_FAULT_BUSY_MASK the busy bit of its status word. The flip happens after a falling edge and
+// SIM_FAULT_SCOPE names the peripheral's scope (its ports, there, show its activity), then, after
+// commas, the scopes of other units whose state is a fault site too (the entropy source); and
+// SIM_FAULT_BUSY_MASK the busy bit of the peripheral's status word. The flip happens after a falling edge and
 // the model is evaluated again, so logic that reads the flipped bit sees it at the next edge, as
 // it would see a register that took a wrong value at that edge.
 #ifndef FAULT_HOOK_H
@@ -60,20 +61,14 @@ public:
         }
         busy_mask_ = mask ? strtoul(mask, nullptr, 0) : 1;
         fcntl(in_, F_SETFL, fcntl(in_, F_GETFL) | O_NONBLOCK);
-        std::string prefix = std::string(scope) + ".";
-        for (const auto &entry : *Verilated::threadContextp()->scopeNameMap()) {
-            const VerilatedScope *s = entry.second;
-            std::string name = s->name();
-            if ((name != scope && name.compare(0, prefix.size(), prefix) != 0) || !s->varsp())
-                continue;
-            for (auto &var : *s->varsp()) {
-                if (var.second.isParam())
-                    continue;
-                sites_.push_back({name, var.first, &var.second});
-                if (name == scope)
-                    watch(var.first, &var.second);
-            }
+        std::vector<std::string> units;            // "<peripheral>[,<other unit>...]": the first is watched
+        for (std::string rest = scope; !rest.empty();) {
+            size_t comma = rest.find(',');
+            units.push_back(rest.substr(0, comma));
+            rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
         }
+        for (const std::string &unit : units)
+            add_sites(unit, unit == units[0]);
     }
 
     int control_fd() const { return in_; }
@@ -152,6 +147,24 @@ private:
     int64_t delay_ = -1, first_ = -1, last_ = -1, fire_offset_ = -1;
     unsigned resets_ = 0;
     std::vector<Command> commands_;
+
+    // The variables of `unit`'s scope and of the scopes below it; the unit's own ports watched if asked.
+    void add_sites(const std::string &unit, bool watched) {
+        std::string prefix = unit + ".";
+        for (const auto &entry : *Verilated::threadContextp()->scopeNameMap()) {
+            const VerilatedScope *s = entry.second;
+            std::string name = s->name();
+            if ((name != unit && name.compare(0, prefix.size(), prefix) != 0) || !s->varsp())
+                continue;
+            for (auto &var : *s->varsp()) {
+                if (var.second.isParam())
+                    continue;
+                sites_.push_back({name, var.first, &var.second});
+                if (watched && name == unit)
+                    watch(var.first, &var.second);
+            }
+        }
+    }
 
     void watch(const std::string &name, const VerilatedVar *var) {
         if (name == "status") status_ = var;

@@ -179,3 +179,22 @@ def test_only_the_fault_model_reaches_into_the_peripheral(injector):
     public = peripheral_vars(injector.build.model)
     assert {name for _, name in injector.elements} <= public
     assert len(public) <= len(injector.elements) + len(fault_model.WATCHED_PORTS)
+
+
+def test_a_tripped_health_test_stops_the_generator_until_restart(injector):
+    """The entropy source's registers are fault sites (their own class). The repetition count test's
+    failure flag flipped during a signature: the signature is right (PKCS#1 v1.5 draws no randomness),
+    the source then reads as failed, a draw of random bytes is refused with one error line, and
+    `entropy restart` brings it back."""
+    site = injector.site("entropy_source.rct.failed")
+    assert site.cls == faults.ENTROPY_CLASS[0]
+    assert {s.label for s in injector.sites if s.cls == site.cls} >= {"entropy_source.shift", "entropy_source.apt.count"}
+    record = injector.inject(site, 0, 0, injector.span // 2)
+    assert record["outcome"] == "correct", record
+    console = injector.session.console
+    refused = protocol.error_lines(console.command("entropy raw 1"))
+    assert len(refused) == 1 and protocol.error_code(refused[0]) == protocol.Error.ENTROPY_FAILED, refused
+    assert "rct_failed" in refused[0]
+    assert "entropy_health=startup" in console.command("entropy restart")     # its start-up tests rerun
+    assert protocol.error_lines(console.command("entropy raw 1")) == []
+    assert injector.recovered()
