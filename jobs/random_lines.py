@@ -16,9 +16,9 @@ The lines are kept cheap for the simulation: a command that would run for long w
 happened to be valid (bench, vectors, keygen, an exponentiation of huge numbers) always gets an
 argument it refuses, and `key` lines never set a key.
 
-What the console echoes for each typed byte is modelled here (`LineEditor`, firmware/console/console.c's
-read_line), so typing waits for the echo of every chunk that has one; a chunk that echoes nothing (the
-part of a line past the limit) is paced instead, as the firmware's receive ring holds 128 bytes.
+What the console echoes for each typed byte is modelled by link/console.py's `LineEditor` (firmware/console/
+console.c's read_line), so typing waits for the echo of every chunk that has one; a chunk that echoes nothing
+(the part of a line past the limit) is paced instead, as the firmware's receive ring holds 128 bytes.
 """
 
 import random
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from gateware.interface import PeripheralConfig
 from jobs import options, registry
-from link.console import CHUNK, LINE_MAX
+from link.console import CHUNK, LINE_MAX, LineEditor
 from soc import console_protocol as protocol
 from soc.console_protocol import Error, error_code
 
@@ -36,35 +36,6 @@ MAX_WORDS = 8
 #: The firmware's bignum limit, in bits.
 MAX_BITS = PeripheralConfig().max_bits
 KINDS = ("binary", "long", "truncated_hex", "huge_number", "words")
-
-
-class LineEditor:
-    """firmware/console/console.c's read_line: what the console keeps of typed bytes and what it echoes."""
-
-    def __init__(self):
-        self.line = []
-        self.overflow = False
-
-    def type(self, data):
-        """Feeds bytes (no CR or LF); returns the echo."""
-        echo = []
-        for byte in data:
-            if byte in (0x08, 0x7F):
-                if self.line and not self.overflow:
-                    self.line.pop()
-                    echo.append("\x08 \x08")
-            elif byte < 0x20 or byte > 0x7E:
-                continue
-            elif len(self.line) >= LINE_MAX:
-                self.overflow = True
-            elif not self.overflow:
-                self.line.append(chr(byte))
-                echo.append(chr(byte))
-        return "".join(echo)
-
-    @property
-    def text(self):
-        return "".join(self.line)
 
 
 @dataclass

@@ -6,10 +6,11 @@ UART, one connection after another.
 
 One connection on the console:
 
-    host: tls <entropy-hex> <impl> <timeout-ms>\\n          (typed, echoed, as any command)
+    host: tls <impl> <timeout-ms> mix=<hex>\\n            (typed; echoed `tls ***...`: its arguments masked)
     device: tls start impl=... bits=... timeout_ms=...\\n   (from here the UART carries TLS records)
     client <-> device: the TLS records, untouched both ways
-    device: handshake ...\\n tls done reason=...\\n         (text where the next record header would be)
+    device: handshake ...\\n tls done reason=...\\n         (text where the next record header would be; the
+                                                           handshake line without cycles on a board)
     host: TLS_RESUME_TOKEN                                 (the device drops every byte before it)
     device: rsa>                                           (the console is back)
 
@@ -239,9 +240,9 @@ class RecordStream:
 
 @dataclass
 class Connection:
-    """One connection as the device reported it: its TLS_START, TLS_HANDSHAKE (None without a completed
-    handshake) and TLS_DONE records, whether the client closed its side before the device ended, and the
-    wall-clock seconds it took."""
+    """One connection as the device reported it: its TLS_START, TLS_HANDSHAKE (a board's: TLS_HANDSHAKE_BRIEF,
+    without cycles; None without a completed handshake) and TLS_DONE records, whether the client closed its
+    side before the device ended, and the wall-clock seconds it took."""
     start: dict
     handshake: dict
     done: dict
@@ -252,11 +253,13 @@ class Connection:
     def summary(self):
         done = self.done
         text = f"reason={done['reason']} error={done['error']} in={done['bytes_in']} out={done['bytes_out']}"
-        if self.handshake:
-            h = self.handshake
+        h = self.handshake
+        if h and "cycles" in h:
             text = (f"{h['suite']} {h['curve']} {h['impl']} RSA-{h['bits']}: {h['cycles']:,} cycles "
                     f"({config.SYS_CLK_FREQ / h['cycles']:.1f} handshakes/s at {config.SYS_CLK_FREQ / 1e6:g} MHz); "
                     + text)
+        elif h:
+            text = f"{h['suite']} {h['curve']} {h['impl']} RSA-{h['bits']}; " + text
         return text
 
 
@@ -289,7 +292,7 @@ class Bridge:
         self.connections = []       # every Connection `serve` ran, in order
 
     def _start(self):
-        command = f"tls {os.urandom(32).hex()} {self.impl} {self.timeout_ms}"
+        command = f"tls {self.impl} {self.timeout_ms} {protocol.MIX_OPTION}={os.urandom(32).hex()}"
         self.console.send(command + "\n")
         self.console.expect("\n")                   # the echoed command
         line = self.console.expect("\n")
@@ -353,7 +356,7 @@ class Bridge:
         self.console.resume(rest)
         self.console.wait_prompt()
         done = protocol.TLS_DONE.parse_all(text)
-        handshake = protocol.TLS_HANDSHAKE.parse_all(text)
+        handshake = protocol.TLS_HANDSHAKE.parse_all(text) or protocol.TLS_HANDSHAKE_BRIEF.parse_all(text)
         if len(done) != 1:
             raise UnexpectedAnswer("tls", "ended without one `tls done` line", text)
         return Connection(start, handshake[0] if handshake else None, done[0], client_closed,
@@ -476,7 +479,8 @@ def add_arguments(parser):
                         help="where to listen (default: %(default)s)")
     parser.add_argument("--impl", default="hw_seq", choices=protocol.TLS_IMPLS, metavar="IMPL",
                         help="the implementation of the server's RSA (default: %(default)s; available: "
-                             f"{','.join(protocol.TLS_IMPLS)})")
+                             f"{','.join(protocol.TLS_IMPLS)}; on a board: "
+                             f"{','.join(protocol.TLS_CONSTANT_TIME_IMPLS)})")
     options.add_size(parser, default=2048, help="the server's key: the firmware's bench key of this size")
     parser.add_argument("--device-key", action="store_true",
                         help="a key of --size bits made on the device (`keygen` on hw_seq, random seed) instead "

@@ -5,7 +5,8 @@ handshake's end, without the UART waits) and its split (TLS_PARTS), as the serve
 
 The rows run over parallel simulations (sim/pool.py), those whose RSA never touches the peripheral (sw,
 bearssl) on the SoC without it, which runs the same image about three times as fast with the same counts;
-with --port, one after another on a board.
+with --port, one after another on a simulation behind `python -m sim pty` (a board's server reports no cycles:
+the run stops at its first handshake, saying so).
 
 Outputs, under build/tls/: report.json (every handshake, the rows' medians, where the time went),
 report.md (the table) and report.png (each row's median split, stacked).
@@ -101,6 +102,9 @@ def _handshake(bridge, row, ca):
         raise ProjectError(f"{row.name}: the client failed: {client['error']}")
     line, cipher, version = client["answer"]
     done, hs = connection.done, connection.handshake
+    if hs is not None and "cycles" not in hs:
+        raise ProjectError("the device's TLS server reports no cycles (a board's does not): tls-bench measures "
+                           "the simulation's (docs/tls.md)")
     if done["reason"] != "closed" or hs is None or hs != protocol.TLS_HANDSHAKE.parse(line.strip()):
         raise UnexpectedAnswer("tls", f"{row.name}: ended {done} with {hs}; the client read {line!r}", line)
     if (hs["suite"], hs["curve"], hs["impl"], hs["bits"]) != (row.suite, row.curve, row.impl, row.bits) \

@@ -4,7 +4,8 @@ or a serial port on a board (or on a simulation that exposes its UART as one).
 Typed text goes in chunks, each once the firmware has echoed the one before (the firmware's UART
 receive ring is small, and a board's UART has no other flow control). A line longer than the
 console's buffer (soc/config.py, CONSOLE_LINE_MAX) is refused before anything is sent: the firmware
-would stop echoing it.
+would stop echoing it. What the firmware echoes is modelled by `LineEditor`: a command that takes secrets
+(protocol.SECRET_COMMANDS) echoes protocol.ECHO_MASK for each character after its name.
 
 Boot: the SoC starts in the LiteX BIOS, which first asks a host for a serial boot (LiteX's SFL
 protocol) and otherwise, after a quarter of a second of simulated time, jumps to the firmware
@@ -47,7 +48,68 @@ class AnswerError(ConsoleError):
 
 
 def _shown(command):
+    """`command` for a message: its first 40 characters, and only its name when it carries secrets."""
+    words = command.split(" ", 1)
+    if words[0] in protocol.SECRET_COMMANDS and len(words) > 1:
+        return words[0] + " ..."
     return command if len(command) <= 40 else command[:40] + "..."
+
+
+class LineEditor:
+    """firmware/console/console.c's read_line: what the console keeps of typed bytes and what it echoes
+    for them. The line's first word, once a blank ends it, decides the echo of the rest: as typed, or
+    protocol.ECHO_MASK for each character when the word is one of protocol.SECRET_COMMANDS."""
+
+    def __init__(self):
+        self.line = []
+        self.overflow = False
+        self.word_start = None      # where the first word starts, once typed
+        self.word_end = None        # where the blank after it is, once typed
+        self.masked = False
+
+    def _end_line(self):
+        self.__init__()
+        return "\n"
+
+    def _erase(self):
+        self.line.pop()
+        if self.word_end is not None and self.word_end >= len(self.line):
+            self.word_end, self.masked = None, False
+        if self.word_start is not None and self.word_start >= len(self.line):
+            self.word_start = None
+        return "\x08 \x08"
+
+    def _keep(self, char):
+        at = len(self.line)
+        self.line.append(char)
+        if char != " " and self.word_start is None:
+            self.word_start = at
+        elif char == " " and self.word_start is not None and self.word_end is None:
+            self.word_end = at
+            self.masked = "".join(self.line[self.word_start:at]) in protocol.SECRET_COMMANDS
+            return char
+        return protocol.ECHO_MASK if self.masked else char
+
+    def type(self, data):
+        """Feeds bytes (a CR or LF ends the line); returns the echo."""
+        echo = []
+        for byte in data:
+            if byte in (0x0A, 0x0D):
+                echo.append(self._end_line())
+            elif byte in (0x08, 0x7F):
+                if self.line and not self.overflow:
+                    echo.append(self._erase())
+            elif byte < 0x20 or byte > 0x7E:
+                continue
+            elif len(self.line) >= LINE_MAX:
+                self.overflow = True
+            elif not self.overflow:
+                echo.append(self._keep(chr(byte)))
+        return "".join(echo)
+
+    @property
+    def text(self):
+        return "".join(self.line)
 
 
 class CommandRefused(AnswerError):
@@ -276,22 +338,24 @@ class Console:
         return before
 
     def send(self, text, echo=True):
-        """Types `text` in chunks. With `echo`, each chunk waits for the console's echo of the one
-        before (flow control); without (text the console will not echo), chunks are paced."""
+        """Types `text` (from the start of a line) in chunks. With `echo`, each chunk waits for the
+        console's echo of it (LineEditor's) before the next goes (flow control); without (text the console
+        will not echo), chunks are paced."""
+        editor = LineEditor()
         for i in range(0, len(text), CHUNK):
             chunk = text[i:i + CHUNK]
             mark = len(self.output)
             self.transport.write(chunk.encode("ascii"))
-            printable = chunk.rstrip("\n")
-            if not echo or "\x08" in printable or "\x7f" in printable:
+            expected = editor.type(chunk.encode("ascii")).rstrip("\n")
+            if not echo or "\x08" in chunk or "\x7f" in chunk:
                 time.sleep(0.1)
-            elif printable:
-                self._read(lambda: printable in self.output[mark:], self.echo_timeout,
-                           f"no echo of the typed text {printable[:20]!r}")
+            elif expected:
+                self._read(lambda: expected in self.output[mark:], self.echo_timeout,
+                           f"no echo of the typed text ({expected[:20]!r})")
 
     def send_bytes(self, chunks, pause=0.1):
         """Types any bytes: `chunks` is [(bytes, echo)], each chunk at most CHUNK bytes and `echo` the text
-        the console echoes for it (jobs/random_lines.py's model of its line editing). A chunk with an echo
+        the console echoes for it (LineEditor's). A chunk with an echo
         waits for it (flow control); one without is paced by `pause` seconds."""
         for data, echo in chunks:
             mark = len(self.output)

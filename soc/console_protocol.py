@@ -75,6 +75,8 @@ EMPTY_HEX = "-"
 SALT_OPTION = "salt"
 SALT_ANY = "auto"
 LABEL_OPTION = "label"
+#: `tls`'s option: bytes from the host for the server's random generator (hex).
+MIX_OPTION = "mix"
 #: What `help` says after the commands about how hex arguments are typed.
 HEX_NOTE = f"Hex arguments: two digits a byte, no prefix; {EMPTY_HEX} for an empty one (a message, a label)."
 
@@ -115,10 +117,14 @@ COMMANDS = {
     "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
     "cert": ("[clear | add <der-hex>]",
              "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
-    "tls": ("<entropy-hex> [impl] [timeout-ms]",
+    "tls": (f"[impl] [timeout-ms] [{MIX_OPTION}=<hex>]",
             "serve one TLS 1.2 connection on this UART (raw bytes until it ends; docs/tls.md), RSA on impl "
-            "(hw_seq by default)"),
+            f"(hw_seq by default); {MIX_OPTION}: the host's random bytes for the server's generator"),
 }
+#: The commands whose lines carry secrets (a key's private part, a seed, entropy): the console echoes their
+#: name and the blank after it, then ECHO_MASK for every other character typed (link/console.py, LineEditor).
+SECRET_COMMANDS = ("key", "keygen", "tls")
+ECHO_MASK = "*"
 
 class Error(enum.Enum):
     """Codes of the `error=<code>` line: input the firmware refuses, or an operation that failed."""
@@ -162,6 +168,7 @@ class Error(enum.Enum):
     # or a reboot, and every command that draws randomness says so.
     ENTROPY_FAILED = "entropy_failed"
     ENTROPY_TIMEOUT = "entropy_timeout"         # the source gave no word in time (a board's oscillators stopped?)
+    NOT_CONSTANT_TIME = "not_constant_time"     # a board's TLS server runs only TLS_CONSTANT_TIME_IMPLS
 
     @property
     def prefix(self):
@@ -312,7 +319,10 @@ TLS_SUITES = {
 TLS_CURVES = {"x25519": 29, "secp256r1": 23}
 #: The implementations the server's RSA can run on: ours (rsa.c over a backend) and BearSSL's i31 code.
 TLS_IMPLS = ("hw_seq", "sw", "hw_cpu", "hw_seq_window", "bearssl")
-#: Fewest bytes of entropy `tls` takes: the seed of the server's random generator for the connection.
+#: Those a board's server runs: the constant-time ones (the simulation's runs every one, to compare them).
+TLS_CONSTANT_TIME_IMPLS = tuple(impl for impl in TLS_IMPLS if impl in CONSTANT_TIME_IMPLS)
+#: Fewest bytes `tls` takes as MIX_OPTION while they are the only seed of the server's random generator
+#: (firmware/tls/tls_server.c, tls_seed); at most 64.
 TLS_MIN_ENTROPY = 16
 #: Default idle limit of a connection in device milliseconds: no byte from the client for that long ends it.
 TLS_TIMEOUT_MS = 10000
@@ -337,6 +347,8 @@ TLS_START = Line("TLS_START", ("tls", "start"), (Field("impl", "s"), Field("bits
 TLS_HANDSHAKE = Line("TLS_HANDSHAKE", ("handshake",), (
     Field("suite", "s"), Field("curve", "s"), Field("impl", "s"), Field("bits", "u"), Field("cycles", "llu"),
     *(Field(part, "llu") for part in TLS_PARTS), Field("io_wait", "llu")))
+# The same on a board, without the cycles: how long the server's RSA took is nobody's business there.
+TLS_HANDSHAKE_BRIEF = Line("TLS_HANDSHAKE_BRIEF", ("handshake",), TLS_HANDSHAKE.fields[:4])
 # The end of a connection, after its TLS bytes (a line, where a record header would come): why it
 # ended (closed: close_notify both ways; failed: the engine stopped on `error`, BearSSL's code, after
 # sending an alert where it could; timeout: no byte for timeout_ms; aborted: the host's token), whether
@@ -350,8 +362,8 @@ CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Fie
 
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
-         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW,
-         ENTROPY_RESTARTED)
+         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY,
+         ENTROPY_RAW, ENTROPY_RESTARTED)
 
 
 def _c_string(text):
@@ -376,8 +388,12 @@ def c_header():
               f"#define EMPTY_HEX {_c_string(EMPTY_HEX)}",
               f"#define OPT_SALT {_c_string(SALT_OPTION + '=')}",
               f"#define OPT_LABEL {_c_string(LABEL_OPTION + '=')}",
+              f"#define OPT_MIX {_c_string(MIX_OPTION + '=')}",
               f"#define SALT_ANY {_c_string(SALT_ANY)}",
               f"#define HEX_NOTE {_c_string(HEX_NOTE)}", "",
+              "/* The line editor: commands whose arguments it does not echo, and what it echoes instead. */",
+              "#define CONSOLE_SECRET_COMMANDS { " + ", ".join(map(_c_string, SECRET_COMMANDS)) + " }",
+              f"#define ECHO_MASK '{ECHO_MASK}'", "",
               "/* Output lines (printf formats). */"]
     lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]
     lines += ["", "/* The TLS server. */"]
@@ -387,6 +403,7 @@ def c_header():
               "#define TLS_CURVE_NAMES { " + ", ".join(f"{{ {code}, {_c_string(name)} }}"
                                                          for name, code in TLS_CURVES.items()) + " }",
               "#define TLS_IMPL_NAMES { " + ", ".join(map(_c_string, TLS_IMPLS)) + " }",
+              "#define TLS_CONSTANT_TIME_IMPL_NAMES { " + ", ".join(map(_c_string, TLS_CONSTANT_TIME_IMPLS)) + " }",
               f"#define TLS_MIN_ENTROPY {TLS_MIN_ENTROPY}",
               f"#define TLS_TIMEOUT_MS {TLS_TIMEOUT_MS}",
               "#define TLS_RESUME_TOKEN { " + ", ".join(f"0x{b:02x}" for b in TLS_RESUME_TOKEN) + " }"]

@@ -1,18 +1,65 @@
-/* A line-oriented console on the UART: echo, backspace, an `error=` line for anything it refuses. */
+/* A line-oriented console on the UART: echo, backspace, an `error=` line for anything it refuses.
+   A command that takes secrets on its line (CONSOLE_SECRET_COMMANDS: keys, seeds, entropy) echoes its
+   name and the blank after it as typed, then ECHO_MASK for every other character: the host's flow
+   control still sees each character arrive (link/console.py waits for every chunk's echo), the secret
+   never goes back over the wire. Once its command has run, the line is wiped. */
 #include <stdio.h>
 #include <string.h>
 
 #include <libbase/console.h>
 
 #include "console/console.h"
+#include "bignum/bignum.h"
 #include "bignum/hex_digit.h"
 
 static char line[CONSOLE_LINE_MAX];
+static size_t line_used;        /* bytes of `line` written since it was last wiped */
+
+static int secret_command(const char *name, size_t len)
+{
+	static const char *const names[] = CONSOLE_SECRET_COMMANDS;
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* What read_line knows of the line's first word: where it starts (-1: not yet typed), where the blank
+   after it is (-1: none yet), and whether it names a command with secret arguments. Kept as the line
+   is typed and erased, so that each character costs the same whatever the line's length. */
+struct first_word {
+	int start, end, secret;
+};
+
+/* The character c goes to line[len]; returns what to echo for it. */
+static char typed(struct first_word *w, int len, char c)
+{
+	if (c != ' ' && w->start < 0)
+		w->start = len;
+	else if (c == ' ' && w->start >= 0 && w->end < 0) {
+		w->end = len;
+		w->secret = secret_command(line + w->start, (size_t)(len - w->start));
+		return c;
+	}
+	return w->secret ? ECHO_MASK : c;
+}
+
+/* line[len] was erased. */
+static void erased(struct first_word *w, int len)
+{
+	if (w->end >= len)
+		w->end = -1, w->secret = 0;
+	if (w->start >= len)
+		w->start = -1;
+}
 
 /* Reads one line into `line`. Returns its length, or -1 when the line was longer than the buffer
    (the rest of it has then been read and dropped, so the next line starts clean). */
 static int read_line(void)
 {
+	struct first_word w = { -1, -1, 0 };
 	int len = 0;
 	int overflow = 0;
 
@@ -23,11 +70,14 @@ static int read_line(void)
 		case '\n':
 			putsnonl("\n");
 			line[len] = 0;
+			if ((size_t)len + 1 > line_used)
+				line_used = (size_t)len + 1;
 			return overflow ? -1 : len;
 		case 0x08:
 		case 0x7f:
 			if (len > 0 && !overflow) {
 				len--;
+				erased(&w, len);
 				putsnonl("\x08 \x08");
 			}
 			break;
@@ -39,8 +89,11 @@ static int read_line(void)
 				break;
 			}
 			if (!overflow) {
+				char echo = typed(&w, len, c);
 				line[len++] = c;
-				putchar(c);
+				if ((size_t)len > line_used)
+					line_used = (size_t)len;
+				putchar(echo);
 			}
 			break;
 		}
@@ -129,31 +182,40 @@ void console_usage(const char *name)
 	printf(ERR_USAGE " usage=\"%s %s\"", name, cmd ? cmd->usage : "");
 }
 
-void console_run(void)
+/* Runs one line read by read_line (its length, or -1 when it was too long). */
+static void run_line(int len)
 {
 	char *argv[CONSOLE_MAX_ARGS];
-	for (;;) {
-		const struct console_command *cmd;
-		int argc, len;
+	const struct console_command *cmd;
+	int argc;
 
+	if (len < 0) {
+		printf(ERR_LINE_TOO_LONG " max=%d\n", (int)sizeof(line) - 1);
+		return;
+	}
+	argc = split(line, argv);
+	if (argc < 0) {
+		printf(ERR_TOO_MANY_ARGUMENTS " max=%d\n", CONSOLE_MAX_ARGS - 1);
+		return;
+	}
+	if (argc == 0)
+		return;
+	cmd = find_command(argv[0]);
+	if (!cmd) {
+		printf(ERR_UNKNOWN_COMMAND " command=%s (type 'help')\n", argv[0]);
+		return;
+	}
+	cmd->run(argc, argv);
+}
+
+void console_run(void)
+{
+	for (;;) {
 		putsnonl(PROMPT);
-		len = read_line();
-		if (len < 0) {
-			printf(ERR_LINE_TOO_LONG " max=%d\n", (int)sizeof(line) - 1);
-			continue;
-		}
-		argc = split(line, argv);
-		if (argc < 0) {
-			printf(ERR_TOO_MANY_ARGUMENTS " max=%d\n", CONSOLE_MAX_ARGS - 1);
-			continue;
-		}
-		if (argc == 0)
-			continue;
-		cmd = find_command(argv[0]);
-		if (!cmd) {
-			printf(ERR_UNKNOWN_COMMAND " command=%s (type 'help')\n", argv[0]);
-			continue;
-		}
-		cmd->run(argc, argv);
+		run_line(read_line());
+		/* the line held the command's arguments (a key's d, p and q, a seed): gone with it; argv
+		   pointed into it */
+		bn_wipe(line, line_used);
+		line_used = 0;
 	}
 }

@@ -7,14 +7,12 @@
 #include "console/bench_cmds.h"
 #include "console/console.h"
 #include "drivers/cycles.h"
-#include "bignum/hex_digit.h"
+#include "bignum/bignum.h"
 #include "peers/peer_common.h"
 #include "console/rsa_cmds.h"
 #include "tls/tls_cmds.h"
 #include "tls/tls_server.h"
 #include "tls/tls_uart.h"
-
-#define ENTROPY_MAX 64
 
 static void cmd_tls_key(int argc, char **argv)
 {
@@ -84,16 +82,92 @@ static void cmd_cert(int argc, char **argv)
 	print_chain();
 }
 
-/* tls <entropy-hex> [impl] [timeout-ms]: one connection, then the console again. */
-static void cmd_tls(int argc, char **argv)
+/* tls's arguments: the implementation and the idle limit by position, the host's bytes as OPT_MIX
+   (hex, into mix) anywhere after the name. c's impl and timeout_ms, and *mix_len (0 when none); else
+   prints the error line, -1. */
+static int parse_tls(int argc, char **argv, struct tls_connection *c, unsigned char *mix, size_t *mix_len)
 {
-	static unsigned char entropy[ENTROPY_MAX];
-	static char line[TLS_LINE_MAX];
-	struct tls_connection c;
+	const char *impl = NULL, *timeout = NULL, *mix_hex = NULL;
 	long timeout_ms = TLS_TIMEOUT_MS;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char **slot = strncmp(argv[i], OPT_MIX, strlen(OPT_MIX)) == 0 ? &mix_hex
+		                    : !impl ? &impl : &timeout;
+		if (*slot) {                    /* a third word, or a second mix */
+			console_usage(argv[0]);
+			printf("\n");
+			return -1;
+		}
+		*slot = slot == &mix_hex ? argv[i] + strlen(OPT_MIX) : argv[i];
+	}
+	*mix_len = 0;
+	if (mix_hex && console_hex_bytes("mix", mix_hex, mix, TLS_SEED_MAX, mix_len))
+		return -1;
+	if (!impl)
+		impl = IMPL_HW_SEQ;
+	c->impl = rsa_impl_find(impl);
+	if (!tls_impl_supported(c->impl)) {
+		static const char *const names[] = TLS_IMPL_NAMES;
+		unsigned j;
+		printf(ERR_UNKNOWN_IMPL " impl=%s choices=", impl);
+		for (j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+			printf("%s%s", j ? "," : "", names[j]);
+		printf("\n");
+		return -1;
+	}
+	if (!tls_impl_allowed(c->impl)) {
+		static const char *const names[] = TLS_CONSTANT_TIME_IMPL_NAMES;
+		unsigned j;
+		printf(ERR_NOT_CONSTANT_TIME " impl=%s choices=", impl);
+		for (j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+			printf("%s%s", j ? "," : "", names[j]);
+		printf(" (a board's server runs constant-time RSA only)\n");
+		return -1;
+	}
+	if (timeout) {
+		timeout_ms = console_decimal(timeout);
+		if (timeout_ms < 1 || timeout_ms > 3600000) {
+			console_usage(argv[0]);
+			printf(" (timeout-ms: 1 to 3600000)\n");
+			return -1;
+		}
+	}
+	c->timeout_ms = (uint32_t)timeout_ms;
+	return 0;
+}
+
+/* The server's key and a chain for it; else prints the error line, -1. */
+static int server_ready(struct tls_connection *c)
+{
 	int certs;
 
-	if (argc < 2 || argc > 4) {
+	if (!(c->key = rsa_cmds_key(1, &c->ctx)))
+		return -1;
+	certs = tls_chain_certs();
+	if (certs == 0) {
+		printf(ERR_NO_CHAIN " (load the server's certificate first: cert add <der-hex>)\n");
+		return -1;
+	}
+	if (certs < 0 || !tls_chain_holds_key(c->key)) {
+		print_chain();
+		if (certs > 0)
+			printf(ERR_CHAIN_KEY_MISMATCH " (the first certificate is not for your key)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* tls [impl] [timeout-ms] [mix=<hex>]: one connection, then the console again. */
+static void cmd_tls(int argc, char **argv)
+{
+	static unsigned char mix[TLS_SEED_MAX];
+	static char line[TLS_LINE_MAX];
+	static struct tls_connection c;
+	size_t mix_len = 0;
+	int refused;
+
+	if (argc > 4) {
 		console_usage(argv[0]);
 		printf("\n");
 		return;
@@ -102,51 +176,15 @@ static void cmd_tls(int argc, char **argv)
 		printf(ERR_NO_TLS_LIBRARY " (BearSSL was not fetched: no TLS server in this firmware)\n");
 		return;
 	}
-	if (console_hex_bytes("entropy", argv[1], entropy, sizeof(entropy), &c.entropy_len))
+	refused = parse_tls(argc, argv, &c, mix, &mix_len) || server_ready(&c) || tls_seed(&c, mix, mix_len);
+	bn_wipe(mix, sizeof(mix));
+	if (refused)
 		return;
-	if (c.entropy_len < TLS_MIN_ENTROPY) {
-		printf(ERR_SHORT_ENTROPY " bytes=%u min=%d (fresh random bytes from the host: they seed the server's "
-		       "generator)\n", (unsigned)c.entropy_len, TLS_MIN_ENTROPY);
-		return;
-	}
-	c.entropy = entropy;
-	c.impl = rsa_impl_find(argc > 2 ? argv[2] : IMPL_HW_SEQ);
-	if (!tls_impl_supported(c.impl)) {
-		static const char *const names[] = TLS_IMPL_NAMES;
-		unsigned i;
-		printf(ERR_UNKNOWN_IMPL " impl=%s choices=", argv[2]);
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			printf("%s%s", i ? "," : "", names[i]);
-		printf("\n");
-		return;
-	}
-	if (argc > 3) {
-		timeout_ms = console_decimal(argv[3]);
-		if (timeout_ms < 1 || timeout_ms > 3600000) {
-			console_usage(argv[0]);
-			printf(" (timeout-ms: 1 to 3600000)\n");
-			return;
-		}
-	}
-	c.timeout_ms = (uint32_t)timeout_ms;
-	if (!(c.key = rsa_cmds_key(1, &c.ctx)))
-		return;
-	certs = tls_chain_certs();
-	if (certs == 0) {
-		printf(ERR_NO_CHAIN " (load the server's certificate first: cert add <der-hex>)\n");
-		return;
-	}
-	if (certs < 0 || !tls_chain_holds_key(c.key)) {
-		print_chain();
-		if (certs > 0)
-			printf(ERR_CHAIN_KEY_MISMATCH " (the first certificate is not for your key)\n");
-		return;
-	}
 
 	tls_uart_begin();
 	snprintf(line, sizeof(line), TLS_START_LINE, c.impl->name, c.key->bits, (unsigned long)c.timeout_ms);
 	tls_uart_write(line, strlen(line));
-	tls_serve(&c);
+	tls_serve(&c);          /* wipes the seed and what the connection held */
 	if (c.handshake) {
 		tls_handshake_line(line, sizeof(line), &c);
 		tls_uart_write(line, strlen(line));
@@ -157,7 +195,6 @@ static void cmd_tls(int argc, char **argv)
 	/* what the client sent after the end (its close_notify, say) is dropped until the host's token */
 	tls_uart_wait_token(cycles_now() + (uint64_t)c.timeout_ms * (CONFIG_CLOCK_FREQUENCY / 1000));
 	tls_uart_end();
-	memset(entropy, 0, sizeof(entropy));
 }
 
 const struct console_command tls_commands[] = {

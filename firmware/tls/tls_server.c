@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <generated/soc.h>
+
+#include "bignum/bignum.h"
 #include "console_protocol.h"
 #include "drivers/cycles.h"
 #include "peers/peer_common.h"
@@ -79,16 +82,45 @@ int tls_chain_holds_key(const rsa_key *k)
 	return 0;
 }
 
+static int impl_named(const struct rsa_impl *impl, const char *const *names, unsigned count)
+{
+	unsigned i;
+
+	for (i = 0; impl && i < count; i++)
+		if (strcmp(impl->name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int tls_impl_supported(const struct rsa_impl *impl)
 {
 	static const char *const names[] = TLS_IMPL_NAMES;
-	unsigned i;
 
 	if (impl && impl->peer && !impl->peer->built)      /* BearSSL's i31 code only with the bench's peer */
 		return 0;
-	for (i = 0; impl && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(impl->name, names[i]) == 0)
-			return 1;
+	return impl_named(impl, names, sizeof(names) / sizeof(names[0]));
+}
+
+int tls_impl_allowed(const struct rsa_impl *impl)
+{
+#ifdef RSA_BENCH_SIMULATION
+	(void)impl;
+	return 1;       /* the benchmark compares them all, hw_seq_window's timing leak included */
+#else
+	static const char *const names[] = TLS_CONSTANT_TIME_IMPL_NAMES;
+	return impl_named(impl, names, sizeof(names) / sizeof(names[0]));
+#endif
+}
+
+int tls_seed(struct tls_connection *c, const unsigned char *mix, size_t mix_len)
+{
+	if (mix_len < TLS_MIN_ENTROPY || mix_len > sizeof(c->seed)) {
+		printf(ERR_SHORT_ENTROPY " bytes=%u min=%d (%s<hex>: fresh random bytes from the host, the only seed of "
+		       "the server's generator in this firmware)\n", (unsigned)mix_len, TLS_MIN_ENTROPY, OPT_MIX);
+		return -1;
+	}
+	memcpy(c->seed, mix, mix_len);
+	c->seed_len = mix_len;
 	return 0;
 }
 
@@ -265,35 +297,22 @@ static const br_sslrec_out_gcm_class metered_gcm_out = {
 
 /* ---- the server's RSA: BearSSL's two hooks ---- */
 
-/* The key in BearSSL's form (what its i31 code and the policy read: n_bitlen for the sizes). */
-static unsigned char sk_p[PEER_MAX_BYTES / 2], sk_q[PEER_MAX_BYTES / 2], sk_dp[PEER_MAX_BYTES / 2],
-                     sk_dq[PEER_MAX_BYTES / 2], sk_iq[PEER_MAX_BYTES / 2];
+/* What BearSSL is given as the server's key. With ours, only n_bitlen (all that its handshake code
+   reads: the hooks below work on the key store's key); with BearSSL's i31 code, the key in its form,
+   made for the connection and wiped after it. */
 static br_rsa_private_key server_sk;
-/* Our implementation's view of the same key (the hooks get only BearSSL's). */
+/* Our implementation's view of the key (the hooks get only BearSSL's). */
 static const rsa_backend *rsa_backend_in_use;
 static const rsa_key *rsa_key_in_use;
 static const rsa_ctx *rsa_ctx_in_use;
-
-static void key_to_bearssl(const rsa_key *k)
-{
-	server_sk.n_bitlen = k->bits;
-	server_sk.p = sk_p;
-	server_sk.plen = peer_to_bytes_trimmed(sk_p, k->p, RSA_HALF_WORDS);
-	server_sk.q = sk_q;
-	server_sk.qlen = peer_to_bytes_trimmed(sk_q, k->q, RSA_HALF_WORDS);
-	server_sk.dp = sk_dp;
-	server_sk.dplen = peer_to_bytes_trimmed(sk_dp, k->dp, RSA_HALF_WORDS);
-	server_sk.dq = sk_dq;
-	server_sk.dqlen = peer_to_bytes_trimmed(sk_dq, k->dq, RSA_HALF_WORDS);
-	server_sk.iq = sk_iq;
-	server_sk.iqlen = peer_to_bytes_trimmed(sk_iq, k->qinv, RSA_HALF_WORDS);
-}
+/* The value private_in_place works on, as limbs. */
+static uint32_t rsa_value[BN_MAX_WORDS];
 
 /* x (the modulus' length in big-endian bytes) = x^d mod n in place on our implementation: CRT and its
    check with e (rsa.c). The bytes go to limbs and back a word at a time. 1 on success. */
 static uint32_t private_in_place(unsigned char *x)
 {
-	static uint32_t value[BN_MAX_WORDS];
+	uint32_t *value = rsa_value;
 	const rsa_key *k = rsa_key_in_use;
 	size_t len = peer_bytes(k->bits), full = len / 4, i;
 	unsigned words = BN_WORDS(k->bits);
@@ -336,19 +355,77 @@ static uint32_t ours_sign(const unsigned char *hash_oid, const unsigned char *ha
 }
 
 #if PEER_HAVE_BEARSSL
+/* The key in BearSSL's form for its i31 code (a connection on `bearssl`), and its public half for the
+   check with e. */
+static unsigned char sk_p[PEER_MAX_BYTES / 2], sk_q[PEER_MAX_BYTES / 2], sk_dp[PEER_MAX_BYTES / 2],
+                     sk_dq[PEER_MAX_BYTES / 2], sk_iq[PEER_MAX_BYTES / 2];
+static unsigned char pk_n[PEER_MAX_BYTES], pk_e[PEER_MAX_BYTES];
+static br_rsa_public_key server_pk;
+
+static void key_to_bearssl(const rsa_key *k)
+{
+	server_sk.p = sk_p;
+	server_sk.plen = peer_to_bytes_trimmed(sk_p, k->p, RSA_HALF_WORDS);
+	server_sk.q = sk_q;
+	server_sk.qlen = peer_to_bytes_trimmed(sk_q, k->q, RSA_HALF_WORDS);
+	server_sk.dp = sk_dp;
+	server_sk.dplen = peer_to_bytes_trimmed(sk_dp, k->dp, RSA_HALF_WORDS);
+	server_sk.dq = sk_dq;
+	server_sk.dqlen = peer_to_bytes_trimmed(sk_dq, k->dq, RSA_HALF_WORDS);
+	server_sk.iq = sk_iq;
+	server_sk.iqlen = peer_to_bytes_trimmed(sk_iq, k->qinv, RSA_HALF_WORDS);
+	server_pk.n = pk_n;
+	server_pk.nlen = peer_to_bytes_trimmed(pk_n, k->n, BN_WORDS(k->bits));
+	server_pk.e = pk_e;
+	server_pk.elen = peer_to_bytes_trimmed(pk_e, k->e, BN_WORDS(k->bits));
+}
+
+static void bearssl_key_wipe(void)
+{
+	bn_wipe(sk_p, sizeof(sk_p));
+	bn_wipe(sk_q, sizeof(sk_q));
+	bn_wipe(sk_dp, sizeof(sk_dp));
+	bn_wipe(sk_dq, sizeof(sk_dq));
+	bn_wipe(sk_iq, sizeof(sk_iq));
+}
+
+/* x = x^d mod n on BearSSL's i31 code (CRT), released only when x^e gives the input back, as rsa.c
+   releases ours: a CRT result that a fault made wrong in one half gives a factor of n away. Else x is
+   zeroed and 0 returned. The comparison and the masking do not branch on the values. */
+static uint32_t bearssl_checked_private(unsigned char *x, const br_rsa_private_key *sk)
+{
+	static unsigned char in[PEER_MAX_BYTES], back[PEER_MAX_BYTES];
+	size_t len = (sk->n_bitlen + 7) / 8, i;
+	uint32_t ok, diff = 0;
+	unsigned char mask;
+
+	memcpy(in, x, len);
+	ok = br_rsa_i31_private(x, sk);
+	memcpy(back, x, len);
+	ok &= br_rsa_i31_public(back, len, &server_pk);
+	for (i = 0; i < len; i++)
+		diff |= (uint32_t)(back[i] ^ in[i]);
+	ok &= (diff - 1) >> 31;         /* 1 when diff is 0 (it is below 256) */
+	mask = (unsigned char)(0u - ok);
+	for (i = 0; i < len; i++)
+		x[i] &= mask;
+	return ok;
+}
+
 static uint32_t bearssl_private(unsigned char *x, const br_rsa_private_key *sk)
 {
 	enum tls_part was = tls_meter_enter(TLS_RSA);
-	uint32_t ok = br_rsa_i31_private(x, sk);
+	uint32_t ok = bearssl_checked_private(x, sk);
 	tls_meter_leave(was);
 	return ok;
 }
 
+/* br_rsa_i31_pkcs1_sign's two steps, the private operation checked. */
 static uint32_t bearssl_sign(const unsigned char *hash_oid, const unsigned char *hash, size_t hash_len,
                              const br_rsa_private_key *sk, unsigned char *x)
 {
 	enum tls_part was = tls_meter_enter(TLS_RSA);
-	uint32_t ok = br_rsa_i31_pkcs1_sign(hash_oid, hash, hash_len, sk, x);
+	uint32_t ok = br_rsa_pkcs1_sig_pad(hash_oid, hash, hash_len, sk->n_bitlen, x) && bearssl_checked_private(x, sk);
 	tls_meter_leave(was);
 	return ok;
 }
@@ -356,6 +433,14 @@ static uint32_t bearssl_sign(const unsigned char *hash_oid, const unsigned char 
 /* Not offered (tls_impl_supported): BearSSL's RSA is in the firmware only with the bench's peer. */
 #define bearssl_private NULL
 #define bearssl_sign NULL
+static void key_to_bearssl(const rsa_key *k)
+{
+	(void)k;
+}
+
+static void bearssl_key_wipe(void)
+{
+}
 #endif
 
 /* ---- the connection ---- */
@@ -385,7 +470,7 @@ static int split_chain(void)
 	return certs;
 }
 
-static void server_init(const struct tls_connection *c)
+static void server_init(struct tls_connection *c)
 {
 	static const uint16_t suites[] = {
 		TLS_SUITE_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
@@ -404,7 +489,9 @@ static void server_init(const struct tls_connection *c)
 	br_ssl_engine_set_aes_ctr(eng, &br_aes_ct_ctr_vtable);
 	br_ssl_engine_set_ghash(eng, br_ghash_ctmul);
 	br_ssl_engine_set_gcm(eng, &metered_gcm_in, &metered_gcm_out);
-	key_to_bearssl(c->key);
+	server_sk = (br_rsa_private_key){ .n_bitlen = c->key->bits };
+	if (!ours)
+		key_to_bearssl(c->key);
 	rsa_backend_in_use = c->impl->backend;
 	rsa_key_in_use = c->key;
 	rsa_ctx_in_use = c->ctx;
@@ -412,7 +499,34 @@ static void server_init(const struct tls_connection *c)
 	                             BR_KEYTYPE_KEYX | BR_KEYTYPE_SIGN, ours ? ours_private : bearssl_private,
 	                             ours ? ours_sign : bearssl_sign);
 	br_ssl_engine_set_buffer(eng, io_buffer, sizeof(io_buffer), 0);
-	br_ssl_engine_inject_entropy(eng, c->entropy, c->entropy_len);
+	br_ssl_engine_inject_entropy(eng, c->seed, c->seed_len);
+	bn_wipe(c->seed, sizeof(c->seed));
+}
+
+/* The bytes of the stack below tls_serve's frame that the connection's calls may have used (BearSSL's
+   i31 and HMAC-DRBG temporaries, the PRF's blocks, key schedules): measured with `info`'s stack_used
+   after connections on each implementation, with room to spare, within soc/config.py's STACK_SIZE. */
+#define TLS_STACK_WIPE 6144
+
+/* Zeroes TLS_STACK_WIPE bytes just below the caller's frame. */
+static void __attribute__((noinline)) stack_wipe(void)
+{
+	uint32_t below[TLS_STACK_WIPE / sizeof(uint32_t)];
+
+	bn_wipe(below, sizeof(below));
+	__asm__ volatile("" : : "r"(below) : "memory");
+}
+
+/* Everything of the connection that held a secret, after it ended, however it ended. */
+static void connection_wipe(void)
+{
+	bn_wipe(&server, sizeof(server));
+	bn_wipe(io_buffer, sizeof(io_buffer));
+	bn_wipe(request, sizeof(request));
+	bn_wipe(rsa_value, sizeof(rsa_value));
+	bearssl_key_wipe();
+	bn_wipe(&server_sk, sizeof(server_sk));
+	stack_wipe();
 }
 
 /* Sends the answer line through the engine (it fits one record). */
@@ -516,12 +630,14 @@ void tls_serve(struct tls_connection *c)
 	c->error = br_ssl_engine_last_error(eng);
 	if (!c->reason)
 		c->reason = c->error == BR_ERR_OK ? "closed" : "failed";
+	connection_wipe();
 }
 
 #else
 
 void tls_serve(struct tls_connection *c)
 {
+	bn_wipe(c->seed, sizeof(c->seed));
 	c->reason = "failed";
 	c->error = -1;
 	c->handshake = c->answered = 0;
@@ -553,6 +669,7 @@ static const char *curve_name(int curve)
 
 void tls_handshake_line(char *buf, size_t len, const struct tls_connection *c)
 {
+#ifdef RSA_BENCH_SIMULATION
 	const uint64_t *part = c->at_handshake.cycles;
 
 	snprintf(buf, len, TLS_HANDSHAKE_LINE, suite_name(c->suite), curve_name(c->curve), c->impl->name,
@@ -561,4 +678,9 @@ void tls_handshake_line(char *buf, size_t len, const struct tls_connection *c)
 	         (unsigned long long)part[TLS_HASH], (unsigned long long)part[TLS_PRF],
 	         (unsigned long long)part[TLS_RECORD], (unsigned long long)part[TLS_OTHER],
 	         (unsigned long long)part[TLS_IO_WAIT]);
+#else
+	/* a board tells neither the client nor the wire how long its RSA took */
+	snprintf(buf, len, TLS_HANDSHAKE_BRIEF_LINE, suite_name(c->suite), curve_name(c->curve), c->impl->name,
+	         c->key->bits);
+#endif
 }

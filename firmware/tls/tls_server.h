@@ -6,9 +6,17 @@
  * Suites: TLS_RSA_WITH_AES_128_GCM_SHA256 and TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 (X25519 or P-256,
  * BearSSL's m31 code), TLS 1.2 only, no renegotiation, no session cache (every handshake is a full
  * one). The connection: the client's handshake, then one request (its bytes up to a newline, at most
- * TLS_REQUEST_MAX), answered with one line (console_protocol.h TLS_HANDSHAKE_LINE: the handshake's
- * cycles and their split), then close_notify. The server's random generator (BearSSL's HMAC-DRBG) is
- * seeded with the entropy the host sends with the command, fresh for every connection.
+ * TLS_REQUEST_MAX), answered with one line (tls_handshake_line), then close_notify. The server's random
+ * generator (BearSSL's HMAC-DRBG) is seeded afresh for every connection by tls_seed().
+ *
+ * Secrets: the server's RSA runs on the key store's key in place (ours), or on BearSSL's form of it made
+ * for the connection (bearssl); when a connection ends, however it ends, the engine's context (master
+ * secret, record keys, the generator's state, the ECDHE scalar), the I/O buffer (the decrypted premaster,
+ * every record's plaintext), BearSSL's form of the key and the stack below the server are wiped.
+ *
+ * Policy: a board's server runs only constant-time RSA (console_protocol.TLS_CONSTANT_TIME_IMPLS) and
+ * tells nobody its cycles (TLS_HANDSHAKE_BRIEF); the simulation's (RSA_BENCH_SIMULATION, soc.h) runs
+ * every implementation and reports its cycles (TLS_HANDSHAKE).
  *
  * Built only with BearSSL (TLS_HAVE_BEARSSL: the simulation's image, and the board's, which has it without
  * the bench's peer libraries); without it the console answers error=no_tls_library.
@@ -27,6 +35,7 @@
 #define TLS_CHAIN_CERTS  4
 #define TLS_REQUEST_MAX  256
 #define TLS_LINE_MAX     320    /* the longest TLS_HANDSHAKE line, with room to spare */
+#define TLS_SEED_MAX     64     /* bytes of the generator's seed for one connection */
 
 /* The certificate chain, leaf first, as DER bytes appended in pieces. */
 void tls_chain_clear(void);
@@ -44,8 +53,8 @@ struct tls_connection {
 	const struct rsa_impl *impl;            /* one of ours (backend) or BearSSL's (peer_bearssl) */
 	const rsa_key *key;
 	const rsa_ctx *ctx;
-	const unsigned char *entropy;
-	size_t entropy_len;
+	unsigned char seed[TLS_SEED_MAX];       /* tls_seed's: injected into the generator, then wiped */
+	size_t seed_len;
 	uint32_t timeout_ms;
 	/* what happened */
 	const char *reason;     /* console_protocol.py TLS_DONE: closed, failed, timeout, aborted */
@@ -57,13 +66,23 @@ struct tls_connection {
 	uint32_t bytes_in, bytes_out;
 };
 
-/* Serves one connection on the UART (which the caller took with tls_uart_begin). */
+/* Draws the seed of c's connection: the one place the server's randomness comes from. `mix` (mix_len
+   bytes, possibly none) is what the host sent with the command. This firmware has no randomness source
+   of its own yet, so the host's bytes are the seed: at least TLS_MIN_ENTROPY of them. 0, or -1 after
+   printing the error line. */
+int tls_seed(struct tls_connection *c, const unsigned char *mix, size_t mix_len);
+
+/* Serves one connection on the UART (which the caller took with tls_uart_begin); every secret of it is
+   wiped before this returns, c's seed included. */
 void tls_serve(struct tls_connection *c);
 
-/* The TLS_HANDSHAKE line of a completed handshake into buf (at most len bytes, terminated). */
+/* The line of a completed handshake into buf (at most len bytes, terminated): TLS_HANDSHAKE, its cycles
+   and their split, in the simulation; TLS_HANDSHAKE_BRIEF, without them, on a board. */
 void tls_handshake_line(char *buf, size_t len, const struct tls_connection *c);
 
 /* 1 when impl can run the server's RSA (console_protocol.TLS_IMPLS). */
 int tls_impl_supported(const struct rsa_impl *impl);
+/* 1 when this build lets impl run the server's RSA: a board's, constant-time implementations only. */
+int tls_impl_allowed(const struct rsa_impl *impl);
 
 #endif

@@ -315,7 +315,8 @@ def seed_lines(max_bits):
         if name in ("tls_key", "cert", "tls"):     # the TLS server's: not in the host build (fuzz/no_tls.c)
             lines += {"tls_key": [f"tls_key {bits0}", "tls_key 768"],
                       "cert": ["cert", "cert clear", "cert add 3000", "cert add zz"],
-                      "tls": ["tls " + "00" * 16, "tls 00 hw_seq 10"]}[name]
+                      "tls": [f"tls {protocol.MIX_OPTION}=" + "00" * 16,
+                              f"tls hw_seq 10 {protocol.MIX_OPTION}=00"]}[name]
             continue
         tokens = usage.split()
         expanded = [[]]

@@ -8,6 +8,7 @@ must work.
 One simulated SoC serves every test, behind one bridge on a loopback port (a module fixture): a boot and
 the key's set-up cost more than a handshake."""
 
+import os
 import shlex
 import shutil
 import socket
@@ -80,12 +81,12 @@ def device(sim_soc, tmp_path_factory):
         console.close()
 
 
-def check_handshake(line, suite, key_bits=2048):
-    """The device's answer line: the suite asked for, its parts adding up to its cycles, RSA done on the
-    peripheral, ECDHE exactly when the suite has it."""
+def check_handshake(line, suite, key_bits=2048, impl="hw_seq"):
+    """The device's answer line: the suite asked for, its parts adding up to its cycles, RSA done on
+    `impl`, ECDHE exactly when the suite has it."""
     record = protocol.TLS_HANDSHAKE.parse(line.strip())
     assert record is not None, line
-    assert (record["suite"], record["impl"], record["bits"]) == (suite, "hw_seq", key_bits)
+    assert (record["suite"], record["impl"], record["bits"]) == (suite, impl, key_bits)
     assert sum(record[part] for part in protocol.TLS_PARTS) == record["cycles"]
     assert record["rsa"] > 0 and record["hash"] > 0 and record["prf"] > 0 and record["record"] > 0
     if suite == ECDHE:
@@ -136,6 +137,27 @@ def test_openssl_s_client_verifies_the_device_and_reads_its_answer(device, suite
     line = next(text for text in out.splitlines() if text.startswith("handshake "))
     check_handshake(line, suite)
     check_served(device.report(before), line)
+
+
+def test_the_command_line_is_not_echoed_and_a_short_mix_is_refused(device):
+    """`tls` takes secrets on its line: the console echoes its name, then a mask for every character."""
+    console, mix = device.console, os.urandom(15).hex()
+    start = len(console.output)
+    output = console.command(f"tls hw_seq 10 {protocol.MIX_OPTION}={mix}")
+    assert [protocol.error_code(line) for line in output.splitlines()] == [protocol.Error.SHORT_ENTROPY]
+    echoed = console.output[start:]
+    assert echoed.startswith("tls " + protocol.ECHO_MASK * len(f"hw_seq 10 mix={mix}") + "\n")
+    assert mix not in echoed
+
+
+def test_a_board_s_handshake_line_has_no_cycles_and_the_bridge_reads_it():
+    line = f"handshake suite={RSA} curve=none impl=hw_seq bits=2048"
+    assert protocol.TLS_HANDSHAKE.parse(line) is None
+    record = protocol.TLS_HANDSHAKE_BRIEF.parse(line)
+    done = {"reason": "closed", "error": 0, "bytes_in": 523, "bytes_out": 1051}
+    summary = tls.Connection({}, record, done, False, 1.0).summary
+    assert summary.startswith(f"{RSA} none hw_seq RSA-2048; reason=closed") and "cycles" not in summary
+    assert protocol.TLS_CONSTANT_TIME_IMPLS == ("hw_seq", "sw", "hw_cpu")
 
 
 def test_a_client_not_speaking_tls_is_closed_on(device):
@@ -250,6 +272,13 @@ def test_a_1024_bit_key_is_refused_at_the_default_security_level_and_verified_be
         line = next(text for text in out.splitlines() if text.startswith("handshake "))
         check_handshake(line, ECDHE, key_bits=1024)
         check_served(device.report(before), line)
+
+        # BearSSL's own RSA signs the ECDHE parameters, its result checked with e before it leaves
+        device.bridge.impl = "bearssl"
+        line, cipher, version, connection = python_handshake(device, ECDHE, key_bits=1024)
+        check_handshake(line, ECDHE, key_bits=1024, impl="bearssl")
+        check_served(connection, line)
     finally:
+        device.bridge.impl = "hw_seq"
         tls.use_bench_key(device.console, 2048)
         tls.prepare(device.console, device.key, out_dir)

@@ -1,8 +1,9 @@
 """A stand-in for the simulated SoC's console, for testing the host side (link/console.py's typed
 commands, `python -m sim leak`) in a fraction of a second: it echoes what it is typed as the
-firmware does, takes `key`, answers `time` with Python's pow() and made-up cycle counts, `bench`
-with made-up rows in the firmware's order (BearSSL not built: its rows are `missing`), `info`, and
-`keygen` with a key made in Python from the seed (the same on every implementation) and made-up counts.
+firmware does (link/console.py's LineEditor: the arguments of `key` and `keygen` masked), takes `key`,
+answers `time` with Python's pow() and made-up cycle counts, `bench` with made-up rows in the firmware's
+order (BearSSL not built: its rows are `missing`), `info`, and `keygen` with a key made in Python from the
+seed (the same on every implementation) and made-up counts.
 
     python fake_console.py [mode]
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from link.console import LineEditor             # noqa: E402
 from soc import console_protocol as protocol    # noqa: E402
 from soc import keys as soc_keys                  # noqa: E402
 
@@ -193,7 +195,7 @@ def answer(line, state, mode):
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)     # the model's idle request: this one is idle anyway
-    state, pending = {}, b""
+    state, pending, editor = {}, b"", LineEditor()
     os.write(1, protocol.PROMPT.encode())
     while True:
         data = os.read(0, 4096)
@@ -201,7 +203,7 @@ def main():
             return
         if mode == "mute":
             continue
-        os.write(1, data)                       # the echo SimConsole waits for
+        os.write(1, editor.type(data).encode())     # the echo SimConsole waits for
         pending += data
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gateware.interface import PeripheralConfig
-from link.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet, Missing,
-                         Result, SimConsole, Timed, UnexpectedAnswer)
+from link.console import (RECORDS, AnswerError, CommandRefused, Console, ConsoleError, GeneratedKey, KeySet,
+                          LineEditor, Missing, Result, SimConsole, Timed, UnexpectedAnswer)
 from link.transport import SocModelTransport
 from soc import config
 from soc import console_protocol as protocol
@@ -72,6 +72,19 @@ def test_over_long_line_is_refused_whole(console):
     assert errors == [f"{Error.LINE_TOO_LONG.prefix} max={limit}"]
     assert "Commands:" not in out                     # the truncated line did not run
     assert "Commands:" in console.command("help")     # and the next line starts clean
+
+
+def test_the_line_editor_model_masks_what_follows_the_name_of_a_command_with_secrets():
+    editor = LineEditor()
+    assert editor.type(b"  keygen 512 00ff") == "  keygen " + protocol.ECHO_MASK * 8
+    assert editor.text == "  keygen 512 00ff"
+    # erased back into the name, the line is judged again when a blank ends it
+    assert editor.type(b"\x08" * 9 + b"x 1") == "\x08 \x08" * 9 + "x 1"      # `keygenx` takes no secret
+    assert editor.type(b"\n") == "\n" and editor.text == ""
+    assert editor.type(b"keys 1 2\rtls a b") == "keys 1 2\ntls " + protocol.ECHO_MASK * 3
+    assert set(protocol.SECRET_COMMANDS) <= set(protocol.COMMANDS)
+    # what the typed commands put in their errors: the name, not the secret
+    assert "00ff" not in str(CommandRefused("keygen 512 00ff", "error=x"))
 
 
 def test_backspace_edits_the_line(console):
@@ -160,14 +173,15 @@ def test_every_record_parses_its_line_into_typed_fields():
 def test_set_key_types_the_key_and_returns_what_the_firmware_holds(fake_console):
     con = fake_console()
     assert con.set_key(TOY_KEY) == KeySet(bits=12, private="yes")
-    assert f"{protocol.PROMPT}key ca1 11 ac1 3d 35\n" in con.output      # n e d p q in hex
+    # n e d p q in hex, typed; echoed masked (the stand-in echoes as the firmware does)
+    assert f"{protocol.PROMPT}key {protocol.ECHO_MASK * len('ca1 11 ac1 3d 35')}\n" in con.output
     assert con.set_key({"n": 3233, "e": 17}) == KeySet(bits=12, private="no")
-    assert f"{protocol.PROMPT}key ca1 11\n" in con.output
+    assert f"{protocol.PROMPT}key {protocol.ECHO_MASK * len('ca1 11')}\n" in con.output
 
 
 def test_a_refused_key_raises_with_the_firmware_s_error_line(fake_console):
     con = fake_console()
-    with pytest.raises(CommandRefused, match=r"refused `key ca0 11 ac1 3d 35`: error=bad_key") as refused:
+    with pytest.raises(CommandRefused, match=r"refused `key \.\.\.`: error=bad_key") as refused:
         con.set_key({**TOY_KEY, "n": 3232})
     assert refused.value.code is Error.BAD_KEY and refused.value.line.startswith("error=bad_key reason=")
     assert isinstance(refused.value, AnswerError) and isinstance(refused.value, ConsoleError)
@@ -230,7 +244,7 @@ def test_info_returns_one_record_of_each_line(fake_console):
 def test_keygen_returns_one_record_of_both_lines_and_the_key_becomes_the_console_s(fake_console):
     con = fake_console()
     made = con.keygen(512, b"\x01\x02")
-    assert f"{protocol.PROMPT}keygen 512 0102 hw_seq\n" in con.output
+    assert f"{protocol.PROMPT}keygen {protocol.ECHO_MASK * len('512 0102 hw_seq')}\n" in con.output
     assert isinstance(made, GeneratedKey) and (made.bits, made.impl, made.ok, made.e) == (512, "hw_seq", True, 65537)
     assert made.n == made.p * made.q and made.n.bit_length() == 512
     assert made.e * made.d % math.lcm(made.p - 1, made.q - 1) == 1
@@ -238,7 +252,7 @@ def test_keygen_returns_one_record_of_both_lines_and_the_key_becomes_the_console
     assert made.key == {"n": made.n, "e": made.e, "d": made.d, "p": made.p, "q": made.q}
     assert con.time("public", "sw", 2).result == pow(2, 65537, made.n)      # the console holds the new key
     on_cpu = con.keygen(512, b"\x01\x02", impl="hw_cpu")
-    assert f"{protocol.PROMPT}keygen 512 0102 hw_cpu\n" in con.output
+    assert f"{protocol.PROMPT}keygen {protocol.ECHO_MASK * len('512 0102 hw_cpu')}\n" in con.output
     assert on_cpu.key == made.key and on_cpu.impl == "hw_cpu" and on_cpu.cycles != made.cycles
     assert con.keygen(512, b"\x03").n != made.n
 
@@ -247,7 +261,7 @@ def test_a_refused_keygen_raises_with_the_firmware_s_error_line(fake_console):
     con = fake_console()
     for args, code in (((500, b"\x01"), Error.UNKNOWN_SIZE), ((512, bytes(65)), Error.TOO_LARGE),
                        ((512, b"\x01", "nope"), Error.UNKNOWN_IMPL)):
-        with pytest.raises(CommandRefused, match=f"refused `keygen {args[0]} ") as refused:
+        with pytest.raises(CommandRefused, match=r"refused `keygen \.\.\.`") as refused:
             con.keygen(*args)
         assert refused.value.code is code
     with pytest.raises(ValueError, match="at least one byte"):
@@ -273,11 +287,11 @@ def _ask(con, command):
 
 
 @pytest.mark.parametrize("command, message", [
-    ("set_key", r"`key ca1 11 ac1 3d 35` printed a garbled KEY_SET line: 'key bits='"),
+    ("set_key", r"`key \.\.\.` printed a garbled KEY_SET line: 'key bits='"),
     ("time", r"`time public hw_cpu 41` printed a garbled TIMED line: 'timed op='"),
     ("bench", r"`bench 512` printed a garbled RESULT line: 'result bits=512 op=public impl=sw'"),
     ("info", r"`info` printed a garbled INFO_STACK line: 'stack_bytes='"),
-    ("keygen", r"`keygen 512 0102 hw_seq` printed a garbled KEY line: 'key n='"),
+    ("keygen", r"`keygen \.\.\.` printed a garbled KEY line: 'key n='"),
 ])
 def test_a_garbled_answer_is_an_unexpected_answer(fake_console, command, message):
     con = fake_console("garbled")
@@ -290,11 +304,11 @@ def test_a_garbled_answer_is_an_unexpected_answer(fake_console, command, message
 
 
 @pytest.mark.parametrize("command, message", [
-    ("set_key", r"`key ca1 11 ac1 3d 35` took a 12-bit key, private part: no"),
+    ("set_key", r"`key \.\.\.` took a 12-bit key, private part: no"),
     ("time", r"`time public hw_cpu 41` timed public on sw"),
     ("bench", r"`bench 512` ended without its `bench done` line"),
     ("info", r"`info` printed 2 INFO_SOC lines, not one"),
-    ("keygen", r"`keygen 512 0102 hw_seq` generated a 512-bit key on sw"),
+    ("keygen", r"`keygen \.\.\.` generated a 512-bit key on sw"),
 ])
 def test_an_answer_to_something_else_is_an_unexpected_answer(fake_console, command, message):
     con = fake_console("astray")
