@@ -163,7 +163,6 @@ class Error(enum.Enum):
     NO_CHAIN = "no_chain"                       # `tls` before a certificate chain was loaded (`cert add`)
     BAD_CHAIN = "bad_chain"                     # the chain's bytes are not whole DER certificates
     CHAIN_KEY_MISMATCH = "chain_key_mismatch"   # the first certificate does not hold the key's modulus
-    SHORT_ENTROPY = "short_entropy"             # `tls` takes at least TLS_MIN_ENTROPY bytes of fresh randomness
     # The device's entropy source failed a health test: its generator is stopped until `entropy restart`
     # or a reboot, and every command that draws randomness says so.
     ENTROPY_FAILED = "entropy_failed"
@@ -321,9 +320,6 @@ TLS_CURVES = {"x25519": 29, "secp256r1": 23}
 TLS_IMPLS = ("hw_seq", "sw", "hw_cpu", "hw_seq_window", "bearssl")
 #: Those a board's server runs: the constant-time ones (the simulation's runs every one, to compare them).
 TLS_CONSTANT_TIME_IMPLS = tuple(impl for impl in TLS_IMPLS if impl in CONSTANT_TIME_IMPLS)
-#: Fewest bytes `tls` takes as MIX_OPTION while they are the only seed of the server's random generator
-#: (firmware/tls/tls_server.c, tls_seed); at most 64.
-TLS_MIN_ENTROPY = 16
 #: Default idle limit of a connection in device milliseconds: no byte from the client for that long ends it.
 TLS_TIMEOUT_MS = 10000
 #: What the host sends, after the device's `tls done` line, to give the console back (the device
@@ -404,7 +400,6 @@ def c_header():
                                                          for name, code in TLS_CURVES.items()) + " }",
               "#define TLS_IMPL_NAMES { " + ", ".join(map(_c_string, TLS_IMPLS)) + " }",
               "#define TLS_CONSTANT_TIME_IMPL_NAMES { " + ", ".join(map(_c_string, TLS_CONSTANT_TIME_IMPLS)) + " }",
-              f"#define TLS_MIN_ENTROPY {TLS_MIN_ENTROPY}",
               f"#define TLS_TIMEOUT_MS {TLS_TIMEOUT_MS}",
               "#define TLS_RESUME_TOKEN { " + ", ".join(f"0x{b:02x}" for b in TLS_RESUME_TOKEN) + " }"]
     lines += ["", "/* The entropy source. */"]

@@ -2,15 +2,22 @@
    A command that takes secrets on its line (CONSOLE_SECRET_COMMANDS: keys, seeds, entropy) echoes its
    name and the blank after it as typed, then ECHO_MASK for every other character: the host's flow
    control still sees each character arrive (link/console.py waits for every chunk's echo), the secret
-   never goes back over the wire. Once its command has run, the line is wiped. */
+   never goes back over the wire. Once its command has run, the line is wiped, and so are LiteX's UART
+   rings and whatever the SoC's own wipe covers (console_command_done). */
 #include <stdio.h>
 #include <string.h>
 
+#include <irq.h>
 #include <libbase/console.h>
+#include <libbase/uart.h>
 
 #include "console/console.h"
 #include "bignum/bignum.h"
 #include "bignum/hex_digit.h"
+
+/* LiteX's UART driver's state (libbase/uart.c: its receive and transmit rings and their indices), kept
+   together by the linker (linker.ld.in). */
+extern char _fuart_bss[], _euart_bss[];
 
 static char line[CONSOLE_LINE_MAX];
 static size_t line_used;        /* bytes of `line` written since it was last wiped */
@@ -208,6 +215,24 @@ static void run_line(int len)
 	cmd->run(argc, argv);
 }
 
+/* The UART driver keeps the last bytes typed and printed in its rings (a key's hex among them). Once
+   everything printed has left and nothing typed waits, zeros everywhere are its state after uart_init
+   (empty rings): it is wiped whole, with its interrupt held off. A byte already typed ahead keeps the
+   rings as they are until the next command. */
+static void wipe_uart_rings(void)
+{
+	uart_sync();
+#ifdef CONFIG_CPU_HAS_INTERRUPT
+	unsigned int ie = irq_getie();
+	irq_setie(0);
+#endif
+	if (!uart_read_nonblock())
+		bn_wipe(_fuart_bss, (size_t)(_euart_bss - _fuart_bss));
+#ifdef CONFIG_CPU_HAS_INTERRUPT
+	irq_setie(ie);
+#endif
+}
+
 void console_run(void)
 {
 	for (;;) {
@@ -217,5 +242,7 @@ void console_run(void)
 		   pointed into it */
 		bn_wipe(line, line_used);
 		line_used = 0;
+		console_command_done();
+		wipe_uart_rings();
 	}
 }

@@ -22,6 +22,8 @@ struct console_command {
 extern const struct console_command *const console_tables[];
 
 void console_run(void) __attribute__((noreturn));
+/* Called after every line has run (main.c): the wipe of what a command may have left in the SoC. */
+void console_command_done(void);
 void console_print_help(void);
 /* Starts the error line for wrong arguments to the command `name`, with its usage; the caller
    adds any details and the newline. */

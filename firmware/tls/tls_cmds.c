@@ -6,6 +6,7 @@
 
 #include "console/bench_cmds.h"
 #include "console/console.h"
+#include "console/entropy_cmds.h"
 #include "drivers/cycles.h"
 #include "bignum/bignum.h"
 #include "peers/peer_common.h"
@@ -165,7 +166,7 @@ static void cmd_tls(int argc, char **argv)
 	static char line[TLS_LINE_MAX];
 	static struct tls_connection c;
 	size_t mix_len = 0;
-	int refused;
+	int refused, err;
 
 	if (argc > 4) {
 		console_usage(argv[0]);
@@ -176,7 +177,11 @@ static void cmd_tls(int argc, char **argv)
 		printf(ERR_NO_TLS_LIBRARY " (BearSSL was not fetched: no TLS server in this firmware)\n");
 		return;
 	}
-	refused = parse_tls(argc, argv, &c, mix, &mix_len) || server_ready(&c) || tls_seed(&c, mix, mix_len);
+	refused = parse_tls(argc, argv, &c, mix, &mix_len) || server_ready(&c);
+	if (!refused && (err = tls_seed(&c, mix, mix_len)) != 0) {
+		entropy_print_error(err);
+		refused = 1;
+	}
 	bn_wipe(mix, sizeof(mix));
 	if (refused)
 		return;

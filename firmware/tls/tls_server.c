@@ -10,6 +10,7 @@
 #include "console_protocol.h"
 #include "drivers/cycles.h"
 #include "peers/peer_common.h"
+#include "rand/rng.h"
 #include "tls/tls_server.h"
 #include "tls/tls_uart.h"
 
@@ -114,14 +115,15 @@ int tls_impl_allowed(const struct rsa_impl *impl)
 
 int tls_seed(struct tls_connection *c, const unsigned char *mix, size_t mix_len)
 {
-	if (mix_len < TLS_MIN_ENTROPY || mix_len > sizeof(c->seed)) {
-		printf(ERR_SHORT_ENTROPY " bytes=%u min=%d (%s<hex>: fresh random bytes from the host, the only seed of "
-		       "the server's generator in this firmware)\n", (unsigned)mix_len, TLS_MIN_ENTROPY, OPT_MIX);
-		return -1;
-	}
-	memcpy(c->seed, mix, mix_len);
-	c->seed_len = mix_len;
-	return 0;
+	/* fresh entropy for every connection, the host's bytes mixed in after it, then the seed drawn */
+	int err = rng_reseed();
+
+	if (err == RNG_OK && mix_len)
+		err = rng_add_input(mix, mix_len);
+	if (err == RNG_OK)
+		err = rng_generate(c->seed, TLS_SEED_BYTES);
+	c->seed_len = err == RNG_OK ? TLS_SEED_BYTES : 0;
+	return err;
 }
 
 #if TLS_HAVE_BEARSSL

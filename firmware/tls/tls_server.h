@@ -35,7 +35,8 @@
 #define TLS_CHAIN_CERTS  4
 #define TLS_REQUEST_MAX  256
 #define TLS_LINE_MAX     320    /* the longest TLS_HANDSHAKE line, with room to spare */
-#define TLS_SEED_MAX     64     /* bytes of the generator's seed for one connection */
+#define TLS_SEED_MAX     64     /* bytes of the generator's seed for one connection, and of the host's mix at most */
+#define TLS_SEED_BYTES   32     /* drawn from the device's generator for each connection */
 
 /* The certificate chain, leaf first, as DER bytes appended in pieces. */
 void tls_chain_clear(void);
@@ -66,10 +67,10 @@ struct tls_connection {
 	uint32_t bytes_in, bytes_out;
 };
 
-/* Draws the seed of c's connection: the one place the server's randomness comes from. `mix` (mix_len
-   bytes, possibly none) is what the host sent with the command. This firmware has no randomness source
-   of its own yet, so the host's bytes are the seed: at least TLS_MIN_ENTROPY of them. 0, or -1 after
-   printing the error line. */
+/* Draws the seed of c's connection: the one place the server's randomness comes from. The device's
+   generator (rand/rng.h) is reseeded from the entropy source, `mix` (mix_len bytes, possibly none: what
+   the host sent with the command) mixed in as additional input, never as the seed, and TLS_SEED_BYTES
+   drawn. 0, or the generator's negative RNG_ERR_* (the caller prints its error line). */
 int tls_seed(struct tls_connection *c, const unsigned char *mix, size_t mix_len);
 
 /* Serves one connection on the UART (which the caller took with tls_uart_begin); every secret of it is

@@ -234,7 +234,8 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
               "-include", "firmware_config.h", *includes, "-Dmain=firmware_main",
               *map(str, sources), *map(str, harness), *map(str, arithmetic), *map(str, peer_objects),
               "-Wl,--defsym=_end=fuzz_stack_space", f"-Wl,--defsym=_fstack=fuzz_stack_space+{stack_bytes}",
-              f"-Wl,--defsym=STACK_SIZE={stack_bytes // 4}", "-Wl,--gc-sections",
+              f"-Wl,--defsym=STACK_SIZE={stack_bytes // 4}", "-Wl,--defsym=_fuart_bss=fuzz_uart_state",
+              "-Wl,--defsym=_euart_bss=fuzz_uart_state+64", "-Wl,--gc-sections",
               "-no-pie"], target)         # STACK_SIZE is a symbol's address (an absolute one): not relocated
     log(f"[fuzz] built {target} ({time.monotonic() - started:.1f} s)")
     return target

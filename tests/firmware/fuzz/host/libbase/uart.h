@@ -3,5 +3,7 @@
 #define HOST_LIBBASE_UART_H
 
 void uart_init(void);
+void uart_sync(void);
+int uart_read_nonblock(void);
 
 #endif
