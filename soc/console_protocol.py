@@ -84,6 +84,18 @@ def hex_argument(data):
     return bytes(data).hex() or EMPTY_HEX
 
 
+#: `key export`: the word after `key` that prints the private key the console holds, instead of setting one.
+KEY_EXPORT_WORD = "export"
+#: Fewest bytes of seed `keygen` takes: its generator's only input, so the key's only secret.
+KEYGEN_MIN_SEED = 32
+#: The steps of key generation's prime search that `keygen_step` times on a given candidate (in the order of
+#: firmware/keygen/keygen.h's KEYGEN_STEP_*), with what each runs. A candidate is a number the search could
+#: make: its top two bits set, 3 mod 4, of a prime's size for a key keygen makes.
+KEYGEN_STEPS = {
+    "pretest": "the candidate's Montgomery set-up and its Miller-Rabin round to base 2",
+    "round": "its R^2 mod c and one Miller-Rabin round to a base drawn, untimed, from a generator seeded with it",
+}
+
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
@@ -93,7 +105,9 @@ COMMANDS = {
               "software; ours: no peer library; rows=: only those rows (the others' messages still drawn)"),
     "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
     "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),
-    "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),
+    "key": (f"<n> <e> [<d> <p> <q>] | {KEY_EXPORT_WORD}",
+            f"set your own key (hex) for encrypt/decrypt (a refused one leaves no key); {KEY_EXPORT_WORD}: print "
+            "the private key held (d, p, q, dp, dq, qinv)"),
     "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
     "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
     "time": ("<op> <impl> <hex>", "one operation with your key on one implementation, timed"),
@@ -108,7 +122,11 @@ COMMANDS = {
     "oaep_decrypt": (f"<ciphertext-hex> [impl] [{LABEL_OPTION}=<hex>]",
                      "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
     "keygen": ("<bits> <seed-hex> [impl]",
-               "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
+               f"generate a key (e = 65537) from a seed of at least {KEYGEN_MIN_SEED} bytes (hw_seq by default), "
+               f"timed; it becomes your key (n and e printed; `key {KEY_EXPORT_WORD}` prints the rest)"),
+    "keygen_step": (f"{'|'.join(KEYGEN_STEPS)} <candidate-hex> [impl]",
+                    "time one constant-time step of keygen's prime search on a candidate (top two bits set, "
+                    "3 mod 4): its pre-test, or one Miller-Rabin round; for the leak test"),
     "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
     "cert": ("[clear | add <der-hex>]",
              "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
@@ -155,6 +173,8 @@ class Error(enum.Enum):
     BAD_CHAIN = "bad_chain"                     # the chain's bytes are not whole DER certificates
     CHAIN_KEY_MISMATCH = "chain_key_mismatch"   # the first certificate does not hold the key's modulus
     SHORT_ENTROPY = "short_entropy"             # `tls` takes at least TLS_MIN_ENTROPY bytes of fresh randomness
+    SHORT_SEED = "short_seed"                   # `keygen` takes a seed of at least KEYGEN_MIN_SEED bytes
+    BAD_CANDIDATE = "bad_candidate"             # `keygen_step`: not a number the prime search could make
 
     @property
     def prefix(self):
@@ -267,10 +287,17 @@ MESSAGE = Line("MESSAGE", (), (Field("message", "s", _bytes), Field("cycles", "l
 # oaep_decrypt's one line for any failure of the decryption itself, with its cycles (those of a success).
 DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,), (Field("cycles", "llu"),))
 # keygen: the cycles of the generation, the numbers looked at (sieve and Miller-Rabin), the Miller-Rabin
-# rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then the key.
+# rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then its public part.
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
-KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
+KEY_PUBLIC = Line("KEY_PUBLIC", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e")))
+#: The fields of `key export`'s line: the whole key the console holds.
+KEY_EXPORT_FIELDS = ("n", "e", "d", "p", "q", "dp", "dq", "qinv")
+KEY_EXPORT = Line("KEY_EXPORT", ("key", KEY_EXPORT_WORD), tuple(Field(name, "s", _hex) for name in KEY_EXPORT_FIELDS))
+# keygen_step: the step, the implementation, the candidate's bits, the step's cycles, and pass=1 when the
+# candidate passed it (may be prime), 0 when it is composite.
+KEYGEN_STEP = Line("KEYGEN_STEP", ("keygen_step",), (Field("step", "s"), Field("impl", "s"), Field("bits", "u"),
+                                                     Field("cycles", "llu"), Field("pass", "d")))
 # ---- the TLS server (firmware/tls/tls_*.c, jobs/tls.py, docs/tls.md) ----
 
 #: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
@@ -320,7 +347,7 @@ CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Fie
 
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
-         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_DONE, CHAIN)
+         DECRYPTION_FAILED, KEYGEN, KEY_PUBLIC, KEY_EXPORT, KEYGEN_STEP, TLS_START, TLS_HANDSHAKE, TLS_DONE, CHAIN)
 
 
 def _c_string(text):
@@ -346,7 +373,10 @@ def c_header():
               f"#define OPT_SALT {_c_string(SALT_OPTION + '=')}",
               f"#define OPT_LABEL {_c_string(LABEL_OPTION + '=')}",
               f"#define SALT_ANY {_c_string(SALT_ANY)}",
-              f"#define HEX_NOTE {_c_string(HEX_NOTE)}", "",
+              f"#define HEX_NOTE {_c_string(HEX_NOTE)}",
+              f"#define KEY_EXPORT_WORD {_c_string(KEY_EXPORT_WORD)}",
+              f"#define KEYGEN_MIN_SEED {KEYGEN_MIN_SEED}",
+              "#define KEYGEN_STEP_NAMES { " + ", ".join(map(_c_string, KEYGEN_STEPS)) + " }", "",
               "/* Output lines (printf formats). */"]
     lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]
     lines += ["", "/* The TLS server. */"]
