@@ -295,9 +295,9 @@ KEY_PUBLIC = Line("KEY_PUBLIC", ("key",), tuple(Field(name, "s", _hex) for name 
 KEY_EXPORT_FIELDS = ("n", "e", "d", "p", "q", "dp", "dq", "qinv")
 KEY_EXPORT = Line("KEY_EXPORT", ("key", KEY_EXPORT_WORD), tuple(Field(name, "s", _hex) for name in KEY_EXPORT_FIELDS))
 # keygen_step: the step, the implementation, the candidate's bits, the step's cycles, and pass=1 when the
-# candidate passed it (may be prime), 0 when it is composite.
+# candidate passed it (passed=1: may be prime; 0: composite).
 KEYGEN_STEP = Line("KEYGEN_STEP", ("keygen_step",), (Field("step", "s"), Field("impl", "s"), Field("bits", "u"),
-                                                     Field("cycles", "llu"), Field("pass", "d")))
+                                                     Field("cycles", "llu"), Field("passed", "d")))
 # ---- the TLS server (firmware/tls/tls_*.c, jobs/tls.py, docs/tls.md) ----
 
 #: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
