@@ -10,6 +10,13 @@
 #include "rsa/rsa_impls.h"
 
 #define HEX_MAX (BN_MAX_WORDS * 8 + 1)
+#define HALF_HEX_MAX (BN_MAX_WORDS * 4 + 1)
+
+/* `key export`'s hex, and `key`'s p - 1 (then q - 1). Defined before the user's key: GCC lays this
+   file's buffers out from the last defined, so these come after it and leave the user's key and the
+   buffers of `time` where they were (the counts of `time` depend on their addresses). */
+static char export_hex[3 * HEX_MAX + 5 * HALF_HEX_MAX];
+static uint32_t key_pm1[BN_MAX_WORDS / 2];
 
 /* The user's key and its precomputation (kept apart from the built-in keys' commands, which
    set up their own). */
@@ -108,9 +115,6 @@ static void forget_key(void)
 
 /* `key export`: the key held, every private value, as hex. The hex goes through one buffer, wiped
    after the line. */
-#define HALF_HEX_MAX (BN_MAX_WORDS * 4 + 1)
-static char export_hex[3 * HEX_MAX + 5 * HALF_HEX_MAX];
-
 static void key_export(void)
 {
 	const uint32_t *full[] = { user_key.n, user_key.e, user_key.d };
@@ -131,8 +135,6 @@ static void key_export(void)
 }
 
 /* The key of `key`'s arguments into user_key (and its CRT values): 0, or -1 after the error line. */
-static uint32_t key_pm1[BN_MAX_WORDS / 2];      /* p - 1, then q - 1 */
-
 static int load_key(int argc, char **argv)
 {
 	uint32_t *pm1 = key_pm1;

@@ -65,7 +65,6 @@ static struct {
 	mont_ctx mp, mq;                                              /* keygen */
 	uint32_t pm1[HALF_WORDS], qm1[HALF_WORDS], g[HALF_WORDS], pm2[HALF_WORDS];
 	uint32_t lambda[BN_MAX_WORDS + 1];
-	unsigned step_words;                                          /* keygen_step_load's candidate */
 } ks;
 
 void keygen_wipe(void)
@@ -562,13 +561,13 @@ int keygen_step_load(const uint32_t *c, unsigned words)
 	bn_copy(ks.c[0], c, words);
 	br_hmac_drbg_init(&ks.drbg, &br_sha256_vtable, c, 4 * words);
 	draw_base(ks.base, c, words, 1);
-	ks.step_words = words;
+	ks.m[0].words = words;                            /* the candidate's length, until the step's set-up */
 	return KEYGEN_OK;
 }
 
 int keygen_step_run(const rsa_backend *b, int step)
 {
-	unsigned words = ks.step_words;
+	unsigned words = ks.m[0].words;
 	int pass = 0, err;
 
 	if (words == 0)
