@@ -8,7 +8,8 @@ The generations are independent, so they are dealt to parallel simulations as jo
 rows: the software ones to the SoC without the peripheral (sim.build.build_bare, about three times as
 fast to simulate), longest first, each simulation taking the next when it is free.
 
-Every key is written as PEM (`cryptography`, with the CRT values computed from the device's d, p and q)
+Every key is written as PEM (`cryptography`, with the CRT values computed from the device's d, p and q,
+which `key export` prints after each `keygen`: keygen itself prints n and e only)
 and checked: by our own arithmetic (sizes, n = p q, p and q probable primes, e d = 1 mod lcm(p-1, q-1),
 the FIPS 186-5 bounds on d and on |p - q|), by `cryptography` (it loads the key, which validates it,
 and a signature round trip) and by Debian's `openssl pkey -check`. A key that fails any check, or
@@ -44,8 +45,8 @@ DEFAULT_SEED = "keygen"
 #: (BN_MAX_BITS: the largest key size).
 MIN_BITS, MAX_BITS = 512, max(config.KEY_SIZES)
 DEFAULT_IMPLS = ("hw_seq",)
-#: Bytes of each key's seed (the firmware takes 1 to 64).
-SEED_BYTES = 32
+#: Bytes of each key's seed (the fewest the firmware takes; at most 64).
+SEED_BYTES = protocol.KEYGEN_MIN_SEED
 #: The key-generation targets: the median over TARGET_SEEDS seeds of a key generation on TARGET_IMPL, in
 #: cycles, at most this.
 TARGET_IMPL = "hw_seq"

@@ -6,12 +6,17 @@ state, and prints its cycle count and result. The simulation is cycle-accurate a
 so a constant-time path gives exactly the same count every time: any spread at all is a leak.
 
 Three cases, each run on every implementation (protocol.IMPLS) for the private operations
-(protocol.PRIVATE_OPS) and, for comparison only, the public one:
+(protocol.PRIVATE_OPS) and, for comparison only, the public one, and a fourth for key generation:
 
 - one_key: one key; edge-case messages (0, 1, 2, n-1, n-2, short ones of a few bits, the top bit
   alone, all bits below it) and random messages below n.
 - keys: a different random key of the same size for each measurement, one random message each.
 - fixed_vs_random: one key; a fixed message and random messages, interleaved.
+- candidates (with --candidates N > 0): the constant-time steps of key generation's prime search
+  (protocol.KEYGEN_STEPS: a candidate's pre-test, one Miller-Rabin round), each one `keygen_step`
+  command, on a fixed candidate (a prime) and N random ones of the same size (bits / 2, top two bits set,
+  3 mod 4: numbers the search could make; nearly all composite), interleaved. Whether a candidate passed
+  is checked against a primality test in Python (a wrong verdict counts as a wrong result).
 
 Keys are made on the host (soc.keys.generate_key: a seeded prime generator, the key checked by the
 `cryptography` package), so every run measures the same keys and messages. Every result is checked
@@ -23,8 +28,8 @@ undefined (null) when both groups have no variance and the same mean, or a group
 counts; infinite ("inf"/"-inf" in the JSON) when neither group varies but their means differ.
 
 A row is leak-free when its spread (max - min) is 0 and t is undefined or |t| < T_LIMIT. A row
-whose (impl, op) claims to be constant-time (protocol.CONSTANT_TIME_IMPLS x protocol.PRIVATE_OPS)
-fails when it is not leak-free; the other rows are reported, never failed.
+whose (impl, op) claims to be constant-time (protocol.CONSTANT_TIME_IMPLS x (protocol.PRIVATE_OPS and the
+key-generation steps)) fails when it is not leak-free; the other rows are reported, never failed.
 
 Outputs, under build/leak/: report.json (settings, SoC, one entry per row with its cycle counts),
 report.md (the table) and histogram.png (each row's counts above its minimum: a constant-time row is
@@ -55,11 +60,17 @@ CASES = {
     "one_key": "one key, edge-case and random messages",
     "keys": "a different random key for each measurement, one random message each",
     "fixed_vs_random": "one key, a fixed message interleaved with random messages",
+    "candidates": "key generation's prime search: a fixed candidate (a prime) interleaved with random ones",
 }
 #: What t compares in each case (None: not computed).
-T_GROUPS = {"one_key": ("edge", "random"), "keys": None, "fixed_vs_random": ("fixed", "random")}
+T_GROUPS = {"one_key": ("edge", "random"), "keys": None, "fixed_vs_random": ("fixed", "random"),
+            "candidates": ("fixed", "random")}
 #: The operations measured: the private ones, and the public one for comparison.
 OPS = (*protocol.PRIVATE_OPS, "public")
+#: The key-generation steps measured in the case `candidates` (each a row's `op`).
+KEYGEN_STEPS = tuple(protocol.KEYGEN_STEPS)
+#: Every row's op, in the report's order.
+ALL_OPS = (*OPS, *KEYGEN_STEPS)
 DEFAULT_SEED = "leak"
 #: The slowest (impl, op): software without CRT, about 3x software with CRT and over 100x the
 #: peripheral (29.6 M cycles at 1024 bits: 40 s or more of simulation). --slow-messages limits it.
@@ -68,7 +79,7 @@ SLOW = (("sw", "private"),)
 
 def is_constant_time(impl, op):
     """Whether (impl, op) claims to be constant-time, so that a leak in it fails the run."""
-    return impl in protocol.CONSTANT_TIME_IMPLS and op in protocol.PRIVATE_OPS
+    return impl in protocol.CONSTANT_TIME_IMPLS and (op in protocol.PRIVATE_OPS or op in KEYGEN_STEPS)
 
 
 # ---- statistics ----
@@ -127,8 +138,8 @@ def _md_t(t):
 @dataclass(frozen=True)
 class Measurement:
     case: str
-    key: int            # index into the plan's keys
-    message: int
+    key: int            # index into the plan's keys (None for a key-generation step: no key)
+    message: int        # or the candidate of a key-generation step
     group: str          # the t-test group the message belongs to ("" when none)
     impl: str
     op: str
@@ -186,8 +197,26 @@ def plan(bits, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=N
     return key_list, jobs
 
 
+def candidate_jobs(bits, candidates, seed=DEFAULT_SEED, impls=tuple(protocol.IMPLS)):
+    """The jobs of the case `candidates`: a fixed candidate of bits / 2 bits (a prime) and `candidates` random
+    ones, interleaved, one job each (every key-generation step on every implementation of `impls`)."""
+    half = bits // 2
+    rng = random.Random(f"{seed}-{bits}-candidates")
+    form = 3 << (half - 2) | 3                      # what the search makes: top two bits set, 3 mod 4
+    fixed = next(c for c in iter(lambda: rng.getrandbits(half) | form, None) if soc_keys.is_probable_prime(c, rng))
+    pairs = [(group, c) for _ in range(candidates) for group, c in (("fixed", fixed),
+                                                                     ("random", rng.getrandbits(half) | form))]
+    return [[Measurement("candidates", None, c, group, impl, step) for impl in impls for step in KEYGEN_STEPS]
+            for group, c in pairs]
+
+
 def expected(key, op, message):
     return pow(message, key["e"] if op == "public" else key["d"], key["n"])
+
+
+def step_verdict(candidate):
+    """What a key-generation step must say of `candidate`: 1 when it is (probably) prime."""
+    return int(soc_keys.is_probable_prime(candidate, random.Random(candidate)))
 
 
 # ---- running it ----
@@ -222,7 +251,10 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
     keys_set = {}                   # simulation (its console's id) -> the key it holds
 
     def record(m, timed):
-        ok = timed.ok and timed.result == expected(key_list[m.key], m.op, m.message)
+        if m.op in KEYGEN_STEPS:
+            ok = int(timed.passed) == step_verdict(m.message)
+        else:
+            ok = timed.ok and timed.result == expected(key_list[m.key], m.op, m.message)
         with lock:
             samples.setdefault((m.case, m.impl, m.op), []).append((m.group, timed.cycles, ok))
             if not ok:
@@ -235,11 +267,14 @@ def measure(build, key_list, job_list, simulations=2, timeout=4 * 3600, progress
 
     def run_job(console, job):
         key = job.measurements[0].key
-        if keys_set.get(id(console)) != (console, key):
+        if key is not None and keys_set.get(id(console)) != (console, key):
             console.set_key(key_list[key])
             keys_set[id(console)] = (console, key)
         for m in job.measurements:
-            record(m, console.time(m.op, m.impl, m.message))
+            if m.op in KEYGEN_STEPS:
+                record(m, console.keygen_step(m.op, m.message, m.impl))
+            else:
+                record(m, console.time(m.op, m.impl, m.message))
         return [f"{m.case} {m.op} {m.impl}" for m in job.measurements]
 
     from sim import pool
@@ -254,10 +289,10 @@ def soc_info(build):
 
 
 def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc, command, simulations,
-                seconds, slow_messages=None, slow=SLOW):
+                seconds, slow_messages=None, slow=SLOW, candidates=0):
     """The report (a JSON-ready dict) of measured `samples` and `wrong` results (see `measure`)."""
     rows = [summarize(case, impl, op, samples[(case, impl, op)])
-            for case in CASES for op in OPS for impl in protocol.IMPLS if (case, impl, op) in samples]
+            for case in CASES for op in ALL_OPS for impl in protocol.IMPLS if (case, impl, op) in samples]
     for row in rows:
         row["t"] = _json_t(row["t"])
     report = {
@@ -273,6 +308,8 @@ def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc
             "keys": {"what": CASES["keys"], "keys": keys, "messages": keys, "t": None},
             "fixed_vs_random": {"what": CASES["fixed_vs_random"], "keys": 1, "messages": 2 * pairs,
                                 "t": "fixed vs random message"},
+            "candidates": {"what": CASES["candidates"], "candidate_bits": bits // 2, "candidates": 2 * candidates,
+                           "steps": list(KEYGEN_STEPS), "t": "fixed vs random candidate"},
         },
         "slow_rows": [f"{op} {impl}" for impl, op in slow] if slow_messages is not None else [],
         "slow_messages": slow_messages,
@@ -283,12 +320,18 @@ def make_report(samples, wrong, *, bits, messages, keys, pairs, edges, seed, soc
         "seconds": round(seconds, 1),
         "rows": rows,
         "failed_rows": [_row_name(r) for r in rows if r["failed"]],
-        "wrong_results": [{"case": m.case, "impl": m.impl, "op": m.op, "message": hex(m.message),
-                           "key": m.key, "ok": int(timed.ok), "result": hex(timed.result)}
-                          for m, timed in wrong],
+        "wrong_results": [_wrong(m, timed) for m, timed in wrong],
     }
     report["passed"] = not report["failed_rows"] and not report["wrong_results"]
     return report
+
+
+def _wrong(m, timed):
+    if m.op in KEYGEN_STEPS:
+        return {"case": m.case, "impl": m.impl, "op": m.op, "message": hex(m.message), "key": None,
+                "ok": int(timed.passed), "result": f"passed={int(timed.passed)}"}
+    return {"case": m.case, "impl": m.impl, "op": m.op, "message": hex(m.message), "key": m.key,
+            "ok": int(timed.ok), "result": hex(timed.result)}
 
 
 def write(report, out_dir):
@@ -325,7 +368,7 @@ def histogram(report, path):
     counts above its own minimum, heights scaled to the row's largest bin)."""
     plt = report_files.pyplot()
     bins = histogram_bins(report)
-    ops = [op for op in OPS if any(key[0] == op for key in bins)]
+    ops = [op for op in ALL_OPS if any(key[0] == op for key in bins)]
     cases = [case for case in CASES if any(key[1] == case for key in bins)]
     fig, axes = plt.subplots(len(ops), len(cases), figsize=(5 * len(cases), 2.2 + 1.6 * len(ops)),
                              squeeze=False)
@@ -360,20 +403,23 @@ def histogram(report, path):
 
 
 def run(build, bits, out_dir, messages=32, keys=8, pairs=16, seed=DEFAULT_SEED, slow_messages=None,
-        simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None, bare=None, slow=SLOW):
+        simulations=2, timeout=4 * 3600, progress=sys.stderr, command=None, bare=None, slow=SLOW, candidates=0,
+        candidate_impls=tuple(protocol.IMPLS)):
     """Plans, measures and writes report.{json,md} and histogram.png to `out_dir`; returns the
     report. `bare`: the SoC without the peripheral (sim.build.build_bare) for the software rows;
-    `slow`: the rows `slow_messages` limits (see `plan`). A wrong result or a leak is in the report,
-    not raised: `check(report)` raises for them."""
+    `slow`: the rows `slow_messages` limits (see `plan`); `candidates`: random candidates (and as many
+    times the fixed one) for the key-generation steps on `candidate_impls` (0: none). A wrong result or
+    a leak is in the report, not raised: `check(report)` raises for them."""
     started = time.monotonic()
     key_list, job_list = plan(bits, messages, keys, pairs, seed, slow_messages, slow=slow)
+    job_list += candidate_jobs(bits, candidates, seed, candidate_impls)
     samples, wrong = measure(build, key_list, job_list, simulations, timeout, progress, bare)
     report = make_report(
         samples, wrong, bits=bits, messages=messages, keys=keys, pairs=pairs, slow_messages=slow_messages,
-        slow=slow,
+        slow=slow, candidates=candidates,
         edges=sum(job[0].group == "edge" for job in job_list), seed=seed, soc=soc_info(build),
         command=command or (f"python -m sim leak --size {bits} --messages {messages} --keys {keys} "
-                            f"--pairs {pairs}"),
+                            f"--pairs {pairs} --candidates {candidates}"),
         simulations=simulations, seconds=time.monotonic() - started)
     write(report, out_dir)
     return report
@@ -416,12 +462,19 @@ def markdown(report):
              f"- keys: {cases['keys']['keys']} random keys, one random message each;",
              "- fixed_vs_random: one key, a fixed message and random ones, "
              f"{cases['fixed_vs_random']['messages'] // 2} of each, interleaved.", ""]
+    if cases["candidates"]["candidates"]:
+        lines[-1:] = [f"- candidates: key generation's {' and '.join(cases['candidates']['steps'])} "
+                      "(`keygen_step`: a candidate's pre-test, one Miller-Rabin round) on a fixed "
+                      f"{cases['candidates']['candidate_bits']}-bit candidate, a prime, and random ones of that size "
+                      f"(top two bits set, 3 mod 4), {cases['candidates']['candidates'] // 2} of each, interleaved; "
+                      "each verdict checked against a primality test in Python.", ""]
     if report["slow_rows"]:
         lines[-1:] = ["", f"The slowest rows ({', '.join(report['slow_rows'])}) ran on {report['slow_messages']} "
                       "messages of each case only (--slow-messages; their n says so).", ""]
     lines += ["spread = max - min cycles: on a constant-time path it must be 0 (the simulation is cycle-exact). "
-              "t = Welch's t between edge-case and random messages (one_key) or fixed and random message "
-              "(fixed_vs_random), not computed for keys; undefined when neither group varies and their means "
+              "t = Welch's t between edge-case and random messages (one_key) or fixed and random message or "
+              "candidate (fixed_vs_random, candidates), not computed for keys; undefined when neither group varies "
+              "and their means "
               f"agree. A constant-time row passes when spread = 0 and |t| < {report['t_limit']} (or undefined); "
               "public rows and the sliding-window sequencer are shown for comparison and not checked.", "",
               "| case | operation | implementation | n | min cycles | max cycles | spread | t | constant-time "
@@ -460,6 +513,10 @@ def add_arguments(parser):
                         help="random keys, one random message each (default: %(default)s)")
     parser.add_argument("--pairs", type=options.at_least(0), default=16, metavar="N",
                         help="fixed and random messages each, interleaved (default: %(default)s)")
+    parser.add_argument("--candidates", type=options.at_least(0), default=8, metavar="N",
+                        help="key generation's constant-time steps (a candidate's pre-test, a Miller-Rabin round) on "
+                             "N random candidates of --size / 2 bits and N times a fixed one, interleaved, on every "
+                             "implementation; 0: none (default: %(default)s)")
     parser.add_argument("--slow-messages", type=_count_or_all, default=8, metavar="N|all",
                         help="messages of each case the slowest row (software private without CRT, 40 s or more "
                              "of simulation per 1024-bit operation) runs on (default: %(default)s)")
@@ -476,10 +533,11 @@ def main(args, log):
     bare = sim_build.build_bare(build, log=log)
     slow = "all" if args.slow_messages is None else args.slow_messages
     command = (f"python -m sim leak --size {args.size} --messages {args.messages} --keys {args.keys} "
-               f"--pairs {args.pairs} --slow-messages {slow}"
+               f"--pairs {args.pairs} --candidates {args.candidates} --slow-messages {slow}"
                + (f" --seed {args.seed}" if args.seed != DEFAULT_SEED else ""))
     report = run(build, args.size, args.out, messages=args.messages, keys=args.keys, pairs=args.pairs,
                  slow_messages=args.slow_messages, seed=args.seed, simulations=args.simulations,
+                 candidates=args.candidates,
                  timeout=args.timeout, progress=options.progress(args), command=command, bare=bare)
     print(markdown(report))
     print(f"report: {args.out}/report.{{json,md}}")
@@ -490,5 +548,6 @@ def main(args, log):
 registry.register(registry.Job(
     "leak", "the timing-leak test, build/leak/", main, add_arguments=add_arguments,
     groups=(options.BUILD,), timeout=14400,
-    description="Time private-key operations on every implementation with many messages and keys; writes "
-                "report.{json,md} and histogram.png, and exits 1 if a constant-time path leaks."))
+    description="Time private-key operations on every implementation with many messages and keys, and key "
+                "generation's constant-time steps on many candidates; writes report.{json,md} and histogram.png, "
+                "and exits 1 if a constant-time path leaks."))

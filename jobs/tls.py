@@ -503,7 +503,7 @@ def main(args, log):
     try:
         if args.device_key:
             log(f"[tls] making a {args.size}-bit key on the device (keygen on hw_seq) ...")
-            key = console.keygen(args.size, os.urandom(16), "hw_seq").key
+            key = console.keygen(args.size, os.urandom(protocol.KEYGEN_MIN_SEED), "hw_seq").key
         else:
             use_bench_key(console, args.size)
             key = next(k for k in keys.bench_keys() if k["bits"] == args.size)

@@ -213,7 +213,12 @@ class BenchAnswer:
 KeygenLine = record("KeygenLine", protocol.KEYGEN, flags=("ok",),
                     doc=("`keygen`'s first line: the generation's cycles, the numbers it looked at, the "
                          "Miller-Rabin rounds it ran, and `ok` when the key passed the device's pairwise check."))
-KeyLine = record("KeyLine", protocol.KEY, doc="`keygen`'s second line: the key it made.")
+PublicKey = record("PublicKey", protocol.KEY_PUBLIC, doc="`keygen`'s second line: the public part of the key it made.")
+ExportedKey = record("ExportedKey", protocol.KEY_EXPORT,
+                     doc="`key export`: the key the console holds, with every private value.")
+KeygenStep = record("KeygenStep", protocol.KEYGEN_STEP, flags=("passed",),
+                    doc=("`keygen_step`: one step of the prime search on a candidate, its cycles, and `passed` when "
+                         "the candidate passed it."))
 Signature = record("Signature", protocol.SIGNATURE,
                    doc=("`sign`: the signature and the cycles of the whole signing (hash, padding, private CRT "
                         "operation)."))
@@ -227,7 +232,8 @@ Decrypted = record("Decrypted", protocol.MESSAGE,
 
 @dataclasses.dataclass(frozen=True)
 class GeneratedKey:
-    """`keygen`: its KEYGEN line's fields and the key of its KEY line, in one record."""
+    """`keygen`: its KEYGEN line's fields and its key, n and e from its own line, d, p and q from `key export`
+    after it (all three 0 when the console could not take the key as its own, so holds none)."""
     bits: int
     impl: str
     cycles: int
@@ -251,7 +257,7 @@ class GeneratedKey:
 
 #: The records, each of one Line of the protocol.
 RECORDS = (KeySet, Timed, Result, Missing, SocInfo, Limits, CounterCheck, StackUse, PeripheralBuild, KeygenLine,
-           KeyLine, Signature, Verified, Decrypted)
+           PublicKey, ExportedKey, KeygenStep, Signature, Verified, Decrypted)
 #: The words `bench` takes before its sizes: only the hardware rows, or only our implementations.
 BENCH_ONLY = ("hw", "ours")
 
@@ -479,18 +485,45 @@ class Console:
 
     def keygen(self, bits, seed, impl="hw_seq"):
         """`keygen`: a `bits`-bit key generated on `impl` from `seed` (bytes), which then is the key `time`,
-        `sign` and the others use. Returns the GeneratedKey (`ok` False when the device's own check of the
-        key failed: the caller decides); UnexpectedAnswer when it is not of the size and implementation
-        asked for. An empty seed is a ValueError: the firmware refuses one."""
-        if not seed:
-            raise ValueError("keygen takes a seed of at least one byte")
+        `sign` and the others use, then `key export` for its private part. Returns the GeneratedKey (`ok`
+        False when the device's own check of the key failed: the caller decides); UnexpectedAnswer when it
+        is not of the size and implementation asked for, or the exported key is not the one made. A seed
+        shorter than protocol.KEYGEN_MIN_SEED is a ValueError: the firmware refuses one."""
+        if len(seed) < protocol.KEYGEN_MIN_SEED:
+            raise ValueError(f"keygen takes a seed of at least {protocol.KEYGEN_MIN_SEED} bytes")
         command = f"keygen {bits} {bytes(seed).hex()} {impl}"
         output = self._answer(command)
         generation = self._one(KeygenLine, command, output)
-        key = self._one(KeyLine, command, output)
+        public = self._one(PublicKey, command, output)
         if (generation.bits, generation.impl) != (bits, impl):
             raise UnexpectedAnswer(command, f"generated a {generation.bits}-bit key on {generation.impl}", output)
-        return GeneratedKey(**dataclasses.asdict(generation), **dataclasses.asdict(key))
+        try:
+            private = self.export_key()
+        except CommandRefused as refused:
+            if refused.code is not protocol.Error.NO_KEY:
+                raise
+            private = None
+        if private is not None and (private.n, private.e) != (public.n, public.e):
+            raise UnexpectedAnswer(command, "`key export` gave another key than the one made", output)
+        return GeneratedKey(**dataclasses.asdict(generation), **dataclasses.asdict(public),
+                            **{name: getattr(private, name) if private else 0 for name in ("d", "p", "q")})
+
+    def export_key(self):
+        """`key export`: the key the console holds, every private value (an ExportedKey); CommandRefused
+        (error=no_key) when it holds none, or no private part."""
+        command = f"key {protocol.KEY_EXPORT_WORD}"
+        return self._one(ExportedKey, command, self._answer(command))
+
+    def keygen_step(self, step, candidate, impl="hw_seq"):
+        """`keygen_step`: `step` (protocol.KEYGEN_STEPS) of the prime search on `candidate` (an int of a
+        whole number of 32-bit words), timed on `impl`. Returns the KeygenStep; UnexpectedAnswer when it is
+        not of the step, implementation and size asked for."""
+        command = f"keygen_step {step} {candidate:x} {impl}"
+        output = self._answer(command)
+        made = self._one(KeygenStep, command, output)
+        if (made.step, made.impl, made.bits) != (step, impl, candidate.bit_length()):
+            raise UnexpectedAnswer(command, f"ran {made.step} on {made.impl} at {made.bits} bits", output)
+        return made
 
     def sign(self, scheme, message, impl="hw_seq", salt=None):
         """`sign`: a SHA-256 signature of `message` (bytes) with padding `scheme` ("pkcs1" or "pss") on

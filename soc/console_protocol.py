@@ -86,6 +86,18 @@ def hex_argument(data):
     return bytes(data).hex() or EMPTY_HEX
 
 
+#: `key export`: the word after `key` that prints the private key the console holds, instead of setting one.
+KEY_EXPORT_WORD = "export"
+#: Fewest bytes of seed `keygen` takes: its generator's only input, so the key's only secret.
+KEYGEN_MIN_SEED = 32
+#: The steps of key generation's prime search that `keygen_step` times on a given candidate (in the order of
+#: firmware/keygen/keygen.h's KEYGEN_STEP_*), with what each runs. A candidate is a number the search could
+#: make: its top two bits set, 3 mod 4, of a prime's size for a key keygen makes.
+KEYGEN_STEPS = {
+    "pretest": "the candidate's Montgomery set-up and its Miller-Rabin round to base 2",
+    "round": "its R^2 mod c and one Miller-Rabin round to a base drawn, untimed, from a generator seeded with it",
+}
+
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
@@ -95,7 +107,9 @@ COMMANDS = {
               "software; ours: no peer library; rows=: only those rows (the others' messages still drawn)"),
     "vectors": ("[index ...]", "PKCS#1 v2.1 raw RSA vectors on both paths (all by default)"),
     "modexp": ("<base> <exp> <mod>", "base^exp mod mod (hex) in software and hardware"),
-    "key": ("<n> <e> [<d> <p> <q>]", "set your own key (hex) for encrypt/decrypt"),
+    "key": (f"<n> <e> [<d> <p> <q>] | {KEY_EXPORT_WORD}",
+            f"set your own key (hex) for encrypt/decrypt (a refused one leaves no key); {KEY_EXPORT_WORD}: print "
+            "the private key held (d, p, q, dp, dq, qinv)"),
     "encrypt": ("<hex>", "message^e mod n with your key, software and hardware"),
     "decrypt": ("<hex>", "ciphertext^d mod n (CRT) with your key, software and hardware"),
     "time": ("<op> <impl> <hex>", "one operation with your key on one implementation, timed"),
@@ -110,7 +124,11 @@ COMMANDS = {
     "oaep_decrypt": (f"<ciphertext-hex> [impl] [{LABEL_OPTION}=<hex>]",
                      "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
     "keygen": ("<bits> <seed-hex> [impl]",
-               "generate a key (e = 65537) from the seed (hw_seq by default), timed; it becomes your key"),
+               f"generate a key (e = 65537) from a seed of at least {KEYGEN_MIN_SEED} bytes (hw_seq by default), "
+               f"timed; it becomes your key (n and e printed; `key {KEY_EXPORT_WORD}` prints the rest)"),
+    "keygen_step": (f"{'|'.join(KEYGEN_STEPS)} <candidate-hex> [impl]",
+                    "time one constant-time step of keygen's prime search on a candidate (top two bits set, "
+                    "3 mod 4): its pre-test, or one Miller-Rabin round; for the leak test"),
     "entropy": ("raw <words> | restart",
                 "the device's entropy source: raw words as it gives them (hex, for an SP 800-90B assessment), "
                 "or restart it (clears a health-test failure)"),
@@ -168,6 +186,8 @@ class Error(enum.Enum):
     ENTROPY_FAILED = "entropy_failed"
     ENTROPY_TIMEOUT = "entropy_timeout"         # the source gave no word in time (a board's oscillators stopped?)
     NOT_CONSTANT_TIME = "not_constant_time"     # a board's TLS server runs only TLS_CONSTANT_TIME_IMPLS
+    SHORT_SEED = "short_seed"                   # `keygen` takes a seed of at least KEYGEN_MIN_SEED bytes
+    BAD_CANDIDATE = "bad_candidate"             # `keygen_step`: not a number the prime search could make
 
     @property
     def prefix(self):
@@ -280,10 +300,17 @@ MESSAGE = Line("MESSAGE", (), (Field("message", "s", _bytes), Field("cycles", "l
 # oaep_decrypt's one line for any failure of the decryption itself, with its cycles (those of a success).
 DECRYPTION_FAILED = Line("DECRYPTION_FAILED", (Error.DECRYPTION_FAILED.prefix,), (Field("cycles", "llu"),))
 # keygen: the cycles of the generation, the numbers looked at (sieve and Miller-Rabin), the Miller-Rabin
-# rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then the key.
+# rounds run, and ok=1 when the key passed the check after it (x^e^d = x with CRT); then its public part.
 KEYGEN = Line("KEYGEN", ("keygen",), (Field("bits", "u"), Field("impl", "s"), Field("cycles", "llu"),
                                       Field("candidates", "u"), Field("mr_rounds", "u"), Field("ok", "d")))
-KEY = Line("KEY", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e", "d", "p", "q")))
+KEY_PUBLIC = Line("KEY_PUBLIC", ("key",), tuple(Field(name, "s", _hex) for name in ("n", "e")))
+#: The fields of `key export`'s line: the whole key the console holds.
+KEY_EXPORT_FIELDS = ("n", "e", "d", "p", "q", "dp", "dq", "qinv")
+KEY_EXPORT = Line("KEY_EXPORT", ("key", KEY_EXPORT_WORD), tuple(Field(name, "s", _hex) for name in KEY_EXPORT_FIELDS))
+# keygen_step: the step, the implementation, the candidate's bits, the step's cycles, and pass=1 when the
+# candidate passed it (passed=1: may be prime; 0: composite).
+KEYGEN_STEP = Line("KEYGEN_STEP", ("keygen_step",), (Field("step", "s"), Field("impl", "s"), Field("bits", "u"),
+                                                     Field("cycles", "llu"), Field("passed", "d")))
 # ---- the device's entropy source (firmware/rand/, soc/entropy.py) ----
 
 #: Where the firmware's randomness comes from, as `info` names it: the simulation's harness (its seed is
@@ -358,8 +385,8 @@ CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Fie
 
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
-         DECRYPTION_FAILED, KEYGEN, KEY, TLS_START, TLS_HANDSHAKE, TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY,
-         ENTROPY_RAW, ENTROPY_RESTARTED)
+         DECRYPTION_FAILED, KEYGEN, KEY_PUBLIC, KEY_EXPORT, KEYGEN_STEP, TLS_START, TLS_HANDSHAKE,
+         TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW, ENTROPY_RESTARTED)
 
 
 def _c_string(text):
@@ -390,6 +417,9 @@ def c_header():
               "/* The line editor: commands whose arguments it does not echo, and what it echoes instead. */",
               "#define CONSOLE_SECRET_COMMANDS { " + ", ".join(map(_c_string, SECRET_COMMANDS)) + " }",
               f"#define ECHO_MASK '{ECHO_MASK}'", "",
+              f"#define KEY_EXPORT_WORD {_c_string(KEY_EXPORT_WORD)}",
+              f"#define KEYGEN_MIN_SEED {KEYGEN_MIN_SEED}",
+              "#define KEYGEN_STEP_NAMES { " + ", ".join(map(_c_string, KEYGEN_STEPS)) + " }", "",
               "/* Output lines (printf formats). */"]
     lines += [f"#define {line.name}_LINE {_c_string(line.c_format())}" for line in LINES]
     lines += ["", "/* The TLS server. */"]

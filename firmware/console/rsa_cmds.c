@@ -10,6 +10,13 @@
 #include "rsa/rsa_impls.h"
 
 #define HEX_MAX (BN_MAX_WORDS * 8 + 1)
+#define HALF_HEX_MAX (BN_MAX_WORDS * 4 + 1)
+
+/* `key export`'s hex, and `key`'s p - 1 (then q - 1). Defined before the user's key: GCC lays this
+   file's buffers out from the last defined, so these come after it and leave the user's key and the
+   buffers of `time` where they were (the counts of `time` depend on their addresses). */
+static char export_hex[3 * HEX_MAX + 5 * HALF_HEX_MAX];
+static uint32_t key_pm1[BN_MAX_WORDS / 2];
 
 /* The user's key and its precomputation (kept apart from the built-in keys' commands, which
    set up their own). */
@@ -96,32 +103,57 @@ static void cmd_modexp(int argc, char **argv)
 
 /* ---- key, encrypt, decrypt ---- */
 
-static void cmd_key(int argc, char **argv)
+static int have_key(int private_key);
+
+/* The user's key and its precomputation cleared: none from now on. */
+static void forget_key(void)
 {
-	static uint32_t pm1[BN_MAX_WORDS / 2];
+	user_key_set = user_key_private = 0;
+	bn_wipe(&user_key, sizeof(user_key));
+	bn_wipe(&user_ctx, sizeof(user_ctx));
+}
+
+/* `key export`: the key held, every private value, as hex. The hex goes through one buffer, wiped
+   after the line. */
+static void key_export(void)
+{
+	const uint32_t *full[] = { user_key.n, user_key.e, user_key.d };
+	const uint32_t *half[] = { user_key.p, user_key.q, user_key.dp, user_key.dq, user_key.qinv };
+	char *hex[8], *at = export_hex;
+	unsigned i;
+
+	if (!have_key(1))
+		return;
+	for (i = 0; i < 8; i++) {
+		size_t room = i < 3 ? HEX_MAX : HALF_HEX_MAX;
+		hex[i] = at;
+		bn_to_hex(at, room, i < 3 ? full[i] : half[i - 3], i < 3 ? BN_MAX_WORDS : BN_MAX_WORDS / 2);
+		at += room;
+	}
+	printf(KEY_EXPORT_LINE, hex[0], hex[1], hex[2], hex[3], hex[4], hex[5], hex[6], hex[7]);
+	bn_wipe(export_hex, sizeof(export_hex));
+}
+
+/* The key of `key`'s arguments into user_key (and its CRT values): 0, or -1 after the error line. */
+static int load_key(int argc, char **argv)
+{
+	uint32_t *pm1 = key_pm1;
 	unsigned nw, pw, qw;
 
-	if (argc != 3 && argc != 6) {
-		console_usage(argv[0]);
-		printf(" (hex)\n");
-		return;
-	}
-	user_key_set = user_key_private = 0;
-	memset(&user_key, 0, sizeof(user_key));
 	if (parse_hex("n", argv[1], user_key.n, BN_MAX_WORDS) || parse_hex("e", argv[2], user_key.e, BN_MAX_WORDS))
-		return;
+		return -1;
 	user_key.bits = bn_bits(user_key.n, BN_MAX_WORDS);
 	nw = BN_WORDS(user_key.bits);
 	if (argc == 6) {
 		if (parse_hex("d", argv[3], user_key.d, BN_MAX_WORDS)
 		    || parse_hex("p", argv[4], user_key.p, BN_MAX_WORDS / 2)
 		    || parse_hex("q", argv[5], user_key.q, BN_MAX_WORDS / 2))
-			return;
+			return -1;
 		pw = BN_WORDS(bn_bits(user_key.p, BN_MAX_WORDS / 2));
 		qw = BN_WORDS(bn_bits(user_key.q, BN_MAX_WORDS / 2));
 		if (!pw || !qw || !(user_key.p[0] & 1) || !(user_key.q[0] & 1)) {
 			printf(ERR_BAD_KEY " reason=p_and_q_must_be_odd_primes\n");
-			return;
+			return -1;
 		}
 		/* dp = d mod (p-1), dq = d mod (q-1), qinv = q^-1 mod p (divsteps: constant time) */
 		bn_copy(pm1, user_key.p, pw);
@@ -133,17 +165,44 @@ static void cmd_key(int argc, char **argv)
 		bn_mod(buf_x, pw, user_key.q, qw, user_key.p, pw);
 		if (bn_modinv_odd(user_key.qinv, buf_x, user_key.p, pw, 32 * pw) != 0) {
 			printf(ERR_BAD_KEY " reason=p_and_q_must_be_odd_primes\n");
-			return;
+			return -1;
 		}
 		user_key.has_crt = 1;
 	}
 	if (user_key.bits < 16) {
 		printf(ERR_BAD_KEY " reason=modulus_too_small\n");
-		return;
+		return -1;
 	}
 	if (rsa_ctx_init(&user_ctx, &user_key) != RSA_OK) {
 		printf(ERR_BAD_KEY " reason=%s\n", argc == 6 ? "inconsistent (n odd, e odd > 1, p*q == n)"
 		                                             : "n must be odd, e odd and > 1");
+		return -1;
+	}
+	return 0;
+}
+
+/* key <n> <e> [<d> <p> <q>]: the key from now on. A refused key leaves none (the previous one is
+   dropped as the command starts) and nothing of itself: what it had written is wiped, and so are the
+   buffers of its CRT values (p - 1, q - 1, q mod p) either way. key export: see key_export. */
+static void cmd_key(int argc, char **argv)
+{
+	int loaded;
+
+	if (argc == 2 && strcmp(argv[1], KEY_EXPORT_WORD) == 0) {
+		key_export();
+		return;
+	}
+	if (argc != 3 && argc != 6) {
+		console_usage(argv[0]);
+		printf(" (hex)\n");
+		return;
+	}
+	forget_key();
+	loaded = load_key(argc, argv) == 0;
+	bn_wipe(key_pm1, sizeof(key_pm1));
+	bn_wipe(buf_x, sizeof(buf_x));
+	if (!loaded) {
+		forget_key();
 		return;
 	}
 	user_key_set = 1;
@@ -171,10 +230,12 @@ const rsa_key *rsa_cmds_key(int private_key, const rsa_ctx **ctx)
 
 int rsa_cmds_set_key(const rsa_key *k)
 {
-	user_key_set = user_key_private = 0;
+	forget_key();
 	user_key = *k;
-	if (!k->has_crt || rsa_ctx_init(&user_ctx, &user_key) != RSA_OK)
+	if (!k->has_crt || rsa_ctx_init(&user_ctx, &user_key) != RSA_OK) {
+		forget_key();
 		return -1;
+	}
 	user_key_set = user_key_private = 1;
 	return 0;
 }

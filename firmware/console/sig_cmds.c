@@ -31,8 +31,7 @@ _Static_assert(SIG_MESSAGE_MAX > PAD_MAX_BYTES, "no room for a label after the m
 
 static unsigned char sig_message[SIG_MESSAGE_MAX], sig_block[PAD_MAX_BYTES];
 static char sig_hex[2 * PAD_MAX_BYTES + 1];      /* a result: at most the modulus' length */
-static char n_hex[2 * PAD_MAX_BYTES + 1], d_hex[2 * PAD_MAX_BYTES + 1];   /* keygen's key */
-static char p_hex[PAD_MAX_BYTES + 1], q_hex[PAD_MAX_BYTES + 1], e_hex[16];
+static char n_hex[2 * PAD_MAX_BYTES + 1], e_hex[16];   /* keygen's public key */
 
 static const char hex_digits[] = "0123456789abcdef";
 
@@ -324,18 +323,48 @@ static void cmd_oaep_decrypt(int argc, char **argv)
 	memset(sig_message, 0, len);
 }
 
+/* The key keygen made, checked untimed as a device would before using it (a pairwise consistency
+   test: x^e^d = x with CRT, on the same implementation b), then the user's key. 1 when it passed. */
+static int keygen_check(const rsa_backend *b, const rsa_key *k)
+{
+	static uint32_t x[BN_MAX_WORDS], y[BN_MAX_WORDS];
+	const rsa_ctx *ctx;
+	unsigned nw = k->bits / 32;
+	int ok = rsa_cmds_set_key(k) == 0 && rsa_cmds_key(1, &ctx) != NULL;
+
+	if (ok) {
+		bn_zero(x, BN_MAX_WORDS);
+		x[0] = 0x5ca1ab1e;
+		x[nw / 2] = 0x600dc0de;
+		ok = rsa_public(b, k, ctx, y, x) == RSA_OK && rsa_private_crt(b, k, ctx, y, y) == RSA_OK
+		     && bn_cmp(x, y, nw) == 0;
+	}
+	bn_wipe(y, sizeof(y));
+	return ok;
+}
+
+/* The error line of a failed generation. */
+static void keygen_failed(int err, int lib_code)
+{
+	if (err == PEER_KEYGEN_ERR_LIBRARY)
+		printf(ERR_OPERATION_FAILED " library_code=%d\n", lib_code);
+	else if (err == KEYGEN_ERR_SEARCH)
+		printf(ERR_OPERATION_FAILED " (no prime found: an exponentiation gives wrong results)\n");
+	else
+		printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
+}
+
 /* keygen <bits> <seed> [impl]: the generation is timed (keygen.h; a peer library's, peer_keygen.h);
-   the key is then checked untimed, as a device would before using it (a pairwise consistency test:
-   x^e^d = x with CRT, on the same implementation, on sw for a peer's key), and becomes the user's key. */
+   the key is then checked (keygen_check) and becomes the user's key. Its public part is printed, the
+   rest only by `key export`. Whatever the outcome, the seed, the generator and every intermediate of
+   the search are wiped after the timed region, and so is this command's copy of the key. */
 static void cmd_keygen(int argc, char **argv)
 {
 	static rsa_key k;
 	static unsigned char seed[KEYGEN_SEED_MAX];
-	static uint32_t x[BN_MAX_WORDS], y[BN_MAX_WORDS];
-	const rsa_ctx *ctx;
 	const rsa_backend *b;
 	struct keygen_stats stats = { 0, 0, 0 };
-	unsigned bits, nw, pw;
+	unsigned bits;
 	size_t seed_len;
 	timed_region t;
 	uint64_t cycles;
@@ -361,11 +390,14 @@ static void cmd_keygen(int argc, char **argv)
 		return;
 	if (console_hex_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
 		return;
-	if (seed_len == 0) {
-		printf(ERR_BAD_LENGTH " arg=seed bytes=0 expected=1..%d\n", KEYGEN_SEED_MAX);
+	if (seed_len < KEYGEN_MIN_SEED) {
+		bn_wipe(seed, sizeof(seed));
+		printf(ERR_SHORT_SEED " bytes=%u min=%d (the seed is the key's only secret)\n", (unsigned)seed_len,
+		       KEYGEN_MIN_SEED);
 		return;
 	}
 	if (!PEER_HAVE_BEARSSL) {
+		bn_wipe(seed, sizeof(seed));
 		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
 		return;
 	}
@@ -378,42 +410,71 @@ static void cmd_keygen(int argc, char **argv)
 		err = keygen(b, bits, seed, seed_len, &k, &stats);
 		cycles = timed_stop(t);
 	}
-	memset(seed, 0, sizeof(seed));
-	if (err == PEER_KEYGEN_ERR_LIBRARY) {
-		printf(ERR_OPERATION_FAILED " library_code=%d\n", lib_code);
-		return;
-	}
-	if (err == KEYGEN_ERR_SEARCH) {
-		printf(ERR_OPERATION_FAILED " (no prime found: an exponentiation gives wrong results)\n");
-		return;
-	}
+	keygen_wipe();
+	bn_wipe(seed, sizeof(seed));
 	if (err) {
+		bn_wipe(&k, sizeof(k));
+		keygen_failed(err, lib_code);
+		return;
+	}
+	ok = keygen_check(b, &k);
+	printf(KEYGEN_LINE, bits, argc > 3 ? argv[3] : IMPL_HW_SEQ, (unsigned long long)cycles, stats.candidates,
+	       stats.mr_rounds, ok);
+	bn_to_hex(n_hex, sizeof(n_hex), k.n, bits / 32);
+	bn_to_hex(e_hex, sizeof(e_hex), k.e, 1);
+	printf(KEY_PUBLIC_LINE, n_hex, e_hex);
+	bn_wipe(&k, sizeof(k));
+}
+
+/* keygen_step pretest|round <candidate> [impl]: one constant-time step of the prime search on the
+   candidate (big-endian hex, a whole number of 32-bit words), timed (keygen.h, keygen_step_run);
+   the leak test compares its cycles over candidates. */
+_Static_assert(KEYGEN_STEP_PRETEST == 0 && KEYGEN_STEP_ROUND == 1, "KEYGEN_STEP_NAMES is in this order");
+
+static void cmd_keygen_step(int argc, char **argv)
+{
+	static const char *const names[] = KEYGEN_STEP_NAMES;
+	static uint32_t c[RSA_HALF_WORDS];
+	const rsa_backend *b;
+	timed_region t;
+	uint64_t cycles;
+	size_t len;
+	unsigned step = 0;
+	int pass;
+
+	if (argc >= 3 && argc <= 4)
+		while (step < 2 && strcmp(argv[1], names[step]) != 0)
+			step++;
+	if (argc < 3 || argc > 4 || step == 2) {
+		console_usage(argv[0]);
+		printf("\n");
+		return;
+	}
+	if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ))
+	    || console_hex_bytes("candidate", argv[2], sig_message, 4 * RSA_HALF_WORDS, &len))
+		return;
+	if (!PEER_HAVE_BEARSSL) {
+		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
+		return;
+	}
+	bn_zero(c, RSA_HALF_WORDS);
+	peer_from_bytes(c, len / 4, sig_message, len);
+	if (len % 4 || keygen_step_load(c, len / 4) != KEYGEN_OK) {
+		printf(ERR_BAD_CANDIDATE " (top two bits set, 3 mod 4, a multiple of 32 bits from %d to %d)\n",
+		       KEYGEN_MIN_BITS / 2, BN_MAX_BITS / 2);
+		return;
+	}
+	rsa_hw_forget();
+	t = timed_start();
+	pass = keygen_step_run(b, (int)step);
+	cycles = timed_stop(t);
+	keygen_wipe();
+	if (pass < 0) {
 		printf(ERR_OPERATION_FAILED " peripheral_code=%u\n", rsa_hw_error);
 		return;
 	}
-	/* The user's key from now on; then the consistency test on it. */
-	nw = bits / 32;
-	pw = nw / 2;
-	ok = rsa_cmds_set_key(&k) == 0 && rsa_cmds_key(1, &ctx) != NULL;
-	if (ok) {
-		bn_zero(x, BN_MAX_WORDS);
-		x[0] = 0x5ca1ab1e;
-		x[nw / 2] = 0x600dc0de;
-		ok = rsa_public(b, &k, ctx, y, x) == RSA_OK && rsa_private_crt(b, &k, ctx, y, y) == RSA_OK
-		     && bn_cmp(x, y, nw) == 0;
-	}
-	printf(KEYGEN_LINE, bits, argc > 3 ? argv[3] : IMPL_HW_SEQ, (unsigned long long)cycles, stats.candidates,
-	       stats.mr_rounds, ok);
-	bn_to_hex(n_hex, sizeof(n_hex), k.n, nw);
-	bn_to_hex(e_hex, sizeof(e_hex), k.e, 1);
-	bn_to_hex(d_hex, sizeof(d_hex), k.d, nw);
-	bn_to_hex(p_hex, sizeof(p_hex), k.p, pw);
-	bn_to_hex(q_hex, sizeof(q_hex), k.q, pw);
-	printf(KEY_LINE, n_hex, e_hex, d_hex, p_hex, q_hex);
-	bn_wipe(&k, sizeof(k));
-	bn_wipe(d_hex, sizeof(d_hex));
-	bn_wipe(p_hex, sizeof(p_hex));
-	bn_wipe(q_hex, sizeof(q_hex));
+	printf(KEYGEN_STEP_LINE, names[step], argc > 3 ? argv[3] : IMPL_HW_SEQ, 32 * (unsigned)(len / 4),
+	       (unsigned long long)cycles, pass);
 }
 
 const struct console_command sig_commands[] = {
@@ -422,5 +483,6 @@ const struct console_command sig_commands[] = {
 	{ CMD_OAEP_ENCRYPT, cmd_oaep_encrypt },
 	{ CMD_OAEP_DECRYPT, cmd_oaep_decrypt },
 	{ CMD_KEYGEN, cmd_keygen },
+	{ CMD_KEYGEN_STEP, cmd_keygen_step },
 	{ NULL, NULL, NULL, NULL },
 };

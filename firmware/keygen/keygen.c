@@ -1,6 +1,10 @@
 /* RSA key generation over a backend (keygen.h). Not timed by the bench: linker.ld places this file
    after the timed region, with the console, so it moves none of the bench's addresses; keygen's own
-   figure is timed by its command (sig_cmds.c). */
+   figure is timed by its command (sig_cmds.c).
+
+   The helpers that claim constant time are kept out of line (CT_FUNCTION), so that the image's
+   disassembly shows each on its own: tests/firmware/test_ct_disassembly.py checks that their only
+   conditional branches are their loops'. */
 #include <string.h>
 
 #include "bignum/ct.h"
@@ -9,6 +13,7 @@
 
 #define E KEYGEN_PUBLIC_EXPONENT
 #define HALF_WORDS RSA_HALF_WORDS
+#define CT_FUNCTION static __attribute__((noinline))
 
 /* FIPS 186-5 Table B.1 gives 1024-bit primes 5 rounds (error 2^-112), 1536- and 2048-bit primes 4
    (2^-128, 2^-144). Smaller primes (keys under 2048 bits, which FIPS 186-5 no longer covers) get what
@@ -37,6 +42,36 @@ unsigned keygen_mr_rounds(unsigned prime_bits)
 #include "bearssl_hash.h"
 #include "bearssl_rand.h"
 
+/* Everything key generation holds that tells of p, q or d (the generator, the candidates and their
+   sieve, Miller-Rabin's bases and results, p - 1, q - 1, lambda, the primes' contexts), in one place,
+   so that keygen_wipe clears all of it at once, after the timed region. */
+static struct {
+	br_hmac_drbg_context drbg;
+	unsigned char random_bytes[4 * HALF_WORDS];
+	/* Miller-Rabin bases: one call to the generator for a candidate's rounds and two spares, used
+	   from the end (one HMAC-DRBG call costs its key updates once, about 8 SHA-256 blocks, then 2
+	   blocks per 32 bytes); another such call if out-of-range draws used up the spares. */
+	unsigned char base_bytes[(KEYGEN_MR_ROUNDS_MAX + 2) * 4 * HALF_WORDS];
+	unsigned bases_left;
+	uint32_t inv_t[BN_MAX_WORDS + 1];                             /* inv_e_mod */
+	uint32_t double_t[HALF_WORDS];                                /* double_mod */
+	uint32_t one[HALF_WORDS], minus_one[HALF_WORDS];              /* mr_verdict */
+	uint32_t pre_half[2][HALF_WORDS], pre_r[2][HALF_WORDS], pre_k[2][HALF_WORDS];     /* pretest */
+	uint32_t half[HALF_WORDS], base[HALF_WORDS], diff[HALF_WORDS], r[HALF_WORDS];     /* mr_rounds */
+	uint32_t far_diff[HALF_WORDS];                                /* far_apart */
+	uint32_t start[HALF_WORDS], step[HALF_WORDS], c[2][HALF_WORDS];                   /* find_prime */
+	mont_ctx m[2];
+	uint8_t struck[KEYGEN_SPAN];
+	mont_ctx mp, mq;                                              /* keygen */
+	uint32_t pm1[HALF_WORDS], qm1[HALF_WORDS], g[HALF_WORDS], pm2[HALF_WORDS];
+	uint32_t lambda[BN_MAX_WORDS + 1];
+} ks;
+
+void keygen_wipe(void)
+{
+	bn_wipe(&ks, sizeof(ks));
+}
+
 /* ---- small arithmetic modulo e = 65537 = 2^16 + 1, where 2^16 = -1: no division ---- */
 
 _Static_assert(E == 65537u, "the reductions modulo e below use e = 2^16 + 1");
@@ -57,7 +92,7 @@ static uint32_t mod_e_small(uint64_t x)
 
 /* a mod e for a big number: its 16-bit halves with alternating signs, summed (|s| < 2^24), then the
    same once more on the sum. */
-static uint32_t mod_e(const uint32_t *a, unsigned words)
+CT_FUNCTION uint32_t mod_e(const uint32_t *a, unsigned words)
 {
 	int32_t s = 0;
 	for (unsigned i = 0; i < words; i++)
@@ -66,7 +101,7 @@ static uint32_t mod_e(const uint32_t *a, unsigned words)
 }
 
 /* x^-1 mod e for 0 < x < e (Fermat: x^(e-2)), a fixed sequence of products. */
-static uint32_t inv_mod_e(uint32_t x)
+CT_FUNCTION uint32_t inv_mod_e(uint32_t x)
 {
 	uint32_t r = 1;
 	for (int bit = 15; bit >= 0; bit--) {      /* e - 2 = 0xffff */
@@ -80,44 +115,33 @@ static uint32_t inv_mod_e(uint32_t x)
 
 /* r = e^-1 mod m (words limbs; e does not divide m): with j = -(m mod e)^-1 mod e,
    1 + j*m = 0 mod e, and r = (1 + j*m) / e < m. */
-static void inv_e_mod(uint32_t *r, const uint32_t *m, unsigned words)
+CT_FUNCTION void inv_e_mod(uint32_t *r, const uint32_t *m, unsigned words)
 {
-	static uint32_t t[BN_MAX_WORDS + 1];
+	uint32_t *t = ks.inv_t;
 	uint32_t j = E - inv_mod_e(mod_e(m, words));
 
 	bn_mul_limb_add(t, m, words, j, 1);
 	bn_divexact_odd(t, t, words + 1, E);
 	bn_copy(r, t, words);
-	bn_wipe(t, sizeof(t));
 }
 
 /* ---- the generator and the candidates ---- */
 
-static br_hmac_drbg_context drbg;
-
 /* r (words limbs) = the generator's next 4*words bytes, big-endian. */
 static void random_limbs(uint32_t *r, unsigned words)
 {
-	unsigned char bytes[4 * HALF_WORDS];
-	br_hmac_drbg_generate(&drbg, bytes, 4 * words);
-	peer_from_bytes(r, words, bytes, 4 * words);
-	bn_wipe(bytes, sizeof(bytes));
+	br_hmac_drbg_generate(&ks.drbg, ks.random_bytes, 4 * words);
+	peer_from_bytes(r, words, ks.random_bytes, 4 * words);
 }
-
-/* Miller-Rabin bases: one call to the generator for a candidate's rounds and two spares, used from
-   the end (one HMAC-DRBG call costs its key updates once, about 8 SHA-256 blocks, then 2 blocks per
-   32 bytes); another such call if out-of-range draws used up the spares. */
-static unsigned char base_bytes[(KEYGEN_MR_ROUNDS_MAX + 2) * 4 * HALF_WORDS];
-static unsigned bases_left;
 
 static void next_base(uint32_t *r, unsigned words, unsigned rounds)
 {
-	if (bases_left == 0) {
-		br_hmac_drbg_generate(&drbg, base_bytes, (rounds + 2) * 4 * words);
-		bases_left = rounds + 2;
+	if (ks.bases_left == 0) {
+		br_hmac_drbg_generate(&ks.drbg, ks.base_bytes, (rounds + 2) * 4 * words);
+		ks.bases_left = rounds + 2;
 	}
-	bases_left--;
-	peer_from_bytes(r, words, base_bytes + bases_left * 4 * words, 4 * words);
+	ks.bases_left--;
+	peer_from_bytes(r, words, ks.base_bytes + ks.bases_left * 4 * words, 4 * words);
 }
 
 /* The odd primes below KEYGEN_SIEVE_BOUND (308 below 2048), with 4^-1 and 2^32 modulo each, and
@@ -157,7 +181,7 @@ static inline uint32_t mod_small(uint32_t x, uint32_t p, uint32_t recip)
 /* The Montgomery constants of a candidate c for the pre-test: c has its top bit set, so R mod c is
    R - c. The id keeps clear of mont_init's (a backend tells loaded moduli apart by it): those count
    up from 1, these have the top bit set. */
-static void candidate_one(mont_ctx *m, const uint32_t *c, unsigned words)
+CT_FUNCTION void candidate_one(mont_ctx *m, const uint32_t *c, unsigned words)
 {
 	static uint32_t next_id;
 	uint32_t x = c[0];
@@ -176,9 +200,9 @@ static void candidate_one(mont_ctx *m, const uint32_t *c, unsigned words)
 
 /* r = 2r mod n for r < n (words limbs): the doubling and its difference with n in one pass, the
    choice in a second (mont_add's three passes cost twice as much). */
-static void double_mod(uint32_t *r, const uint32_t *n, unsigned words)
+CT_FUNCTION void double_mod(uint32_t *r, const uint32_t *n, unsigned words)
 {
-	static uint32_t t[HALF_WORDS];
+	uint32_t *t = ks.double_t;
 	uint32_t carry = 0, borrow = 0;
 
 	for (unsigned i = 0; i < words; i++) {
@@ -196,7 +220,7 @@ static void double_mod(uint32_t *r, const uint32_t *n, unsigned words)
 /* R^2 mod c for the backend's exp, without mont_init's generic reductions (which cost more than a
    Miller-Rabin round): 2^words * R by `words` modular doublings of R mod c, then five Montgomery
    squarings take it to 2^(32 words) * R = R^2. */
-static int candidate_rr(const rsa_backend *b, mont_ctx *m)
+CT_FUNCTION int candidate_rr(const rsa_backend *b, mont_ctx *m)
 {
 	int err;
 
@@ -212,9 +236,9 @@ static int candidate_rr(const rsa_backend *b, mont_ctx *m)
 
 /* c = 3 mod 4, so c - 1 = 2 * half with half odd, and a Miller-Rabin round to base z is z^half = +-1
    mod c. 1 when r (z^half) says c may be prime, 0 when c is composite. */
-static int mr_verdict(const mont_ctx *m, const uint32_t *r)
+CT_FUNCTION int mr_verdict(const mont_ctx *m, const uint32_t *r)
 {
-	static uint32_t minus_one[HALF_WORDS], one[HALF_WORDS];
+	uint32_t *minus_one = ks.minus_one, *one = ks.one;
 	unsigned w = m->words;
 
 	bn_zero(one, w);
@@ -224,32 +248,41 @@ static int mr_verdict(const mont_ctx *m, const uint32_t *r)
 	return (bn_cmp(r, one, w) == 0) | (bn_cmp(r, minus_one, w) == 0);
 }
 
-static void half_of(uint32_t *half, const uint32_t *c, unsigned words)
+CT_FUNCTION void half_of(uint32_t *half, const uint32_t *c, unsigned words)
 {
 	for (unsigned j = 0; j < words; j++)
 		half[j] = c[j] >> 1 | (j + 1 < words ? c[j + 1] << 31 : 0);
 }
 
-/* floor(n / d) for a d with its top bit set, at most 2^32 - 1: long division one bit at a time,
-   with masks (a 64-bit division in libgcc takes a time that depends on the values). */
-static uint32_t div_64_32(uint64_t n, uint32_t d)
+/* The borrow (0 or 1) out of the 32-bit subtraction x - y, whose result is diff, from the top bits
+   alone: no comparison for the compiler to turn into a branch. */
+#define BORROW_OUT(x, y, diff) (((~(x) & (y)) | (~((x) ^ (y)) & (diff))) >> 31)
+
+/* floor(n / d) for a d with its top bit set, at most 2^32 - 1 (all ones when n / 2^32 >= d): long
+   division one bit at a time on 32-bit words, every decision a mask. Neither a 64-bit comparison
+   (which GCC compiles for rv32 into a branch on the high words) nor libgcc's 64-bit division (whose
+   time depends on the values). */
+CT_FUNCTION uint32_t div_64_32(uint64_t n, uint32_t d)
 {
-	uint32_t q = 0;     /* when n / 2^32 >= d, every step fits: q comes out all ones */
-	uint64_t r = n >> 32;
+	uint32_t hi = (uint32_t)(n >> 32), lo = (uint32_t)n;
+	uint32_t saturate = ct_mask_from_bit(BORROW_OUT(hi, d, hi - d) ^ 1);      /* hi >= d */
+	uint32_t r = hi & ~saturate, q = 0;                                         /* r < d */
 
 	for (int bit = 31; bit >= 0; bit--) {
-		r = r << 1 | ((n >> bit) & 1);
-		uint32_t fits = ct_mask_from_bit(r >= d);
-		r -= d & fits;
+		uint32_t carry = r >> 31;                 /* bit 32 of 2r + 1: then it exceeds d */
+		r = r << 1 | ((lo >> bit) & 1);
+		uint32_t diff = r - d;
+		uint32_t fits = ct_mask_from_bit(carry | (BORROW_OUT(r, d, diff) ^ 1));
+		r = ct_select_u32(fits, diff, r);         /* below d again */
 		q |= fits & (1u << bit);
 	}
-	return q;
+	return q | saturate;
 }
 
 /* k = 2^32 * a mod c for a < c (words limbs, c's top bit set): the quotient estimated from the top
    limbs (Knuth's, at most 2 too large), one multiply-subtract pass, then c added back at most twice,
    with masks. A tenth of the cost of 32 modular doublings. */
-static void times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, unsigned words)
+CT_FUNCTION void times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, unsigned words)
 {
 	uint32_t q = div_64_32((uint64_t)a[words - 1] << 32 | a[words - 2], c[words - 1]);
 	uint32_t borrow = 0, mul_carry = 0, top = 0;
@@ -283,7 +316,8 @@ static void times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, un
    prime. 0, or an RSA_ERR_*. */
 static int pretest(const rsa_backend *b, mont_ctx *m, uint32_t (*c)[HALF_WORDS], unsigned count, int *pass)
 {
-	static uint32_t half[2][HALF_WORDS], r[2][HALF_WORDS], k[2][HALF_WORDS], two[HALF_WORDS];
+	static uint32_t two[HALF_WORDS];
+	uint32_t (*half)[HALF_WORDS] = ks.pre_half, (*r)[HALF_WORDS] = ks.pre_r, (*k)[HALF_WORDS] = ks.pre_k;
 	unsigned words = m[0].words, i;
 	int err;
 
@@ -307,30 +341,41 @@ static int pretest(const rsa_backend *b, mont_ctx *m, uint32_t (*c)[HALF_WORDS],
 	return 0;
 }
 
+/* One Miller-Rabin round to `base` on the candidate of m, half = (c - 1) / 2: 1 when c may be prime,
+   0 when composite; or an RSA_ERR_*. */
+static int mr_round(const rsa_backend *b, const mont_ctx *m, const uint32_t *base, const uint32_t *half)
+{
+	int err = b->exp(m, ks.r, base, half, 32 * m->words, 1);
+	return err ? err : mr_verdict(m, ks.r);
+}
+
+/* A base in [2, c - 2] (words limbs) from the generator, drawn again when out of range (FIPS 186-5
+   B.3.1). Not constant time: the draws depend on c's top bits, which are public here (set). */
+static void draw_base(uint32_t *base, const uint32_t *c, unsigned words, unsigned rounds)
+{
+	do {
+		next_base(base, words, rounds);
+		bn_sub(ks.diff, c, base, words);
+	} while (bn_bits(base, words) <= 1 || bn_cmp(base, c, words) >= 0 || bn_bits(ks.diff, words) <= 1);
+}
+
 /* The FIPS 186-5 rounds on a pre-tested candidate, with random bases in [2, c - 2] (drawn again
    when out of range, B.3.1): 1 when c is probably prime, 0 when composite; or an RSA_ERR_*. */
 static int mr_rounds(const rsa_backend *b, mont_ctx *m, const uint32_t *c, unsigned rounds,
                      struct keygen_stats *st)
 {
-	static uint32_t half[HALF_WORDS], base[HALF_WORDS], diff[HALF_WORDS], r[HALF_WORDS];
-	unsigned words = m->words, passed = 0;
+	unsigned words = m->words, passed;
 	int err;
 
 	if (b->crt_exp && words <= b->pair_max_limbs && (err = candidate_rr(b, m)))
 		return err;                                   /* the pair pre-test needed no R^2 */
-	half_of(half, c, words);
-	bases_left = 0;
-	while (passed < rounds) {
-		next_base(base, words, rounds);
-		bn_sub(diff, c, base, words);
-		if (bn_bits(base, words) <= 1 || bn_cmp(base, c, words) >= 0 || bn_bits(diff, words) <= 1)
-			continue;
+	half_of(ks.half, c, words);
+	ks.bases_left = 0;
+	for (passed = 0; passed < rounds; passed++) {
+		draw_base(ks.base, c, words, rounds);
 		st->mr_rounds++;
-		if ((err = b->exp(m, r, base, half, 32 * words, 1)))
+		if ((err = mr_round(b, m, ks.base, ks.half)) <= 0)
 			return err;
-		if (!mr_verdict(m, r))
-			return 0;
-		passed++;
 	}
 	return 1;
 }
@@ -338,7 +383,8 @@ static int mr_rounds(const rsa_backend *b, mont_ctx *m, const uint32_t *c, unsig
 /* |a - b| > 2^(bits - 100) (FIPS 186-5 A.1.3's distance between p and q). */
 static int far_apart(const uint32_t *a, const uint32_t *b, unsigned words, unsigned bits)
 {
-	static uint32_t diff[HALF_WORDS], bound[HALF_WORDS];
+	static uint32_t bound[HALF_WORDS];
+	uint32_t *diff = ks.far_diff;
 
 	if (bn_sub(diff, a, b, words))
 		bn_sub(diff, b, a, words);
@@ -352,9 +398,9 @@ static int far_apart(const uint32_t *a, const uint32_t *b, unsigned words, unsig
 static int find_prime(const rsa_backend *b, unsigned bits, uint32_t *p, mont_ctx *mp, const uint32_t *other,
                       struct keygen_stats *st)
 {
-	static uint32_t start[HALF_WORDS], step[HALF_WORDS], c[2][HALF_WORDS];
-	static mont_ctx m[2];
-	static uint8_t struck[KEYGEN_SPAN];
+	uint32_t *start = ks.start, *step = ks.step, (*c)[HALF_WORDS] = ks.c;
+	mont_ctx *m = ks.m;
+	uint8_t *struck = ks.struck;
 	unsigned words = bits / 32, rounds = keygen_mr_rounds(bits);
 	unsigned want = b->crt_exp && words <= b->pair_max_limbs ? 2 : 1;
 	int err, pass[2];
@@ -366,7 +412,7 @@ static int find_prime(const rsa_backend *b, unsigned bits, uint32_t *p, mont_ctx
 		random_limbs(start, words);
 		start[words - 1] |= 3u << 30;
 		start[0] |= 3;
-		memset(struck, 0, sizeof(struck));
+		memset(struck, 0, sizeof(ks.struck));
 		for (unsigned k = 0; k < small_count; k++) {
 			/* x mod q = sum of limb_i (2^(32 i) mod q), the powers made as the sum goes (each term
 			   below 2^43, the sum below 2^50); one reduction a limb instead of two. */
@@ -430,9 +476,8 @@ static int find_prime(const rsa_backend *b, unsigned bits, uint32_t *p, mont_ctx
 int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_t seed_len, rsa_key *k,
            struct keygen_stats *st)
 {
-	static mont_ctx mp, mq;
-	static uint32_t pm1[HALF_WORDS], qm1[HALF_WORDS], g[HALF_WORDS], pm2[HALF_WORDS];
-	static uint32_t lambda[BN_MAX_WORDS + 1];
+	mont_ctx *mp = &ks.mp, *mq = &ks.mq;
+	uint32_t *pm1 = ks.pm1, *qm1 = ks.qm1, *g = ks.g, *pm2 = ks.pm2, *lambda = ks.lambda;
 	unsigned pbits = bits / 2, pw = pbits / 32, nw = bits / 32;
 	int err;
 
@@ -441,13 +486,13 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 	if (bits % 64 || bits < KEYGEN_MIN_BITS || bits > BN_MAX_BITS)
 		return KEYGEN_ERR_SIZE;
 	keygen_prepare();
-	br_hmac_drbg_init(&drbg, &br_sha256_vtable, seed, seed_len);
+	br_hmac_drbg_init(&ks.drbg, &br_sha256_vtable, seed, seed_len);
 
 	for (;;) {
-		if ((err = find_prime(b, pbits, k->p, &mp, NULL, st)))
+		if ((err = find_prime(b, pbits, k->p, mp, NULL, st)))
 			break;
 	another_q:
-		if ((err = find_prime(b, pbits, k->q, &mq, k->p, st)))
+		if ((err = find_prime(b, pbits, k->q, mq, k->p, st)))
 			break;
 
 		/* lambda = lcm(p-1, q-1) = (p-1) * ((q-1)/g), g = gcd(p-1, q-1) = 2 gcd((p-1)/2, (q-1)/2), both odd
@@ -482,7 +527,7 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 			bn_copy(pm1, k->p, pw);
 			bn_copy(k->p, k->q, pw);
 			bn_copy(k->q, pm1, pw);
-			mp = mq;
+			*mp = *mq;
 		}
 		bn_mul(k->n, k->p, k->q, pw);
 		k->e[0] = E;
@@ -495,17 +540,9 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 		inv_e_mod(k->dq, qm1, pw);
 		bn_copy(pm2, k->p, pw);
 		pm2[0] -= 2;                                   /* p = 3 mod 4: no borrow */
-		err = b->exp(&mp, k->qinv, k->q, pm2, pbits, 1);
+		err = b->exp(mp, k->qinv, k->q, pm2, pbits, 1);
 		k->has_crt = 1;
 	}
-	bn_wipe(pm1, sizeof(pm1));
-	bn_wipe(qm1, sizeof(qm1));
-	bn_wipe(pm2, sizeof(pm2));
-	bn_wipe(g, sizeof(g));
-	bn_wipe(lambda, sizeof(lambda));
-	bn_wipe(&mp, sizeof(mp));
-	bn_wipe(&mq, sizeof(mq));
-	bn_wipe(&drbg, sizeof(drbg));
 	if (err) {
 		bn_wipe(k, sizeof(*k));
 		return err == KEYGEN_ERR_SEARCH ? err : KEYGEN_ERR_HW;
@@ -513,10 +550,61 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 	return KEYGEN_OK;
 }
 
+/* ---- one constant-time step of the search on a given candidate (the console's keygen_step) ---- */
+
+int keygen_step_load(const uint32_t *c, unsigned words)
+{
+	keygen_wipe();
+	if (words < KEYGEN_MIN_BITS / 64 || words > HALF_WORDS || c[words - 1] >> 30 != 3 || (c[0] & 3) != 3)
+		return KEYGEN_ERR_CANDIDATE;
+	keygen_prepare();
+	bn_copy(ks.c[0], c, words);
+	br_hmac_drbg_init(&ks.drbg, &br_sha256_vtable, c, 4 * words);
+	draw_base(ks.base, c, words, 1);
+	ks.m[0].words = words;                            /* the candidate's length, until the step's set-up */
+	return KEYGEN_OK;
+}
+
+int keygen_step_run(const rsa_backend *b, int step)
+{
+	unsigned words = ks.m[0].words;
+	int pass = 0, err;
+
+	if (words == 0)
+		return KEYGEN_ERR_CANDIDATE;
+	candidate_one(&ks.m[0], ks.c[0], words);
+	if (step == KEYGEN_STEP_PRETEST) {
+		err = pretest(b, ks.m, ks.c, 1, &pass);
+	} else {
+		/* mr_round's work, but with no test of the verdict on the way out: the search branches on it
+		   (a composite is dropped, which shows anyway), a timed step must not. */
+		half_of(ks.half, ks.c[0], words);
+		if (!(err = candidate_rr(b, &ks.m[0])) && !(err = b->exp(&ks.m[0], ks.r, ks.base, ks.half, 32 * words, 1)))
+			pass = mr_verdict(&ks.m[0], ks.r);
+	}
+	return err ? KEYGEN_ERR_HW : pass;
+}
+
 #else
 
 void keygen_prepare(void)
 {
+}
+
+void keygen_wipe(void)
+{
+}
+
+int keygen_step_load(const uint32_t *c, unsigned words)
+{
+	(void)c; (void)words;
+	return KEYGEN_ERR_UNAVAILABLE;
+}
+
+int keygen_step_run(const rsa_backend *b, int step)
+{
+	(void)b; (void)step;
+	return KEYGEN_ERR_UNAVAILABLE;
 }
 
 int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_t seed_len, rsa_key *k,

@@ -18,16 +18,24 @@
  *
  * Randomness: BearSSL's HMAC-DRBG over SHA-256, instantiated from the caller's seed only, so a seed
  * gives one key (what the tests and the bench need). On a board the seed must come from an entropy
- * source, or from the host over the console, never a constant.
+ * source, or from the host over the console, never a constant; the console takes seeds of at least
+ * KEYGEN_MIN_SEED bytes (console_protocol.h).
  *
  * Side channels. Constant time, as rsa.c's private operations: every Miller-Rabin exponentiation
  * (backend exp with secret = 1, over the candidate's full length), the Montgomery set-up of a
  * candidate, the gcd of p - 1 and q - 1 (Bernstein-Yang divsteps, a fixed count for the size), d, dp,
  * dq (products and exact divisions, no branch on the values) and qinv (q^(p-2) mod p, a secret
- * exponentiation). Not constant time: the sieve (its marks depend on the start's residues) and the
- * search's length (how many candidates and rounds ran, printed by the console), which tell where in
- * its interval the prime lies; the rare rejections (a q too close to p, a gcd of p - 1 and q - 1
- * over 32 bits, d too small), which draw again.
+ * exponentiation). As compiled, too: tests/firmware/test_ct_disassembly.py finds no conditional
+ * branch but the loops' in those helpers, and the leak test (`python -m sim leak`, keygen_step below)
+ * times a candidate's pre-test and a round on fixed against random candidates. Not constant time: the
+ * sieve (its marks depend on the start's residues) and the search's length (how many candidates and
+ * rounds ran, printed by the console), which tell where in its interval the prime lies; the draws of
+ * a Miller-Rabin base, redrawn when not below the candidate; the rare rejections (a q too close to
+ * p, a gcd of p - 1 and q - 1 over 32 bits, d too small), which draw again.
+ *
+ * Secrets: every buffer that held something of p, q or d lives in one structure in keygen.c, which
+ * keygen_wipe clears; keygen itself leaves it to the caller, so that the wipe stays out of the
+ * generation's timed region.
  *
  * Needs BearSSL (PEER_HAVE_BEARSSL): without it keygen returns KEYGEN_ERR_UNAVAILABLE.
  */
@@ -51,6 +59,11 @@
 #define KEYGEN_ERR_SIZE        (-2)   /* bits not a multiple of 64 in [KEYGEN_MIN_BITS, BN_MAX_BITS] */
 #define KEYGEN_ERR_HW          (-3)   /* the peripheral refused a command (rsa_hw_error) */
 #define KEYGEN_ERR_SEARCH      (-5)   /* no prime in 64 starts: a fault (a wrong exponentiation), not luck */
+#define KEYGEN_ERR_CANDIDATE   (-6)   /* keygen_step: not a candidate the search could make, or none loaded */
+
+/* The steps keygen_step_run times. */
+#define KEYGEN_STEP_PRETEST    0      /* the candidate's Montgomery set-up and its pre-test (base 2) */
+#define KEYGEN_STEP_ROUND      1      /* its R^2 and one Miller-Rabin round to a random base */
 
 struct keygen_stats {
 	unsigned candidates;    /* numbers looked at: struck out by the sieve, or given an exponentiation */
@@ -72,5 +85,21 @@ void keygen_prepare(void);
    k is cleared. */
 int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_t seed_len, rsa_key *k,
            struct keygen_stats *stats);
+
+/* Clears everything keygen (or keygen_step_*) left in its buffers about the primes and d: the
+   generator's state, the candidates, the sieve, p - 1, q - 1, lambda, the primes' contexts. The
+   caller calls it after every keygen, success or failure, outside its timed region. */
+void keygen_wipe(void);
+
+/* The search's constant-time steps one at a time, on a given candidate c (words limbs), for the leak
+   test (the console's keygen_step): keygen_step_load checks that c is one the search could make (top
+   two bits set, 3 mod 4, a prime's size for a key of KEYGEN_MIN_BITS to BN_MAX_BITS), keeps it and
+   draws a Miller-Rabin base for it from a generator seeded with c (the base's draws are not
+   constant time, so they are not in the step); KEYGEN_OK or KEYGEN_ERR_CANDIDATE. keygen_step_run runs
+   `step` (KEYGEN_STEP_*) on it over backend b, as the search does: 1 when c passed, 0 when it is
+   composite, or KEYGEN_ERR_HW / KEYGEN_ERR_CANDIDATE (none loaded). Its time must not depend on c
+   beyond its length. keygen_wipe clears the candidate. */
+int keygen_step_load(const uint32_t *c, unsigned words);
+int keygen_step_run(const rsa_backend *b, int step);
 
 #endif

@@ -29,6 +29,10 @@ void kh_times_2_32_mod(uint32_t *k, const uint32_t *a, const uint32_t *c, unsign
 	times_2_32_mod(k, a, c, words);
 }
 
+/* keygen.c's work space (everything keygen_wipe clears), for a check that it is cleared. */
+const void *kh_work(void) { return &ks; }
+size_t kh_work_size(void) { return sizeof(ks); }
+
 /* mod_small needs the table's reciprocal: p and floor(2^32 / p) are both given by the caller. */
 uint32_t kh_mod_small(uint32_t x, uint32_t p, uint32_t recip) { return mod_small(x, p, recip); }
 

@@ -52,6 +52,11 @@ def lib():
         "kh_mod_small": (ctypes.c_uint32, [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]),
         "kh_small_primes": (u, [ctypes.POINTER(ctypes.c_uint16), ctypes.POINTER(ctypes.c_uint16), u32p,
                                 ctypes.POINTER(ctypes.c_uint16), u]),
+        "kh_work": (ctypes.c_void_p, []),
+        "kh_work_size": (ctypes.c_size_t, []),
+        "keygen_wipe": (None, []),
+        "keygen_step_load": (ctypes.c_int, [u32p, u]),
+        "keygen_step_run": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(handle, name)
@@ -133,6 +138,79 @@ def test_keys_over_pair_backend(lib, bits, seeds):
         check_key(lib, bits, key, stats)
         rc, sw_key, _ = keygen(lib, bits, seed)
         assert rc == KEYGEN_OK and numbers(sw_key) == numbers(key)
+
+
+def library_data(lib):
+    """The bytes of the library's writable data (.data and .bss: its rw mappings and the anonymous ones
+    that continue them), read in this process."""
+    lines = [line.split() for line in Path("/proc/self/maps").read_text().splitlines()]
+    pieces, follows = [], None
+    for fields in lines:
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        path = fields[5] if len(fields) > 5 else None
+        if fields[1].startswith("rw") and (path == lib._name or (path is None and start == follows)):
+            pieces.append(ctypes.string_at(start, end - start))
+            follows = end
+        else:
+            follows = None
+    assert pieces, "no writable mapping of the library"
+    return b"".join(pieces)
+
+
+def traces(data, numbers_by_name):
+    """The names of the numbers one of whose aligned 8-byte pieces (as little-endian limbs) is in `data`."""
+    found = []
+    for name, x in numbers_by_name.items():
+        raw = x.to_bytes((x.bit_length() + 63) // 64 * 8, "little")
+        if any(raw[i:i + 8] in data for i in range(0, len(raw), 8) if raw[i:i + 8].count(0) < 4):
+            found.append(name)
+    return found
+
+
+def test_keygen_wipe_leaves_no_trace(lib):
+    """After keygen_wipe nothing of the key's secrets or of the search is left in the library's data: its
+    work space is all zeros, and no piece of p, q, d, dp, dq, qinv, p - 1, q - 1 or lambda is anywhere. The
+    same scan finds them before the wipe."""
+    rc, key, _ = keygen(lib, 1024, b"keygen-wipe-test-seed-of-32-byte")
+    assert rc == KEYGEN_OK
+    k = numbers(key)
+    p, q = k["p"], k["q"]
+    secrets = {**{name: k[name] for name in ("d", "p", "q", "dp", "dq", "qinv")}, "(p-1)/2": p >> 1,
+               "(q-1)/2": q >> 1, "lambda": math.lcm(p - 1, q - 1)}
+    work = ctypes.string_at(lib.kh_work(), lib.kh_work_size())
+    assert work != bytes(len(work))
+    assert {"p", "q", "lambda"} <= set(traces(library_data(lib), secrets))
+    lib.keygen_wipe()
+    assert ctypes.string_at(lib.kh_work(), lib.kh_work_size()) == bytes(lib.kh_work_size())
+    assert traces(library_data(lib), secrets) == []
+
+
+KEYGEN_ERR_CANDIDATE, KEYGEN_STEP_PRETEST, KEYGEN_STEP_ROUND = -6, 0, 1
+
+
+def step(lib, candidate, which, bits=None, backend_name="rsa_sw"):
+    """keygen_step_load then keygen_step_run on `candidate` (`bits` its size: a whole number of limbs)."""
+    words = (bits or candidate.bit_length()) // 32
+    rc = lib.keygen_step_load(limbs(candidate, words), words)
+    return rc if rc else lib.keygen_step_run(backend(lib, backend_name), which)
+
+
+def test_keygen_steps_on_given_candidates(lib):
+    """The console's keygen_step: the pre-test and a Miller-Rabin round pass a prime the search could make
+    and fail a composite, on both backends; a number the search could not make is refused."""
+    rng = random.Random(18)
+    prime = next(c for c in (rng.getrandbits(512) | 3 << 510 | 3 for _ in range(5000)) if is_probable_prime(c))
+    composite = next(c for c in range(prime + 4, prime + 4000, 4) if not is_probable_prime(c))
+    for backend_name in ("rsa_sw", "kh_pair_backend"):
+        for which in (KEYGEN_STEP_PRETEST, KEYGEN_STEP_ROUND):
+            assert step(lib, prime, which, backend_name=backend_name) == 1
+            assert step(lib, composite, which, backend_name=backend_name) == 0
+    # 1 mod 4; the top bit clear; a prime's size for no key (224 bits, 2048 bits with 4096-bit keys the most)
+    for bad, bits in [(prime - 2, None), (prime >> 1 | 3, 512), (prime >> 288 | 3, None),
+                      (3 << 2078 | 3, None)]:
+        assert step(lib, bad, KEYGEN_STEP_PRETEST, bits) == KEYGEN_ERR_CANDIDATE, hex(bad)
+    lib.keygen_wipe()
+    assert lib.keygen_step_run(backend(lib, "rsa_sw"), KEYGEN_STEP_ROUND) == KEYGEN_ERR_CANDIDATE
 
 
 def test_largest_key(lib):

@@ -20,7 +20,7 @@ from common.errors import ProjectError
 from jobs import keygen
 from link.console import CommandRefused
 from soc import config
-from soc.console_protocol import Error, error_code, error_lines
+from soc.console_protocol import KEY_EXPORT, KEY_EXPORT_WORD, KEY_PUBLIC, Error, error_code, error_lines
 from soc.keys import is_probable_prime
 
 #: One worker, one boot of the SoC for the tests that run it.
@@ -30,15 +30,15 @@ pytestmark = pytest.mark.xdist_group("keygen")
 #: each), which vary several times between seeds; what these tests check (the key is right, it loads and
 #: passes the checks, one seed gives one key on every implementation, two seeds two keys) holds for any
 #: seed, so they take seeds near the fewest rounds, and still with a composite or two thrown out by the
-#: pre-test on the device. Counted with the host build of keygen.c (tests/firmware/test_rsa_keygen.py's
-#: harness, the sw backend) over 1027 seeds: at 512 bits the least is 34 rounds (two pre-tests and 2 x 16
-#: rounds), the median 53 (seed 0102, used before: 82); at 1024 bits the least 16, the median 57 (0102:
-#: 129). On the device, hw_seq: 2.4 M cycles at 512 bits (0102: 3.1 M), 2.6 M at 1024 (0102: 6.4 M).
+#: pre-test on the device. keygen takes seeds of 32 bytes (protocol.KEYGEN_MIN_SEED): these are two bytes
+#: sixteen times. Counted with the host build of keygen.c (tests/firmware/test_rsa_keygen.py's harness, the
+#: sw backend) over the seeds (0000)x16 to (03ff)x16 at 512 bits: the least is 34 rounds (two pre-tests and
+#: 2 x 16 rounds), the median 55; over (0000)x16 to (00ff)x16 at 1024 bits: the least 17, the median 56.
 #: Long searches are the host tests' (many seeds) and `make bench`'s (16 seeds).
-SEED = bytes.fromhex("56")                  # 512 bits: 36 rounds, 34 candidates
-SEED_1024 = bytes.fromhex("30")             # 1024 bits: 19 rounds on sw (20 on hw_seq), 33 candidates
-OTHER_SEED = bytes.fromhex("0235")          # 512 bits: 36 rounds
-SIGNING_SEED = bytes.fromhex("01c0")        # 512 bits: 36 rounds
+SEED = bytes.fromhex("0222" * 16)           # 512 bits: 35 rounds, 6 candidates
+SEED_1024 = bytes.fromhex("00f1" * 16)      # 1024 bits: 17 rounds on sw, 29 candidates
+OTHER_SEED = bytes.fromhex("002b" * 16)     # 512 bits: 35 rounds
+SIGNING_SEED = bytes.fromhex("01ad" * 16)   # 512 bits: 34 rounds
 MESSAGE = bytes(range(64))
 
 
@@ -293,7 +293,11 @@ def test_different_seeds_give_different_keys_and_one_seed_the_same_key(console, 
 def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, generated):
     made = generated(512, SEED)
     console.set_key(made.key)                               # the key the console has
+    seed = SEED.hex()
     refused = {
+        "keygen 512 " + "01" * 31: Error.SHORT_SEED,       # the seed is the key's only secret
+        "keygen 512 01": Error.SHORT_SEED,
+        f"keygen 512 {seed[:-2]}": Error.SHORT_SEED,
         "keygen 500 01": Error.UNKNOWN_SIZE,
         "keygen 8192 01": Error.UNKNOWN_SIZE,
         "keygen 448 01": Error.UNKNOWN_SIZE,
@@ -316,8 +320,37 @@ def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, 
         console.keygen(512, bytes(65))
     assert raised.value.code is Error.TOO_LARGE
     with pytest.raises(ValueError):
-        console.keygen(512, b"")
+        console.keygen(512, SEED[1:])
     message = 0x1234567
     assert console.time("public", "hw_seq", message).result == pow(message, made.e, made.n)
     timed = console.time("private_crt", "hw_seq", message)
     assert timed.ok and timed.result == pow(message, made.d, made.n)
+
+
+def test_keygen_prints_the_public_key_only_and_key_export_the_rest(console):
+    out = console.command(f"keygen 512 {SEED.hex()}")
+    [public] = KEY_PUBLIC.parse_all(out)
+    [key] = KEY_EXPORT.parse_all(console.command(f"key {KEY_EXPORT_WORD}"))
+    n, e, d, p, q = (key[name] for name in ("n", "e", "d", "p", "q"))
+    assert (n, e) == (public["n"], public["e"]) and n == p * q and e * d % math.lcm(p - 1, q - 1) == 1
+    assert (key["dp"], key["dq"], key["qinv"]) == (d % (p - 1), d % (q - 1), pow(q, -1, p))
+    assert [name for name in ("d", "p", "q", "dp", "dq", "qinv") if f"{key[name]:x}" in out] == []
+
+
+def test_a_refused_key_leaves_no_key_and_a_public_key_nothing_to_export(console, generated):
+    """A `key` refused half-way (its CRT values made, then the key found inconsistent) or at its first check
+    leaves the console with no key at all: the previous one is dropped as the command starts."""
+    made = generated(512, SEED)
+    n, e, d, p, q = (made.key[name] for name in ("n", "e", "d", "p", "q"))
+    for wrong in (f"{n:x} {e:x} {d:x} {p:x} {q + 4:x}",          # p q != n: refused after its CRT values
+                  f"{n:x} {e:x} {d:x} {p + 1:x} {q:x}"):          # p even
+        console.set_key(made.key)
+        assert _error(console.command(f"key {wrong}")) == Error.BAD_KEY
+        assert _error(console.command(f"key {KEY_EXPORT_WORD}")) == Error.NO_KEY
+        assert _error(console.command("time public hw_seq 2")) == Error.NO_KEY
+    console.set_key({"n": n, "e": e})
+    assert _error(console.command(f"key {KEY_EXPORT_WORD}")) == Error.NO_KEY
+    assert _error(console.command(f"key {KEY_EXPORT_WORD} extra")) == Error.BAD_HEX      # as `key <n> <e>`
+    console.set_key(made.key)
+    [key] = KEY_EXPORT.parse_all(console.command(f"key {KEY_EXPORT_WORD}"))
+    assert (key["n"], key["d"], key["qinv"]) == (n, d, pow(q, -1, p))

@@ -251,7 +251,7 @@ def test_run_on_two_consoles(tmp_path):
 
 def test_run_finds_a_message_dependent_leak(tmp_path):
     report, _ = _fake_run(tmp_path, "leak", simulations=1)
-    assert set(report["failed_rows"]) == {f"{case} private hw_seq" for case in leak.CASES}
+    assert set(report["failed_rows"]) == {f"{case} private hw_seq" for case in leak.CASES if case != "candidates"}
     with pytest.raises(ProjectError, match="constant-time rows leak"):
         leak.check(report)
 
@@ -288,6 +288,9 @@ def test_bad_leak_options_are_refused(args, named):
 #: in each t-test group; a constant-time row fails on any spread, whatever the number of counts.
 SMALL_MESSAGES, SMALL_KEYS, SMALL_PAIRS, SMALL_SLOW_MESSAGES = 6, 3, 3, 2
 SMALL_MESSAGE_COUNT = SMALL_MESSAGES + SMALL_KEYS + 2 * SMALL_PAIRS
+#: Key generation's steps on 256-bit candidates (the prime factors' size of a 512-bit key): the fixed one
+#: twice and two random ones, on every implementation (the software's 1.2 M cycles a step at most).
+SMALL_CANDIDATES = 2
 #: The slow rows: software private without CRT (leak.SLOW) and with it, 30.5 M and 35.6 M of the 73.5 M
 #: cycles the run took with the second on every message. Both are constant-time rows: such a row fails
 #: exactly when its counts spread (with no spread both t-test groups hold one value and t is undefined),
@@ -304,7 +307,7 @@ def small_run(sim_soc, tmp_path_factory):
     bare = sim_build.build_bare(sim_soc, log=lambda message: None)
     report = leak.run(sim_soc, 512, out_dir, messages=SMALL_MESSAGES, keys=SMALL_KEYS, pairs=SMALL_PAIRS,
                       slow_messages=SMALL_SLOW_MESSAGES, seed="test-leak", timeout=1200, bare=bare,
-                      slow=SMALL_SLOW_ROWS)
+                      slow=SMALL_SLOW_ROWS, candidates=SMALL_CANDIDATES)
     return report, out_dir
 
 
@@ -318,12 +321,24 @@ def test_constant_time_paths_take_exactly_the_same_cycles(small_run):
     report, _ = small_run
     constant = [row for row in report["rows"] if row["constant_time"]]
     assert {(r["impl"], r["op"]) for r in constant} == {
-        (impl, op) for impl in protocol.CONSTANT_TIME_IMPLS for op in protocol.PRIVATE_OPS}
+        (impl, op) for impl in protocol.CONSTANT_TIME_IMPLS for op in (*protocol.PRIVATE_OPS, *protocol.KEYGEN_STEPS)}
     leaking = [(r["case"], r["op"], r["impl"], r["min"], r["max"]) for r in constant if r["spread"] != 0]
     assert leaking == []
     assert all(r["leak_free"] and r["t"] is None for r in constant)
     assert report["passed"] and report["failed_rows"] == []
     leak.check(report)
+
+
+def test_key_generation_steps_take_the_same_cycles_on_any_candidate(small_run):
+    """A candidate's pre-test and a Miller-Rabin round, on a prime and on random (composite) candidates of one
+    size: one count per (step, implementation), and every verdict right."""
+    report, _ = small_run
+    rows = {(r["op"], r["impl"]): r for r in report["rows"] if r["case"] == "candidates"}
+    assert set(rows) == {(step, impl) for step in protocol.KEYGEN_STEPS for impl in protocol.IMPLS}
+    for (step, impl), row in rows.items():
+        assert row["n"] == 2 * SMALL_CANDIDATES and row["wrong_results"] == 0
+        if impl in protocol.CONSTANT_TIME_IMPLS:
+            assert row["spread"] == 0 and row["leak_free"], (step, impl, row["cycles"])
 
 
 def test_the_sliding_window_is_seen_to_leak(small_run):
@@ -341,9 +356,12 @@ def test_report_files(small_run):
     assert set(data) >= REPORT_FIELDS and all(set(row) >= ROW_FIELDS for row in data["rows"])
     assert (data["bits"], data["key_count"], data["message_count"]) == (512, 1 + SMALL_KEYS, SMALL_MESSAGE_COUNT)
     assert data["measurements"] == data["message_count"] * len(protocol.IMPLS) * len(leak.OPS) \
-        - (SMALL_MESSAGE_COUNT - 3 * SMALL_SLOW_MESSAGES) * len(SMALL_SLOW_ROWS)
+        - (SMALL_MESSAGE_COUNT - 3 * SMALL_SLOW_MESSAGES) * len(SMALL_SLOW_ROWS) \
+        + 2 * SMALL_CANDIDATES * len(protocol.IMPLS) * len(protocol.KEYGEN_STEPS)
     assert {(r["case"], r["n"]) for r in data["rows"] if (r["impl"], r["op"]) not in SMALL_SLOW_ROWS} == {
-        ("one_key", SMALL_MESSAGES), ("keys", SMALL_KEYS), ("fixed_vs_random", 2 * SMALL_PAIRS)}
+        ("one_key", SMALL_MESSAGES), ("keys", SMALL_KEYS), ("fixed_vs_random", 2 * SMALL_PAIRS),
+        ("candidates", 2 * SMALL_CANDIDATES)}
+    assert data["cases"]["candidates"]["candidate_bits"] == 256
     assert {r["n"] for r in data["rows"] if (r["impl"], r["op"]) in SMALL_SLOW_ROWS} == {SMALL_SLOW_MESSAGES}
     assert data["slow_rows"] == ["private sw", "private_crt sw"] and data["slow_messages"] == SMALL_SLOW_MESSAGES
     assert data["soc"]["cpu"] == "vexriscv" and data["soc"]["peripheral"]["lanes"] > 0

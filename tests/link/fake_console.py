@@ -2,8 +2,8 @@
 commands, `python -m sim leak`) in a fraction of a second: it echoes what it is typed as the
 firmware does (link/console.py's LineEditor: the arguments of `key` and `keygen` masked), takes `key`,
 answers `time` with Python's pow() and made-up cycle counts, `bench` with made-up rows in the firmware's
-order (BearSSL not built: its rows are `missing`), `info`, and `keygen` with a key made in Python from the
-seed (the same on every implementation) and made-up counts.
+order (BearSSL not built: its rows are `missing`), `info`, `keygen` with a key made in Python from the
+seed (the same on every implementation) and made-up counts, and `key export` with the key it holds.
 
     python fake_console.py [mode]
 
@@ -46,7 +46,17 @@ def _cut(text):
     return text[:text.index("=") + 1] + "\n"
 
 
+def _export(state):
+    if state.get("p") is None:
+        return f"{protocol.Error.NO_KEY.prefix} (set one with: key <n> <e> <d> <p> <q>)\n"
+    n, e, d, p, q = (state[name] for name in ("n", "e", "d", "p", "q"))
+    values = {"n": n, "e": e, "d": d, "p": p, "q": q, "dp": d % (p - 1), "dq": d % (q - 1), "qinv": pow(q, -1, p)}
+    return _fields(protocol.KEY_EXPORT, {name: f"{value:x}" for name, value in values.items()})
+
+
 def _key(words, state, mode):
+    if words[1:] == [protocol.KEY_EXPORT_WORD]:
+        return _export(state)
     try:
         numbers = [int(w, 16) for w in words[1:]]
     except ValueError:
@@ -56,7 +66,7 @@ def _key(words, state, mode):
     n, e = numbers[:2]
     if n % 2 == 0:
         return f"{protocol.Error.BAD_KEY.prefix} reason=n must be odd, e odd and > 1\n"
-    state.update(n=n, e=e, d=numbers[2] if len(numbers) == 5 else None)
+    state.update(zip(("n", "e", "d", "p", "q"), numbers + [None] * (5 - len(numbers))))
     private = "no" if mode == "astray" or state["d"] is None else "yes"
     text = _fields(protocol.KEY_SET, {"bits": n.bit_length(), "private": private})
     return _cut(text) if mode == "garbled" else text
@@ -158,6 +168,8 @@ def _keygen(words, state, mode):
         return f"{protocol.Error.BAD_HEX.prefix} arg=seed\n"
     if len(seed) > KEYGEN_SEED_MAX:
         return f"{protocol.Error.TOO_LARGE.prefix} arg=seed max_bytes={KEYGEN_SEED_MAX}\n"
+    if len(seed) < protocol.KEYGEN_MIN_SEED:
+        return f"{protocol.Error.SHORT_SEED.prefix} bytes={len(seed)} min={protocol.KEYGEN_MIN_SEED}\n"
     bits = int(words[1])
     p, q, e, d = _generated_key(bits, seed)
     ok = 1
@@ -165,11 +177,11 @@ def _keygen(words, state, mode):
         d, ok = d + 2, 0
     if mode == "astray":
         impl = "sw"
-    state.update(n=p * q, e=e, d=d)
+    state.update(n=p * q, e=e, d=d, p=p, q=q)
     rank = 1 + list(protocol.IMPLS).index(impl)
     text = (_fields(protocol.KEYGEN, {"bits": bits, "impl": impl, "cycles": 1000 * bits * rank + seed[0],
                                       "candidates": 100 + seed[0], "mr_rounds": 10 + seed[0] % 4, "ok": ok})
-            + _fields(protocol.KEY, {"n": f"{p * q:x}", "e": f"{e:x}", "d": f"{d:x}", "p": f"{p:x}", "q": f"{q:x}"}))
+            + _fields(protocol.KEY_PUBLIC, {"n": f"{p * q:x}", "e": f"{e:x}"}))
     if mode == "garbled":
         text = text[:text.index("\nkey ")] + "\nkey n=\n"
     return text

@@ -241,36 +241,42 @@ def test_info_returns_one_record_of_each_line(fake_console):
     assert (info.entropy.entropy, info.entropy.entropy_health) == ("simulated", "ok")
 
 
+#: A seed of the fewest bytes keygen takes (the fake's counts follow its first byte).
+SEED = bytes((1, 2)) + bytes(range(3, protocol.KEYGEN_MIN_SEED + 1))
+
+
 def test_keygen_returns_one_record_of_both_lines_and_the_key_becomes_the_console_s(fake_console):
     con = fake_console()
-    made = con.keygen(512, b"\x01\x02")
-    assert f"{protocol.PROMPT}keygen {protocol.ECHO_MASK * len('512 0102 hw_seq')}\n" in con.output
+    made = con.keygen(512, SEED)
+    assert f"{protocol.PROMPT}keygen {protocol.ECHO_MASK * len(f'512 {SEED.hex()} hw_seq')}\n" in con.output
+    assert f"{protocol.PROMPT}key {protocol.ECHO_MASK * len('export')}\n" in con.output
     assert isinstance(made, GeneratedKey) and (made.bits, made.impl, made.ok, made.e) == (512, "hw_seq", True, 65537)
     assert made.n == made.p * made.q and made.n.bit_length() == 512
     assert made.e * made.d % math.lcm(made.p - 1, made.q - 1) == 1
     assert (made.cycles, made.candidates, made.mr_rounds) == (3 * 512 * 1000 + 1, 101, 11)
     assert made.key == {"n": made.n, "e": made.e, "d": made.d, "p": made.p, "q": made.q}
     assert con.time("public", "sw", 2).result == pow(2, 65537, made.n)      # the console holds the new key
-    on_cpu = con.keygen(512, b"\x01\x02", impl="hw_cpu")
-    assert f"{protocol.PROMPT}keygen {protocol.ECHO_MASK * len('512 0102 hw_cpu')}\n" in con.output
+    on_cpu = con.keygen(512, SEED, impl="hw_cpu")
+    assert f"{protocol.PROMPT}keygen {protocol.ECHO_MASK * len(f'512 {SEED.hex()} hw_cpu')}\n" in con.output
     assert on_cpu.key == made.key and on_cpu.impl == "hw_cpu" and on_cpu.cycles != made.cycles
-    assert con.keygen(512, b"\x03").n != made.n
+    assert con.keygen(512, b"\x03" + SEED[1:]).n != made.n
 
 
 def test_a_refused_keygen_raises_with_the_firmware_s_error_line(fake_console):
     con = fake_console()
-    for args, code in (((500, b"\x01"), Error.UNKNOWN_SIZE), ((512, bytes(65)), Error.TOO_LARGE),
-                       ((512, b"\x01", "nope"), Error.UNKNOWN_IMPL)):
+    for args, code in (((500, SEED), Error.UNKNOWN_SIZE), ((512, bytes(65)), Error.TOO_LARGE),
+                       ((512, SEED, "nope"), Error.UNKNOWN_IMPL)):
         with pytest.raises(CommandRefused, match=r"refused `keygen \.\.\.`") as refused:
             con.keygen(*args)
         assert refused.value.code is code
-    with pytest.raises(ValueError, match="at least one byte"):
-        con.keygen(512, b"")
-    assert con.keygen(512, b"\x01").ok                      # the console goes on
+    for short in (b"", SEED[:-1]):
+        with pytest.raises(ValueError, match=f"at least {protocol.KEYGEN_MIN_SEED} bytes"):
+            con.keygen(512, short)
+    assert con.keygen(512, SEED).ok                          # the console goes on
 
 
 def test_a_keygen_whose_device_check_failed_is_returned_with_ok_false(fake_console):
-    made = fake_console("wrong").keygen(512, b"\x01", impl="hw_cpu")
+    made = fake_console("wrong").keygen(512, SEED, impl="hw_cpu")
     assert not made.ok and made.e * made.d % math.lcm(made.p - 1, made.q - 1) != 1
 
 
@@ -283,7 +289,7 @@ def _ask(con, command):
     """One typed command of each kind (time on the key the stand-in holds)."""
     return {"set_key": lambda: con.set_key(TOY_KEY), "time": lambda: con.time("public", "hw_cpu", 65),
             "bench": lambda: con.bench([512]), "info": con.info,
-            "keygen": lambda: con.keygen(512, b"\x01\x02")}[command]()
+            "keygen": lambda: con.keygen(512, SEED)}[command]()
 
 
 @pytest.mark.parametrize("command, message", [
@@ -291,7 +297,7 @@ def _ask(con, command):
     ("time", r"`time public hw_cpu 41` printed a garbled TIMED line: 'timed op='"),
     ("bench", r"`bench 512` printed a garbled RESULT line: 'result bits=512 op=public impl=sw'"),
     ("info", r"`info` printed a garbled INFO_STACK line: 'stack_bytes='"),
-    ("keygen", r"`keygen \.\.\.` printed a garbled KEY line: 'key n='"),
+    ("keygen", r"`keygen \.\.\.` printed a garbled KEY_PUBLIC line: 'key n='"),
 ])
 def test_a_garbled_answer_is_an_unexpected_answer(fake_console, command, message):
     con = fake_console("garbled")
