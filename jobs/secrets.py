@@ -34,8 +34,8 @@ from jobs import options, registry
 KEY_STORE_SYMBOLS = ("user_key", "user_ctx")
 #: Bytes of a secret (binary) or hex digits (text) that make a finding.
 WINDOW = 16
-#: The command classes, in the order they run.
-COMMANDS = ("key", "decrypt", "sign", "oaep_decrypt")
+#: The command classes, in the order they run (keygen last: its key replaces the one set).
+COMMANDS = ("key", "decrypt", "sign", "oaep_decrypt", "keygen")
 #: SHA-256's DigestInfo prefix in an EMSA-PKCS1-v1_5 encoding (RFC 8017, 9.2, note 1).
 _SHA256_PREFIX = bytes.fromhex("3031300d060960864801650304020105000420")
 
@@ -170,6 +170,8 @@ def command_and_secrets(command, key, rng):
     if command == "oaep_decrypt":
         c = faults.oaep_encrypt(key, rng.randbytes(16), rng.randbytes(32))
         return f"oaep_decrypt {c.hex()} hw_seq", crt_halves(key, int.from_bytes(c, "big"))
+    if command == "keygen":                 # from the device's generator; its key's secrets known after
+        return f"keygen {key['n'].bit_length()} hw_seq", {}
     raise ProjectError(f"no command class {command!r} (known: {', '.join(COMMANDS)})")
 
 
@@ -197,10 +199,14 @@ class Scanner:
             output = self.session.operation(line)
             if output is None or output.lstrip().startswith("error="):
                 raise ProjectError(f"`{line[:60]}...` failed: {(output or '(the model ended)').strip()[:300]}")
+        dumps = {memory: self.session.hook.dump(self.fault_model.SOC_SCOPE, memory)[0]
+                 for memory in self.fault_model.SOC_MEMORIES}
         secrets = {**key_secrets(self.key), **secrets}
+        if command == "keygen":             # the new key's secrets too, now that the RAM is dumped
+            made = self.session.console.export_key()
+            secrets.update({f"new {name}": value for name, value in key_secrets(vars(made)).items()})
         findings = []
-        for memory in self.fault_model.SOC_MEMORIES:
-            data, _ = self.session.hook.dump(self.fault_model.SOC_SCOPE, memory)
+        for memory, data in dumps.items():
             for offset, secret, form in scan(data, secrets, self.excluded[memory]):
                 base = self.bases[memory]
                 where = self.symbols.at(base + offset) if base is not None else ""

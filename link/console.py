@@ -488,10 +488,11 @@ class Console:
         `sign` and the others use, then `key export` for its private part. Returns the GeneratedKey (`ok`
         False when the device's own check of the key failed: the caller decides); UnexpectedAnswer when it
         is not of the size and implementation asked for, or the exported key is not the one made. A seed
-        shorter than protocol.KEYGEN_MIN_SEED is a ValueError: the firmware refuses one."""
-        if len(seed) < protocol.KEYGEN_MIN_SEED:
+        shorter than protocol.KEYGEN_MIN_SEED is a ValueError: the firmware refuses one; seed None: the key
+        comes from the device's random generator."""
+        if seed is not None and len(seed) < protocol.KEYGEN_MIN_SEED:
             raise ValueError(f"keygen takes a seed of at least {protocol.KEYGEN_MIN_SEED} bytes")
-        command = f"keygen {bits} {bytes(seed).hex()} {impl}"
+        command = f"keygen {bits} {'' if seed is None else bytes(seed).hex() + ' '}{impl}"
         output = self._answer(command)
         generation = self._one(KeygenLine, command, output)
         public = self._one(PublicKey, command, output)

@@ -123,8 +123,9 @@ COMMANDS = {
                      "RSA-OAEP encryption with your key (SHA-256, MGF1-SHA-256; the label empty by default)"),
     "oaep_decrypt": (f"<ciphertext-hex> [impl] [{LABEL_OPTION}=<hex>]",
                      "RSA-OAEP decryption with your key (CRT); every failure one line, in the cycles of a success"),
-    "keygen": ("<bits> <seed-hex> [impl]",
-               f"generate a key (e = 65537) from a seed of at least {KEYGEN_MIN_SEED} bytes (hw_seq by default), "
+    "keygen": ("<bits> [<seed-hex>] [impl]",
+               f"generate a key (e = 65537) from a seed of at least {KEYGEN_MIN_SEED} bytes, or from the device's "
+               "random generator without one (hw_seq by default), "
                f"timed; it becomes your key (n and e printed; `key {KEY_EXPORT_WORD}` prints the rest)"),
     "keygen_step": (f"{'|'.join(KEYGEN_STEPS)} <candidate-hex> [impl]",
                     "time one constant-time step of keygen's prime search on a candidate (top two bits set, "

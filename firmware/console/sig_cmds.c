@@ -371,7 +371,11 @@ static void cmd_keygen(int argc, char **argv)
 	const struct peer_keygen *peer;
 	int err, ok, lib_code;
 
-	if (argc < 3 || argc > 4) {
+	/* keygen <bits> [<seed-hex>] [impl]: a word naming an implementation is the impl, not a seed */
+	int seeded = argc > 2 && !rsa_impl_find(argv[2]) && !peer_keygen_find(argv[2]);
+	const char *impl = argc > 2 + seeded ? argv[2 + seeded] : IMPL_HW_SEQ;
+
+	if (argc < 2 || argc > 3 + seeded) {
 		console_usage(argv[0]);
 		printf("\n");
 		return;
@@ -383,23 +387,32 @@ static void cmd_keygen(int argc, char **argv)
 		       BN_MAX_BITS);
 		return;
 	}
-	peer = argc > 3 ? peer_keygen_find(argv[3]) : NULL;
+	peer = peer_keygen_find(impl);
 	if (peer)
 		b = &rsa_sw;
-	else if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ)))
+	else if (!(b = find_backend(impl)))
 		return;
-	if (console_hex_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
-		return;
-	if (seed_len < KEYGEN_MIN_SEED) {
-		bn_wipe(seed, sizeof(seed));
-		printf(ERR_SHORT_SEED " bytes=%u min=%d (the seed is the key's only secret)\n", (unsigned)seed_len,
-		       KEYGEN_MIN_SEED);
-		return;
-	}
 	if (!PEER_HAVE_BEARSSL) {
-		bn_wipe(seed, sizeof(seed));
 		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
 		return;
+	}
+	if (seeded) {
+		if (console_hex_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
+			return;
+		if (seed_len < KEYGEN_MIN_SEED) {
+			bn_wipe(seed, sizeof(seed));
+			printf(ERR_SHORT_SEED " bytes=%u min=%d (the seed is the key's only secret)\n", (unsigned)seed_len,
+			       KEYGEN_MIN_SEED);
+			return;
+		}
+	} else {
+		/* no seed typed: one from the device's generator, reseeded from the entropy source first */
+		seed_len = KEYGEN_MIN_SEED;
+		if ((err = rng_reseed()) != RNG_OK || (err = rng_generate(seed, seed_len)) != RNG_OK) {
+			bn_wipe(seed, sizeof(seed));
+			entropy_print_error(err);
+			return;
+		}
 	}
 	if (peer) {
 		err = peer_keygen(peer, bits, seed, seed_len, &k, &cycles, &lib_code);
@@ -418,7 +431,7 @@ static void cmd_keygen(int argc, char **argv)
 		return;
 	}
 	ok = keygen_check(b, &k);
-	printf(KEYGEN_LINE, bits, argc > 3 ? argv[3] : IMPL_HW_SEQ, (unsigned long long)cycles, stats.candidates,
+	printf(KEYGEN_LINE, bits, impl, (unsigned long long)cycles, stats.candidates,
 	       stats.mr_rounds, ok);
 	bn_to_hex(n_hex, sizeof(n_hex), k.n, bits / 32);
 	bn_to_hex(e_hex, sizeof(e_hex), k.e, 1);

@@ -85,7 +85,10 @@ def _fake_build(tmp_path, mode="ok"):
     model = tmp_path / f"fake-{mode}"
     model.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n")
     model.chmod(model.stat().st_mode | stat.S_IXUSR)
-    return SimpleNamespace(model=model, gateware_dir=tmp_path, soc_info=SOC)
+    from link.transport import SimEntropy
+    build = SimpleNamespace(model=model, gateware_dir=tmp_path, soc_info=SOC, entropy=SimEntropy())
+    build.with_entropy = lambda entropy: build          # as a SimBuild's: the same build, its source's bits
+    return build
 
 
 def _key(impl, bits, index, cycles, mr_rounds=10, candidates=100, passed=True):
@@ -290,6 +293,14 @@ def test_different_seeds_give_different_keys_and_one_seed_the_same_key(console, 
     assert (again.candidates, again.mr_rounds) == (first.candidates, first.mr_rounds)
 
 
+def test_without_a_seed_the_key_comes_from_the_device_s_generator(console):
+    """No seed typed: each key is drawn from the device's generator (reseeded from its entropy source),
+    so two differ; both are whole keys."""
+    first, other = console.keygen(512, None), console.keygen(512, None)
+    assert first.ok and other.ok and first.p * first.q == first.n and other.p * other.q == other.n
+    assert {first.p, first.q}.isdisjoint({other.p, other.q})
+
+
 def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, generated):
     made = generated(512, SEED)
     console.set_key(made.key)                               # the key the console has
@@ -309,9 +320,8 @@ def test_refused_input_gives_one_error_line_and_the_console_carries_on(console, 
         "keygen 512 0x01": Error.BAD_HEX,
         "keygen 512 " + "00" * 65: Error.TOO_LARGE,
         "keygen 512 01 nope": Error.UNKNOWN_IMPL,
-        "keygen 512 ": Error.USAGE,                          # an empty seed: the console sees no argument
         "keygen": Error.USAGE,
-        "keygen 512": Error.USAGE,
+        "keygen 512 hw_seq extra": Error.USAGE,             # no seed (an implementation's name), then too much
         "keygen 512 01 hw_seq extra": Error.USAGE,
     }
     for line, expected in refused.items():

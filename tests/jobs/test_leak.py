@@ -223,7 +223,8 @@ def _fake_build(tmp_path, mode):
     model = tmp_path / f"fake-{mode}"
     model.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_CONSOLE} {mode}\n")
     model.chmod(model.stat().st_mode | stat.S_IXUSR)
-    return SimpleNamespace(model=model, gateware_dir=tmp_path,
+    from link.transport import SimEntropy
+    return SimpleNamespace(model=model, gateware_dir=tmp_path, entropy=SimEntropy(),
                            soc_info={"cpu": "vexriscv", "variant": "fake", "sys_clk_hz": 100_000_000,
                                      "peripheral": sim_build.peripheral_info()})
 

@@ -35,3 +35,35 @@ def test_the_crt_halves_are_those_of_the_key():
     halves = secrets.crt_halves(key, c)
     m = pow(c, key["d"], key["n"])
     assert (m % key["p"], m % key["q"]) == (halves["m1"], halves["m2"])
+
+
+# ---- in the fault model ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def scanner():
+    from sim import build as sim_build
+    build = sim_build.build(faults=True, log=lambda msg: None)
+    scanner = secrets.Scanner(build, secrets.fresh_key(1024, random.Random("test-secrets")), timeout=1800)
+    yield scanner
+    scanner.close()
+
+
+def test_the_scan_sees_the_key_where_it_belongs(scanner):
+    """The dump is the RAM the firmware uses: the key just set is found, in limbs, inside the key store
+    (which the scan leaves out), and the key store's symbols are where the firmware has them."""
+    from sim import fault_model
+    data, width = scanner.session.hook.dump(fault_model.SOC_SCOPE, "main_ram")
+    assert width == 4 and len(data) % 4 == 0
+    inside = {secret for offset, secret, form in secrets.scan(data, secrets.key_secrets(scanner.key))
+              if form == "limbs" and any(start <= offset < end for start, end in scanner.excluded["main_ram"])}
+    assert inside >= {"d", "p", "q"}
+
+
+def test_no_command_leaves_key_material_behind(scanner):
+    """Each command class on the key, then key generation: nothing of the key (or of the new key, or of
+    the CRT halves) outside the key store, every word of the peripheral zero."""
+    rng = random.Random("test-secrets-commands")
+    for command in secrets.COMMANDS:
+        line, handled = secrets.command_and_secrets(command, scanner.key, rng)
+        findings = scanner.after(command, line, handled)
+        assert findings == [], "\n".join(map(str, findings[:10]))

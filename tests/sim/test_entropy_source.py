@@ -54,6 +54,7 @@ def test_a_stuck_source_stops_every_draw_with_one_error_line(sim_soc):
         assert _one_error(con.command("sign pss 616263")) == Error.ENTROPY_FAILED
         assert _one_error(con.command("oaep_encrypt 616263")) == Error.ENTROPY_FAILED
         assert _one_error(con.command("entropy raw 2")) == Error.ENTROPY_FAILED
+        assert _one_error(con.command("keygen 512")) == Error.ENTROPY_FAILED      # no seed: the device's
         # what needs no randomness still works: a PKCS#1 v1.5 signature
         assert len(SIGNATURE.parse_all(con.command("sign pkcs1 616263"))) == 1
         assert ENTROPY_RESTARTED.parse_all(con.command("entropy restart")) != []
