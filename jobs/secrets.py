@@ -35,7 +35,9 @@ KEY_STORE_SYMBOLS = ("user_key", "user_ctx")
 #: Bytes of a secret (binary) or hex digits (text) that make a finding.
 WINDOW = 16
 #: The command classes, in the order they run (keygen last: its key replaces the one set).
-COMMANDS = ("key", "decrypt", "sign", "oaep_decrypt", "keygen")
+COMMANDS = ("key", "decrypt", "sign", "oaep_decrypt", "tls", "keygen")
+#: The TLS connection's suite: the RSA key exchange, whose premaster the device decrypts with the key.
+TLS_SUITE = "TLS_RSA_WITH_AES_128_GCM_SHA256"
 #: SHA-256's DigestInfo prefix in an EMSA-PKCS1-v1_5 encoding (RFC 8017, 9.2, note 1).
 _SHA256_PREFIX = bytes.fromhex("3031300d060960864801650304020105000420")
 
@@ -172,6 +174,8 @@ def command_and_secrets(command, key, rng):
         return f"oaep_decrypt {c.hex()} hw_seq", crt_halves(key, int.from_bytes(c, "big"))
     if command == "keygen":                 # from the device's generator; its key's secrets known after
         return f"keygen {key['n'].bit_length()} hw_seq", {}
+    if command == "tls":                    # a connection, run by Scanner.after
+        return "tls", {}
     raise ProjectError(f"no command class {command!r} (known: {', '.join(COMMANDS)})")
 
 
@@ -195,7 +199,9 @@ class Scanner:
 
     def after(self, command, line, secrets):
         """Findings after `line` (None: nothing typed, the state as it is) ran."""
-        if line is not None:
+        if line == "tls":
+            secrets = {**secrets, "master secret": self.tls_connection()}
+        elif line is not None:
             output = self.session.operation(line)
             if output is None or output.lstrip().startswith("error="):
                 raise ProjectError(f"`{line[:60]}...` failed: {(output or '(the model ended)').strip()[:300]}")
@@ -218,6 +224,39 @@ class Scanner:
                 findings.append(Finding(command, f"peripheral {name}", "any", "nonzero words",
                                         nonzero[0], f"{len(nonzero)} of {len(data) // width} words"))
         return findings
+
+    def tls_connection(self):
+        """One TLS connection to the device (Python's `ssl` as the client, the RSA key exchange, the
+        server's certificate for the key set): the master secret, as the client's key log gives it."""
+        import os
+        import socket
+        import tempfile
+        import threading
+        from jobs import tls
+        console = self.session.console
+        with tempfile.TemporaryDirectory() as tmp:
+            tls.prepare(console, self.key, tmp)
+            keylog, answer = os.path.join(tmp, "keylog"), {}
+            server_end, client_end = socket.socketpair()
+
+            def client():
+                try:
+                    answer["line"] = tls.python_client(client_end, os.path.join(tmp, "ca.pem"), suite=TLS_SUITE,
+                                                       key_bits=self.key["n"].bit_length(), keylog=keylog)[0]
+                except Exception as error:      # reported below
+                    answer["error"] = error
+
+            thread = threading.Thread(target=client, daemon=True)
+            thread.start()
+            connection = tls.Bridge(console).serve_connection(server_end)
+            thread.join(timeout=60)
+            if "line" not in answer or connection.handshake is None:
+                raise ProjectError(f"the TLS connection failed: {answer.get('error')!r}, {connection.summary}")
+            with open(keylog) as lines:
+                master = [line.split()[2] for line in lines if line.startswith("CLIENT_RANDOM ")]
+        if len(master) != 1:
+            raise ProjectError(f"the client's key log has {len(master)} master secrets, not one")
+        return int(master[0], 16)
 
     def close(self):
         self.session.close()

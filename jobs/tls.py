@@ -379,13 +379,16 @@ class Bridge:
 
 # ---- clients ----
 
-def python_client(sock, ca_file, suite=None, curve=None, request=REQUEST, timeout=600.0, key_bits=2048):
+def python_client(sock, ca_file, suite=None, curve=None, request=REQUEST, timeout=600.0, key_bits=2048, keylog=None):
     """A TLS 1.2 handshake by Python's `ssl` on the connected socket `sock`, verifying the device's chain
     against `ca_file` and its name; sends `request`, reads one line back, closes with close_notify.
     `suite`, `curve`: only that suite (console_protocol.TLS_SUITES) and curve (TLS_CURVES); `key_bits`:
-    the device's key size (below 2048 bits the security level is lowered, `security_level`). Returns
-    (the line, the cipher suite's OpenSSL name, the protocol version)."""
+    the device's key size (below 2048 bits the security level is lowered, `security_level`); `keylog`: a
+    file the client's secrets are written to (NSS's key log format). Returns (the line, the cipher suite's
+    OpenSSL name, the protocol version)."""
     context = ssl.create_default_context(cafile=str(ca_file))
+    if keylog is not None:
+        context.keylog_filename = str(keylog)
     context.maximum_version = ssl.TLSVersion.TLSv1_2
     if suite is not None or security_level(key_bits) < 2:
         context.set_ciphers(cipher_string(key_bits, OPENSSL_CIPHERS[suite] if suite is not None else "DEFAULT"))

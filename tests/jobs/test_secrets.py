@@ -60,8 +60,9 @@ def test_the_scan_sees_the_key_where_it_belongs(scanner):
 
 
 def test_no_command_leaves_key_material_behind(scanner):
-    """Each command class on the key, then key generation: nothing of the key (or of the new key, or of
-    the CRT halves) outside the key store, every word of the peripheral zero."""
+    """Each command class on the key (a TLS connection among them), then key generation: nothing of the
+    key, of the CRT halves, of the connection's master secret or of the new key outside the key store,
+    every word of the peripheral zero."""
     rng = random.Random("test-secrets-commands")
     for command in secrets.COMMANDS:
         line, handled = secrets.command_and_secrets(command, scanner.key, rng)
