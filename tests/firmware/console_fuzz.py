@@ -272,7 +272,9 @@ def argument_values(max_bits):
         "signature-hex": [signed["pkcs1"], f"{pow(0x1234, e, n):0{2 * k}x}", "00"],
         "ciphertext-hex": [f"{pow(0x1234, e, n):0{2 * k}x}", "abc"],
         "bits": [*map(str, sizes), "768", "100000"],
-        "seed-hex": ["0102", "", "0" * 130],
+        "seed-hex": ["02" * protocol.KEYGEN_MIN_SEED, "0102", "", "0" * 130],
+        # a 256-bit number the prime search could make (top two bits set, 3 mod 4), one it could not, none
+        "candidate-hex": ["c" + "0" * 62 + "3", "0" * 63 + "3", "zz"],
         "index": ["0", "1", "99"],
         # options written name=<value>: their values by the option's name
         "salt": ["32", "0", "20", "223", "x"],
@@ -319,6 +321,9 @@ def seed_lines(max_bits):
                       "tls": [f"tls {protocol.MIX_OPTION}=" + "00" * 16,
                               f"tls hw_seq 10 {protocol.MIX_OPTION}=00"]}[name]
             continue
+        if name == "key":           # `key <n> <e> [<d> <p> <q>] | export`: the second form as it is
+            lines.append(f"key {protocol.KEY_EXPORT_WORD}")
+            usage = usage.split(" | ")[0]
         tokens = usage.split()
         expanded = [[]]
         for token in tokens:

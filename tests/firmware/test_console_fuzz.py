@@ -66,7 +66,7 @@ def test_the_hardware_paths_reach_their_results_over_the_host_model(target, tmp_
     paths' checks: a vector on hw_seq and hw_cpu, bench rows on both, a PKCS#1 signature on hw_seq equal
     to `cryptography`'s (deterministic), a key generated on hw_seq."""
     text = "\n".join(["vectors 0", "bench hw 512 rows=512:private_crt:hw_seq,512:private:hw_cpu,512:mul:hw_seq",
-                      "sign pkcs1 00 hw_seq", "keygen 512 01 hw_seq"])
+                      "sign pkcs1 00 hw_seq", f"keygen 512 {'02' * protocol.KEYGEN_MIN_SEED} hw_seq"])
     (tmp_path / "input").write_bytes(b"1" + text.encode())
     result = console_fuzz.replay(target, [tmp_path / "input"], echo=True)
     out = result.stderr
