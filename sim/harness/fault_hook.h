@@ -16,7 +16,9 @@
 //                              cycles (0: none) pass before `report`. Answers `armed`
 //   report                     `report fired=<0|1> offset=<cycle of the flip after the first
 //                              activity> span=<cycles from the first to the last activity>
-//                              resets=<peripheral resets after the first activity> commands=<n>
+//                              resets=<resets of a busy peripheral after the first activity: the
+//                              driver giving up on it; the console's reset of an idle one after
+//                              every command is not counted> commands=<n>
 //                              before=<hex> after=<hex>` (the flipped 32-bit word),
 //                              one `cmd <offset> <command word> <busy cycles>` line per command, then
 //                              `end`; disarms
@@ -90,9 +92,10 @@ public:
         else if (busy && !commands_.empty())
             commands_.back().busy++;
         bool rst = read32(rst_);
-        if (rst && !rst_before_ && first_ >= 0)
+        if (rst && !rst_before_ && first_ >= 0 && busy_before_)
             resets_++;
         rst_before_ = rst;
+        busy_before_ = busy;
         if (delay_ >= 0 && !fired_ && first_ >= 0 && (int64_t)cycle - first_ == delay_) {
             flip();
             fired_ = true;
@@ -141,7 +144,7 @@ private:
     const VerilatedVar *status_ = nullptr, *cmd_stb_ = nullptr, *wdata_stb_ = nullptr, *rdata_stb_ = nullptr,
                        *rst_ = nullptr, *cmd_ = nullptr;
     std::string pending_;
-    bool armed_ = false, fired_ = false, rst_before_ = false;
+    bool armed_ = false, fired_ = false, rst_before_ = false, busy_before_ = false;
     size_t site_ = 0;
     uint64_t element_ = 0, bit_ = 0, armed_at_ = 0, limit_ = 0, before_ = 0, after_ = 0;
     int64_t delay_ = -1, first_ = -1, last_ = -1, fire_offset_ = -1;
@@ -322,6 +325,7 @@ private:
             before_ = after_ = 0;
             resets_ = 0;
             rst_before_ = read32(rst_);
+            busy_before_ = read32(status_) & busy_mask_;
             commands_.clear();
             say("armed\n");
         } else if (!strcmp(word, "report")) {
