@@ -15,7 +15,8 @@ equal shares of the runs), then a bit uniformly among the class's live bits: eve
 register, and of the memories the rows an operation of this size can use (rows 0..k-1 of each operand
 slot, k the rows of a pair or of n; the modulus memory's rows of n, of bank 1 and of their N'). The
 cycle is uniform over the operation's span: from the peripheral's first activity (a command, a data
-word, busy) to its last, as an unfaulted run measured it.
+word, busy) to its last before the console's wipe after the command (CLEAR), as an unfaulted run
+measured it.
 
 Every run is classified from what the console printed and what the hook saw:
 
@@ -345,7 +346,11 @@ class Injector:
         except BaseException:
             self.close()
             raise
-        self.span, self.trace = watched["span"], watched["commands"]
+        self.trace = watched["commands"]
+        # the operation's span ends where the console's wipe after the command (CLEAR) starts: the result
+        # is out by then, and the cycles before it print the result, the peripheral idle
+        wipes = [offset for offset, word, _ in self.trace if _op_field(word) == "CLEAR"]
+        self.span = wipes[-1] if wipes else watched["span"]
         self.check = check_start(self.trace)
         self.cycles = _cycles(calibration, output)
         self.limit = max(MIN_LIMIT_CYCLES, LIMIT_FACTOR * self.cycles)
