@@ -23,7 +23,6 @@ when there is one.
 import bisect
 import hashlib
 import subprocess
-import sys
 from dataclasses import dataclass
 
 from common.errors import ProjectError
