@@ -384,6 +384,11 @@ TLS_DONE = Line("TLS_DONE", ("tls", "done"), (Field("reason", "s"), Field("error
 # no_key when there is no key).
 CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Field("key_match", "s")))
 
+#: An instrumented build (firmware built with -DRSA_PROFILE, `python -m sim split`) follows `time`'s line with
+#: one line of this prefix and then `<step>=<cpu>,<transfer>,<wait>` for each step of the operation
+#: (firmware/drivers/profile.h names the steps).
+PROFILE_PREFIX = "profile"
+
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
          DECRYPTION_FAILED, KEYGEN, KEY_PUBLIC, KEY_EXPORT, KEYGEN_STEP, TLS_START, TLS_HANDSHAKE,
@@ -414,7 +419,8 @@ def c_header():
               f"#define OPT_LABEL {_c_string(LABEL_OPTION + '=')}",
               f"#define OPT_MIX {_c_string(MIX_OPTION + '=')}",
               f"#define SALT_ANY {_c_string(SALT_ANY)}",
-              f"#define HEX_NOTE {_c_string(HEX_NOTE)}", "",
+              f"#define HEX_NOTE {_c_string(HEX_NOTE)}",
+              f"#define PROFILE_PREFIX {_c_string(PROFILE_PREFIX)}", "",
               "/* The line editor: commands whose arguments it does not echo, and what it echoes instead. */",
               "#define CONSOLE_SECRET_COMMANDS { " + ", ".join(map(_c_string, SECRET_COMMANDS)) + " }",
               f"#define ECHO_MASK '{ECHO_MASK}'", "",

@@ -5,6 +5,7 @@
 
 #include "bignum/bignum.h"
 #include "drivers/cycles.h"
+#include "drivers/profile.h"
 #include "console/rsa_cmds.h"
 #include "rsa/rsa_hw.h"
 #include "rsa/rsa_impls.h"
@@ -334,6 +335,7 @@ static void cmd_time(int argc, char **argv)
 		bn_zero(buf_hw, nw);
 	bn_to_hex(hex_hw, sizeof(hex_hw), buf_hw, nw);
 	printf(TIMED_LINE, op->name, impl->name, (unsigned long long)cycles, ok, hex_hw);
+	profile_print();        /* the instrumented build's split of those cycles (drivers/profile.h) */
 }
 
 const struct console_command rsa_commands[] = {

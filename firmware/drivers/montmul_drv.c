@@ -78,7 +78,9 @@ unsigned mm_write(unsigned slot, const uint32_t *a, unsigned limbs, unsigned tot
 	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_WRITE, slot, 0, 0, 0));
 	if (err)
 		return err;
+	profile_enter(PROFILE_TRANSFER);
 	write_limbs(a, limbs, total);
+	profile_leave();
 	return mm_wait();
 }
 
@@ -87,7 +89,9 @@ unsigned mm_read(unsigned slot, uint32_t *r, unsigned limbs)
 	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_READ, 0, slot, 0, 0));
 	if (err)
 		return err;
+	profile_enter(PROFILE_TRANSFER);
 	read_limbs(r, limbs);
+	profile_leave();
 	return mm_wait();
 }
 
@@ -97,8 +101,10 @@ unsigned mm_write_pair(unsigned slot, const uint32_t *a0, unsigned limbs0, const
 	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_WRITE, slot, 0, 0, 0));
 	if (err)
 		return err;
+	profile_enter(PROFILE_TRANSFER);
 	write_limbs(a0, limbs0, PAIR_LIMBS);
 	write_limbs(a1, limbs1, total1);
+	profile_leave();
 	return mm_wait();
 }
 
@@ -107,10 +113,12 @@ unsigned mm_read_pair(unsigned slot, uint32_t *r0, unsigned limbs0, uint32_t *r1
 	unsigned i, err = mm_run(montmul_cmd(MONTMUL_OP_READ, 0, slot, 0, 0));
 	if (err)
 		return err;
+	profile_enter(PROFILE_TRANSFER);
 	read_limbs(r0, limbs0);
 	for (i = limbs0; i < PAIR_LIMBS; i++)
 		(void)montmul_rdata_read();
 	read_limbs(r1, limbs1);
+	profile_leave();
 	return mm_wait();
 }
 

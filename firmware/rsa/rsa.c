@@ -1,6 +1,7 @@
 /* Raw RSA over a backend (see rsa.h): written once for every implementation. */
 #include "rsa/rsa.h"
 #include "bignum/ct.h"
+#include "drivers/profile.h"
 
 /* Intermediates (static: single-threaded firmware, see rsa.h); wiped before every return. */
 static uint32_t xp[RSA_HALF_WORDS], m1[RSA_HALF_WORDS], m2[RSA_HALF_WORDS], h[RSA_HALF_WORDS];
@@ -159,6 +160,7 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		return RSA_ERR_KEY;
 	const unsigned nw = c->n.words, pw = c->p.words, qw = c->q.words;
 
+	profile_step(PROFILE_EXP);
 	/* m2 = in^dq mod q, m1 = in^dp mod p; the exponents' declared length is the factor's (the larger
 	   one's when both run at once). (In this order the products modulo p follow each other, and so do
 	   those modulo n: a backend that keeps its modulus loaded loads each once.) */
@@ -170,6 +172,7 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		RSA_TRY(reduce(b, &c->p_wide, pw, xp, in));
 		RSA_TRY(b->exp(&c->p, m1, xp, k->dp, 32 * pw, 1));
 	}
+	profile_step(PROFILE_GARNER);
 	/* Garner: h = (m1 - m2 mod p) * qinv mod p. m2 < q may exceed p: when q < 2p (fewer limbs than p,
 	   or as many with q's top limb + 1 <= twice p's) by less than p, so subtracting p where it does not
 	   borrow reduces it; otherwise by a product with R_p mod p (needs m2 < R_p, true when q has no
@@ -184,6 +187,7 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		RSA_TRY(reduce(b, &c->p_wide, pw, h, wide));
 	mont_sub(&c->p, h, m1, h);
 	RSA_TRY(b->mul(&c->p, h, h, c->qinv_m));
+	profile_step(PROFILE_RECOMBINE);
 	/* out = m2 + q*h < q*p = n: the product q*h is below n, so the product modulo n is exact. */
 	bn_zero(wide, nw);
 	bn_copy(wide, h, pw);
@@ -194,7 +198,9 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 	/* Release only what the public exponent maps back to the input (fault attacks on the CRT). The
 	   result is masked into the output, not branched on: a failed check takes the cycles a passed one
 	   does (a decryption that fails it must not be told apart by its time, as OAEP's defects are not). */
+	profile_step(PROFILE_CHECK);
 	RSA_TRY(b->exp(&c->n, check, sum, k->e, bn_bits(k->e, nw), 0));
+	profile_step(PROFILE_RELEASE);
 	{
 		uint32_t diff = 0, same;
 		for (unsigned i = 0; i < nw; i++)
@@ -204,6 +210,7 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 			out[i] = sum[i] & same;
 		err = (int)ct_select_u32(same, (uint32_t)RSA_OK, (uint32_t)RSA_ERR_FAULT);
 	}
+	profile_step(PROFILE_WIPE);
 	wipe_intermediates(nw);
 	return err;
 done:

@@ -2,6 +2,7 @@
 
 #include "console_protocol.h"   /* generated: the operations' and implementations' names */
 #include "drivers/cycles.h"
+#include "drivers/profile.h"
 #include "rsa/rsa_hw.h"
 #include "rsa/rsa_impls.h"
 
@@ -63,7 +64,9 @@ uint64_t rsa_timed(const struct rsa_op *op, const struct rsa_impl *impl, const r
 	}
 	rsa_hw_forget();
 	t = timed_start();
+	profile_start();
 	*err = op->run(impl->backend, k, c, out, in);
+	profile_stop();
 	return timed_stop(t);
 }
 
