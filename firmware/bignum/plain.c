@@ -176,3 +176,25 @@ void bn_wipe(void *p, size_t len)
 	while (len--)
 		*v++ = 0;
 }
+
+int bn_equal(const uint32_t *a, const uint32_t *b, unsigned words)
+{
+	uint32_t diff = 0;
+
+	for (unsigned i = 0; i < words; i++)
+		diff |= a[i] ^ b[i];
+	return (int)(ct_eq_mask(diff, 0) & 1);
+}
+
+int bn_less(const uint32_t *a, const uint32_t *b, unsigned words)
+{
+	/* the borrow out of a - b: a limb borrows when it is below the other, or equal to it less the
+	   borrow coming in (its difference is then 0 and the borrow 1) */
+	uint32_t borrow = 0;
+
+	for (unsigned i = 0; i < words; i++) {
+		uint32_t d = a[i] - b[i];
+		borrow = (uint32_t)(a[i] < b[i]) | (uint32_t)(d < borrow);
+	}
+	return (int)borrow;
+}

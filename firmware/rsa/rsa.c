@@ -97,9 +97,9 @@ static int check_args(const rsa_key *k, const rsa_ctx *c, const uint32_t *in)
 	if (k->bits < 16 || k->bits > BN_MAX_BITS)
 		return RSA_ERR_KEY;
 	const unsigned nw = BN_WORDS(k->bits);
-	if (c->n.words != nw || bn_cmp(c->n.n, k->n, nw) != 0)
+	if (c->n.words != nw || !bn_equal(c->n.n, k->n, nw))
 		return RSA_ERR_KEY;
-	if (bn_cmp(in, k->n, nw) >= 0)
+	if (!bn_less(in, k->n, nw))
 		return RSA_ERR_RANGE;
 	return RSA_OK;
 }

@@ -123,6 +123,8 @@ class BigNumLib:
             "bn_to_hex": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, u32p, u]),
             "bn_bits": (u, [u32p, u]),
             "bn_cmp": (ctypes.c_int, [u32p, u32p, u]),
+            "bn_equal": (ctypes.c_int, [u32p, u32p, u]),
+            "bn_less": (ctypes.c_int, [u32p, u32p, u]),
             "bn_add": (ctypes.c_uint32, [u32p, u32p, u32p, u]),
             "bn_sub": (ctypes.c_uint32, [u32p, u32p, u32p, u]),
             "bn_mul": (None, [u32p, u32p, u32p, u]),
@@ -167,6 +169,12 @@ class BigNumLib:
 
     def cmp(self, a, b, words):
         return self.lib.bn_cmp(limbs(a, words), limbs(b, words), words)
+
+    def equal(self, a, b, words):
+        return self.lib.bn_equal(limbs(a, words), limbs(b, words), words)
+
+    def less(self, a, b, words):
+        return self.lib.bn_less(limbs(a, words), limbs(b, words), words)
 
     def add(self, a, b, words):
         r = (ctypes.c_uint32 * words)()
