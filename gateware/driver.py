@@ -45,9 +45,14 @@ DEFAULT_LIMIT = 50_000_000
 
 
 def decode_status(word):
-    """The status word's fields: {"busy": 0/1, "done": 0/1, "error": ErrorCode value}."""
+    """The status word's fields: {"busy": 0/1, "done": 0/1, "error": ErrorCode value}, and "equal": 1
+    when that bit is set (the last EQUAL found its operands equal), so that the other commands' statuses
+    read as they always did."""
     fields = data.Const(Status, word)
-    return {"busy": fields.busy, "done": fields.done, "error": fields.error.value}
+    status = {"busy": fields.busy, "done": fields.done, "error": fields.error.value}
+    if fields.equal:
+        status["equal"] = 1
+    return status
 
 
 class PeripheralError(ProjectError):
@@ -154,6 +159,24 @@ class Driver:
         """``dst`` (holding the Montgomery one, R mod N) becomes base^exponent in the Montgomery
         domain; ``base`` and ``exponent`` are slots, ``op`` is EXP_WINDOW, EXP_LADDER or EXP_FIXED."""
         return await self.run(op, dst, base, exponent, exponent_bits)
+
+    async def add(self, dst, a, b):
+        """ADD: dst = (a + b) mod N (bank 0)."""
+        return await self.run(Opcode.ADD, dst, a, b)
+
+    async def sub(self, dst, a, b):
+        """SUB: dst = (a - b) mod N (bank 0)."""
+        return await self.run(Opcode.SUB, dst, a, b)
+
+    async def copy(self, dst, a, bank=0):
+        """COPY: context ``bank``'s operand of slot ``a`` (its row ``bank``, below that bank's size) as a
+        single operand in ``dst``."""
+        return await self.run(Opcode.COPY, dst, a, arg=bank)
+
+    async def equal(self, a, b):
+        """EQUAL: (cycles, status, whether the words of ``a`` and ``b`` below bank 0's size are equal)."""
+        cycles, status = await self.run(Opcode.EQUAL, a=a, b=b)
+        return cycles, status, bool(status.get("equal"))
 
     async def clear(self):
         """CLEAR: every slot, both modulus banks and the core's memories zeroed, no modulus in force

@@ -35,14 +35,36 @@ in one command, context 0 over bank 0 and context 1 over bank 1, for the two hal
   context 1's of row 1, each read up to ``arg`` even past its own modulus' size), so the time is a
   function of the two sizes and ``arg`` only.
 
+Four word-serial commands finish what the products start (an RSA CRT's Garner step, its recombination
+and its fault check, and the modular additions of elliptic-curve arithmetic) without moving operands over
+the bus.  They run W bits a cycle, in a number of cycles that depends only on the configuration and the
+sizes of the moduli in force, never on the operands:
+
+* ADD dst, a, b: dst = (a + b) mod N over bank 0's modulus, for a, b < N; SUB: dst = (a - b) mod N.
+  Like a product's result, dst's rows 0 .. rows-1 are written, the words above the size in its last row
+  become 0, its rows above keep their words; dst may be a and/or b.  Both candidates (a +/- b and that
+  corrected by N) are made in one pass over the words, the second kept in ``SCRATCH_SLOT``, and a pass
+  over the rows copies the right one into dst: a +/- b outside [0, N) takes the corrected one.  (Exactly,
+  for any words: ADD's sum S = a + b gives S - N mod R if S >= N, else S; SUB gives a - b + N mod R if
+  a < b, else a - b; R = 2^(W*size).)
+* COPY dst, a, arg = k: context k's operand as a single operand: dst's row 0 = row k of slot a, its
+  words below bank k's size (0 above), and every other row of dst 0.  Refused with BAD_BANK for a k
+  other than 0 and 1 (1 only with pairs) and with NO_MODULUS when bank k has none; b is ignored.
+* EQUAL a, b: the status bit ``equal`` reads 1 if the words below bank 0's size of slots a and b are
+  equal, 0 if not; it keeps the answer of the last EQUAL that completed (0 after reset and after
+  CLEAR) whatever the other commands do.  dst is ignored.
+
+They refuse a slot field above the user slots (BAD_SLOT, only the fields they use) and run only with
+bank 0's modulus in force (NO_MODULUS; COPY: bank k's).
+
 CLEAR wipes the peripheral: it zeroes every row of every memory that can hold an operand or a value
 derived from one (every slot, user and hidden, both modulus banks and their N', the core's copy of b
 and its accumulator) and the registers that hold such words (the moduli in force, n', the core's
-digits and a's words, the exponent's latched words and window bits), one row per cycle, all memories
-in step.  It takes ``PeripheralConfig.clear_cycles`` cycles, a function of the configuration only
+digits and a's words, the exponent's latched words and window bits, the word-serial unit's latched
+row, words and carries), one row per cycle, all memories in step.  It takes ``PeripheralConfig.clear_cycles`` cycles, a function of the configuration only
 (1 + ``operand_rows``), whatever the memories hold; its fields are ignored.  Afterwards no modulus is in
-force (a product or exponentiation is refused with NO_MODULUS until a SETMOD) and every slot reads 0;
-the bus pointers stay where they were.
+force (a product or exponentiation is refused with NO_MODULUS until a SETMOD), every slot reads 0 and
+``equal`` reads 0 (from the CLEAR's accepting cycle on); the bus pointers stay where they were.
 """
 
 from dataclasses import dataclass
@@ -52,7 +74,7 @@ from amaranth.lib import data, enum
 __all__ = [
     "WORD_BITS", "LANES_DEFAULT", "BUS_BITS", "NUM_SLOTS", "NUM_HIDDEN_SLOTS", "TOTAL_SLOTS", "SLOT_FIELD_BITS",
     "SLOT_BITS", "WORD_BITS_CHOICES", "ARG_BITS", "SIZE_BITS", "EXP_INDEX_BITS", "MAX_BITS_DEFAULT", "MIN_WORDS",
-    "WINDOW_BITS", "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "table_slot",
+    "WINDOW_BITS", "SHORT_EXPONENT_BITS", "FIXED_WINDOW_BITS", "SQUARE_SLOT", "LADDER_SLOT", "SCRATCH_SLOT", "table_slot",
     "fixed_table_slot", "NUM_BANKS", "PAIR_ROW", "Opcode", "ExponentScheme", "EXPONENT_SCHEMES", "FIRMWARE_SCHEMES",
     "exponent_scheme", "ErrorCode", "Command", "Status", "PeripheralConfig", "pack_cmd", "bus_words", "field_offsets",
 ]
@@ -111,6 +133,10 @@ SHORT_EXPONENT_BITS = 24
 SQUARE_SLOT = TOTAL_SLOTS - 1
 #: Hidden slot holding the Montgomery ladder's R1.
 LADDER_SLOT = TOTAL_SLOTS - 1
+#: Hidden slot where ADD and SUB keep their second candidate (the sum or difference corrected by N)
+#: until the last word says which one is the result.  No exponentiation runs with them, and each
+#: exponentiation writes this slot before it reads it, so sharing it costs nothing.
+SCRATCH_SLOT = SQUARE_SLOT
 
 
 def table_slot(digit):
@@ -154,6 +180,10 @@ class Opcode(enum.Enum, shape=4):
     MUL_PAIR   = 8
     EXP_FIXED_PAIR = 9
     CLEAR      = 10
+    COPY       = 11
+    ADD        = 12
+    SUB        = 13
+    EQUAL      = 14
 
 
 @dataclass(frozen=True)
@@ -214,8 +244,9 @@ class ErrorCode(enum.Enum, shape=8):
     or ``rdata_stb`` with the read pointer already past it (advancing from the last word to "past the
     end" is allowed, so read-then-advance over a whole slot is fine; rdata is undefined there).
     EVEN_MODULUS is found after SETMOD was accepted (done stays 0, irq pulses); the previous modulus
-    stays in force after any refused SETMOD.  BAD_BANK: SETMOD naming a bank other than 0 and 1, or bank
-    1 in a configuration without pair commands (one row per slot).  The pair commands refuse with
+    stays in force after any refused SETMOD.  BAD_BANK: SETMOD (its ``dst``) or COPY (its ``arg``)
+    naming a bank other than 0 and 1, or bank 1 in a configuration without pair commands (one row per
+    slot).  The pair commands refuse with
     NO_MODULUS when either bank has none, and with BAD_SIZE when either modulus is wider than a row."""
     NONE         = 0
     BAD_OPCODE   = 1
@@ -240,10 +271,12 @@ class Command(data.Struct):
 
 
 class Status(data.Struct):
-    """Status word: bit 0 busy, bit 1 done, bits [15:8] error code."""
+    """Status word: bit 0 busy, bit 1 done, bit 2 equal (the result of the last EQUAL that completed; 0
+    after reset and after CLEAR, other commands leave it), bits [15:8] error code."""
     busy:  1
     done:  1
-    _rsv0: 6
+    equal: 1
+    _rsv0: 5
     error: ErrorCode
     _rsv1: 16
 

@@ -5,7 +5,8 @@ it (``tests/gateware/test_model.py``, ``test_fuzz.py``), and it answers what the
 at any size, in a fraction of the time.
 
 * The arithmetic: ``mont_mul`` (the core's product), ``to_mont``/``from_mont``.
-* The schedule: ``mul_cycles``, ``setmod_cycles``, ``exp_cycles`` and ``clear_cycles`` give the cycles of a command
+* The schedule: ``mul_cycles``, ``setmod_cycles``, ``exp_cycles``, ``add_cycles`` (ADD and SUB),
+  ``equal_cycles``, ``copy_cycles`` and ``clear_cycles`` give the cycles of a command
   from the strobe that is accepted (counted as 1) to the first cycle ``status.busy`` reads 0
   (exclusive); a NOP takes 1.  An exponentiation is a program of Montgomery products
   (``exp_program``), built from the sliding-window decomposition of the exponent
@@ -34,6 +35,7 @@ from .interface import (WORD_BITS, BUS_BITS, NUM_SLOTS, NUM_BANKS, MIN_WORDS, WI
 __all__ = [
     "size_words", "mont_mul", "to_mont", "from_mont",
     "mul_cycles", "setmod_cycles", "exp_cycles", "clear_cycles", "pair_mul_cycles", "pair_exp_cycles",
+    "add_cycles", "sub_cycles", "equal_cycles", "copy_cycles", "add_sub",
     "wait_bounds", "exp_cycles_bound",
     "exponent_windows", "fixed_windows", "exp_program", "pair_program", "EXP_PROGRAMS", "PAIR_PROGRAMS", "Step",
     "Modulus", "PeripheralModel",
@@ -129,6 +131,52 @@ def setmod_cycles(config, bits, odd=True):
     if not odd:
         return 3
     return 3 + config.word_bits // 2 + _rows(config, size) + 2 + (size + 1) + 1
+
+
+def _serial_words(config, bits):
+    """The words the word-serial unit runs over at the size of a ``bits``-bit modulus (the size rounded
+    up to even: words go out in pairs) and the rows they fill."""
+    size = _check_bits(config, bits)
+    return size + (size & 1), _rows(config, size)
+
+
+def add_cycles(config, bits):
+    """Cycles of an ADD (or a SUB) at the size of a ``bits``-bit modulus (bank 0's), from the word-serial
+    unit's schedule (``gateware.montmul.wordserial``), with s' the size rounded up to even and r its
+    rows: the accepting cycle (a's row 0 read), a cycle per row latching a's row, s' words selected one
+    a cycle, then 1 to add the last, 1 to write its pair into dst, then the pass over the rows (r reads,
+    each row written a cycle after its read), which waits a cycle more with one row (the scratch slot's
+    pair is written before its row is read): s' + 2r + 4, one more with one row."""
+    words, rows = _serial_words(config, bits)
+    return 1 + rows + words + 2 + (rows == 1) + rows + 1
+
+
+#: SUB runs ADD's schedule.
+sub_cycles = add_cycles
+
+
+def equal_cycles(config, bits):
+    """Cycles of an EQUAL at the size of a ``bits``-bit modulus (bank 0's): ADD's until its last word is
+    compared, and a cycle for the answer: s' + r + 3."""
+    words, rows = _serial_words(config, bits)
+    return 1 + rows + words + 2
+
+
+def copy_cycles(config):
+    """Cycles of a COPY: the accepting cycle (it reads the row), one per row of dst (row 0 the copy,
+    the others zeroed), whatever the bank's size."""
+    return 1 + config.rows_per_slot
+
+
+def add_sub(op, a, b, n, size, word_bits=WORD_BITS):
+    """What ADD or SUB (``op``) writes for operands a, b (below 2^(W*size)) and modulus n: (a +/- b) mod
+    n for a, b < n.  For any words, as the unit computes it (R = 2^(W*size)): ADD gives S - N mod R if S =
+    a + b >= n, else S; SUB gives a - b + n mod R if a < b, else a - b."""
+    r = 1 << (word_bits * size)
+    if Opcode(op) is Opcode.ADD:
+        total = a + b
+        return (total - n) % r if total >= n else total
+    return (a - b + n) % r if a < b else a - b
 
 
 def clear_cycles(config):
@@ -335,12 +383,13 @@ def exp_cycles_bound(mul, exponent_bits):
 def wait_bounds(config):
     """What a driver needs to bound its waits on the peripheral (gateware.header renders it):
     ``command``: the most cycles any command but an exponentiation keeps it busy (MUL at the largest
-    size, SETMOD, MUL_PAIR with the widest shared a, CLEAR); ``mul_by_rows``: a product's most cycles at a
+    size, SETMOD, MUL_PAIR with the widest shared a, CLEAR, ADD/SUB, EQUAL, COPY); ``mul_by_rows``: a product's most cycles at a
     modulus of r rows (index r; 0 unused); ``pair_mul``: a pair product's most (both moduli one row)."""
     rows = config.rows_per_slot
     row_bits = config.row_bits
     mul_by_rows = [0] + [mul_cycles(config, r * row_bits) for r in range(1, rows + 1)]
-    command = max(mul_by_rows[-1], setmod_cycles(config, config.max_bits), clear_cycles(config))
+    command = max(mul_by_rows[-1], setmod_cycles(config, config.max_bits), clear_cycles(config),
+                  add_cycles(config, config.max_bits), equal_cycles(config, config.max_bits), copy_cycles(config))
     pair_mul = 0
     if config.has_pairs:
         pair_mul = pair_mul_cycles(config, row_bits, row_bits)
@@ -375,6 +424,8 @@ class PeripheralModel:
         #: bank 1's modulus (context 1 of the pair commands)
         self.modulus1 = None
         self.done = 0
+        #: the status bit of the last EQUAL
+        self.equal = 0
         self.error = ErrorCode.NONE
         self.irq = 0
         #: edges after which irq read 1
@@ -397,7 +448,8 @@ class PeripheralModel:
 
     @property
     def status(self):
-        return Status.const({"busy": self.busy, "done": self.done, "error": self.error}).as_bits()
+        return Status.const({"busy": self.busy, "done": self.done, "equal": self.equal,
+                             "error": self.error}).as_bits()
 
     @property
     def rdata(self):
@@ -492,6 +544,7 @@ class PeripheralModel:
         if op is Opcode.NOP:
             return self._accept(1)
         if op is Opcode.CLEAR:
+            self.equal = 0
             return self._accept(clear_cycles(self.config), self._clear)
         if op is Opcode.WRITE:
             if bad[dst]:
@@ -511,6 +564,23 @@ class PeripheralModel:
             if not MIN_WORDS <= arg <= (self.config.pair_max_words if dst == 1 else self.config.max_words):
                 return self._refuse(ErrorCode.BAD_SIZE)
             return self._setmod(a, arg, dst)
+        if op in (Opcode.ADD, Opcode.SUB, Opcode.EQUAL):
+            if (op is not Opcode.EQUAL and bad[dst]) or bad[a] or bad[b]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            if self.modulus is None:
+                return self._refuse(ErrorCode.NO_MODULUS)
+            bits = self.config.word_bits * self.modulus.size
+            if op is Opcode.EQUAL:
+                return self._accept(equal_cycles(self.config, bits), lambda: self._compare(a, b))
+            return self._accept(add_cycles(self.config, bits), lambda: self._add_sub(op, dst, a, b))
+        if op is Opcode.COPY:
+            if bad[dst] or bad[a]:
+                return self._refuse(ErrorCode.BAD_SLOT)
+            if arg >= NUM_BANKS or (arg == 1 and not self.config.has_pairs):
+                return self._refuse(ErrorCode.BAD_BANK)
+            if (self.modulus, self.modulus1)[arg] is None:
+                return self._refuse(ErrorCode.NO_MODULUS)
+            return self._accept(copy_cycles(self.config), lambda: self._copy(dst, a, arg))
         if (op is Opcode.MUL_PAIR or scheme and op is scheme.pair_opcode) and self.config.has_pairs:
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
@@ -554,6 +624,22 @@ class PeripheralModel:
         # every slot and both banks wiped; the pointers stay
         self.slots = [0] * self.config.total_slots
         self.modulus = self.modulus1 = None
+        return self._finished()
+
+    def _add_sub(self, op, dst, a, b):
+        # the scratch slot's words (the other candidate) are left out: no command reads them before
+        # writing them
+        self._write_result(dst, add_sub(op, self.operand(a), self.operand(b), self.modulus.n, self.modulus.size,
+                                        self.config.word_bits))
+        return self._finished()
+
+    def _compare(self, a, b):
+        self.equal = int(self.operand(a) == self.operand(b))
+        return self._finished()
+
+    def _copy(self, dst, a, bank):
+        # context ``bank``'s operand into row 0, every other row 0
+        self.slots[dst] = self._context(a, bank)
         return self._finished()
 
     def _setmod(self, slot, size, bank=0):

@@ -9,13 +9,14 @@ accepted; ``DataPort`` holds the bus pointers) and keeps the status:
 * SETMOD goes to the ``ModulusUnit`` (``dst`` names the bank), MUL and MUL_PAIR straight to the
   ``MontMulCore``, the exponent schemes' opcodes (``EXPONENT_SCHEMES``: EXP_WINDOW, EXP_LADDER, EXP_FIXED
   and EXP_FIXED_PAIR) to the ``ExponentSequencer``,
-  which issues its products to the same core.  A configuration without pairs (one row per slot)
-  refuses the pair opcodes as BAD_OPCODE.
+  which issues its products to the same core, ADD, SUB, COPY and EQUAL to the ``WordSerialUnit``.  A
+  configuration without pairs (one row per slot) refuses the pair opcodes as BAD_OPCODE.
 * CLEAR walks a row counter over every operand row, one a cycle: ``wipe`` tells the register file, the
   core, SETMOD's unit and the sequencer to zero that row of each memory and the registers holding words
   of operands, so it takes ``PeripheralConfig.clear_cycles`` cycles whatever they hold.
-* ``status`` shows busy (one of them runs), done (the last command completed) and the error code of the
-  last refused command or access; ``irq`` pulses for one cycle when a multi-cycle command ends or a
+* ``status`` shows busy (one of them runs), done (the last command completed), equal (the answer of
+  the last EQUAL; CLEAR sets it to 0 when accepted) and the error code of the last refused command or
+  access; ``irq`` pulses for one cycle when a multi-cycle command ends or a
   command is refused.  ``rdata`` is only meaningful while not busy.
 """
 
@@ -29,10 +30,13 @@ from .core import MontMulCore
 from .modulus import ModulusStateSignature, ModulusUnit
 from .regfile import ReadPortSignature, RegisterFile, WordWriteSignature, row_address
 from .sequencer import ExponentSequencer
+from .wordserial import WordSerialUnit
 
 __all__ = ["CommandDecoder", "DataPort", "MontgomeryPeripheral"]
 
 
+#: The word-serial unit's commands.
+SERIAL_OPCODES = (Opcode.ADD, Opcode.SUB, Opcode.COPY, Opcode.EQUAL)
 #: The exponentiations over both contexts of a pair (the schemes' pair opcodes).
 PAIR_EXP_OPCODES = tuple(scheme.pair_opcode for scheme in EXPONENT_SCHEMES if scheme.pair_opcode is not None)
 
@@ -40,7 +44,7 @@ class CommandDecoder(wiring.Component):
     """The checks of a command word against the moduli in force (combinational), made while ``strobe``
     (only then: Verilator then evaluates them only in the cycle of a command).  ``error`` is why it
     would be refused, NONE if it would be accepted; then at most one of ``setmod``, ``mul`` (with
-    ``mul_pair``), ``exp``, ``clear`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
+    ``mul_pair``), ``exp``, ``serial``, ``clear`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
     sets (``immediate``: it completes at once)."""
 
     def __init__(self, config):
@@ -58,6 +62,7 @@ class CommandDecoder(wiring.Component):
             "mul":           Out(1),
             "mul_pair":      Out(1),
             "exp":           Out(1),
+            "serial":        Out(1),
             "clear":         Out(1),
         })
 
@@ -122,6 +127,29 @@ class CommandDecoder(wiring.Component):
                     refuse(ErrorCode.BAD_EXP_BITS)
                 with m.Else():
                     accept(self.exp)
+            with m.Case(Opcode.ADD, Opcode.SUB):
+                with m.If(bad_dst | bad_a | bad_b):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Elif(~state.valid):
+                    refuse(ErrorCode.NO_MODULUS)
+                with m.Else():
+                    accept(self.serial)
+            with m.Case(Opcode.EQUAL):
+                with m.If(bad_a | bad_b):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Elif(~state.valid):
+                    refuse(ErrorCode.NO_MODULUS)
+                with m.Else():
+                    accept(self.serial)
+            with m.Case(Opcode.COPY):
+                with m.If(bad_dst | bad_a):
+                    refuse(ErrorCode.BAD_SLOT)
+                with m.Elif((arg >= NUM_BANKS) | ((arg == 1) & (not cfg.has_pairs))):
+                    refuse(ErrorCode.BAD_BANK)
+                with m.Elif(~Mux(arg[0], state1.valid, state.valid)):
+                    refuse(ErrorCode.NO_MODULUS)
+                with m.Else():
+                    accept(self.serial)
             if cfg.has_pairs:
                 pair_size = Mux(state1.size > state.size, state1.size, state.size)
                 with m.Case(Opcode.MUL_PAIR):
@@ -242,6 +270,7 @@ class MontgomeryPeripheral(wiring.Component):
         m.submodules.sequencer = sequencer = ExponentSequencer(cfg)
         m.submodules.decoder = decoder = CommandDecoder(cfg)
         m.submodules.data_port = data_port = DataPort(cfg)
+        m.submodules.serial = serial = WordSerialUnit(cfg)
         wiring.connect(m, core.operand_read, regfile.core_read)
         wiring.connect(m, core.operand_write, regfile.core_write)
         wiring.connect(m, core.modulus_read, regfile.modulus_read)
@@ -250,14 +279,17 @@ class MontgomeryPeripheral(wiring.Component):
         wiring.connect(m, sequencer.read, regfile.exp_read)
         wiring.connect(m, data_port.bus_read, regfile.bus_read)
         wiring.connect(m, data_port.bus_write, regfile.bus_write)
-        wiring.connect(m, modulus.state, core.modulus, decoder.modulus)
-        wiring.connect(m, modulus.state1, core.modulus1, decoder.modulus1)
-        return regfile, core, modulus, sequencer, decoder, data_port
+        wiring.connect(m, serial.read, regfile.serial_read)
+        wiring.connect(m, serial.write, regfile.serial_write)
+        wiring.connect(m, serial.modulus_read, regfile.serial_modulus_read)
+        wiring.connect(m, modulus.state, core.modulus, decoder.modulus, serial.modulus)
+        wiring.connect(m, modulus.state1, core.modulus1, decoder.modulus1, serial.modulus1)
+        return regfile, core, modulus, sequencer, decoder, data_port, serial
 
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
-        regfile, core, modulus, sequencer, decoder, data_port = self._parts(m)
+        regfile, core, modulus, sequencer, decoder, data_port, serial = self._parts(m)
 
         # The command's fields go to every engine; the core's products are the sequencer's while it
         # starts one, else the one of a MUL command.
@@ -273,8 +305,10 @@ class MontgomeryPeripheral(wiring.Component):
                      modulus.slot.eq(cmd.a), modulus.bank.eq(cmd.dst[0]), modulus.size.eq(cmd.arg),
                      sequencer.dst.eq(cmd.dst), sequencer.base.eq(cmd.a), sequencer.exponent.eq(cmd.b),
                      sequencer.bits.eq(cmd.arg), sequencer.op.eq(cmd.op),
+                     serial.op.eq(cmd.op), serial.dst.eq(cmd.dst), serial.a.eq(cmd.a), serial.b.eq(cmd.b),
+                     serial.bank.eq(cmd.arg[0]),
                      core.ctl.start.eq(mul_start | sequencer.mul.start),
-                     *(unit.wipe.eq(wipe) for unit in (regfile, core, modulus, sequencer)),
+                     *(unit.wipe.eq(wipe) for unit in (regfile, core, modulus, sequencer, serial)),
                      regfile.wipe_row.eq(wipe_row), core.wipe_row.eq(wipe_row),
                      sequencer.mul.busy.eq(core.ctl.busy), sequencer.mul.done.eq(core.ctl.done)]
         with m.If(sequencer.mul.start):
@@ -287,11 +321,12 @@ class MontgomeryPeripheral(wiring.Component):
 
         # Status.
         done = Signal()
+        equal = Signal()
         error = Signal(ErrorCode)
         irq = Signal()
         busy = Signal()
         status = Signal(Status)
-        m.d.comb += [status.busy.eq(busy), status.done.eq(done), status.error.eq(error),
+        m.d.comb += [status.busy.eq(busy), status.done.eq(done), status.equal.eq(equal), status.error.eq(error),
                      self.status.eq(status), self.irq.eq(irq)]
         m.d.sync += irq.eq(0)
 
@@ -310,15 +345,18 @@ class MontgomeryPeripheral(wiring.Component):
                         m.d.comb += [data_port.set_write.eq(decoder.write_pointer),
                                      data_port.set_read.eq(decoder.read_pointer),
                                      modulus.start.eq(decoder.setmod), mul_start.eq(decoder.mul),
-                                     mul_pair.eq(decoder.mul_pair), sequencer.start.eq(decoder.exp)]
+                                     mul_pair.eq(decoder.mul_pair), sequencer.start.eq(decoder.exp),
+                                     serial.start.eq(decoder.serial)]
                         with m.If(decoder.setmod):
                             m.next = "SETMOD"
                         with m.If(decoder.mul):
                             m.next = "MUL"
                         with m.If(decoder.exp):
                             m.next = "EXP"
+                        with m.If(decoder.serial):
+                            m.next = "SERIAL"
                         with m.If(decoder.clear):
-                            m.d.sync += wipe_row.eq(0)
+                            m.d.sync += [wipe_row.eq(0), equal.eq(0)]
                             m.next = "CLEAR"
                     with m.Else():
                         m.d.sync += [error.eq(decoder.error), irq.eq(1)]
@@ -333,6 +371,11 @@ class MontgomeryPeripheral(wiring.Component):
                     finish()
             with m.State("EXP"):
                 with m.If(sequencer.done):
+                    finish()
+            with m.State("SERIAL"):
+                with m.If(serial.compared):
+                    m.d.sync += equal.eq(serial.equal)
+                with m.If(serial.done):
                     finish()
             with m.State("CLEAR"):
                 m.d.comb += wipe.eq(1)

@@ -17,7 +17,8 @@ from amaranth.lib.memory import Memory
 
 from ..interface import BUS_BITS
 
-__all__ = ["ReadPortSignature", "WritePortSignature", "WordWriteSignature", "RegisterFile", "row_address"]
+__all__ = ["ReadPortSignature", "WritePortSignature", "WordWriteSignature", "PairWriteSignature", "RegisterFile",
+           "row_address"]
 
 
 class ReadPortSignature(wiring.Signature):
@@ -46,6 +47,17 @@ class WordWriteSignature(wiring.Signature):
         super().__init__({"en": Out(lanes), "addr": Out(range(rows)), "data": Out(BUS_BITS)})
 
 
+class PairWriteSignature(wiring.Signature):
+    """A write of the word-serial unit into a row, seen from the writer: ``en`` has one bit per W-bit word
+    of the row; word j of the row takes word j of the operand memory's read data (the row read in the
+    previous cycle) where ``copy`` has bit j set, else its word of ``data``, two words repeated along the
+    row (so that a pair lands on any even word and the one after it)."""
+
+    def __init__(self, config):
+        super().__init__({"en": Out(config.lanes), "addr": Out(range(config.operand_rows)),
+                          "data": Out(2 * config.word_bits), "copy": Out(config.lanes)})
+
+
 def row_address(config, slot, row):
     """Register-file address of row ``row`` of slot ``slot`` (ints or Amaranth values)."""
     return slot * config.rows_per_slot + row
@@ -55,11 +67,14 @@ class RegisterFile(wiring.Component):
     """Operand and modulus memories.
 
     The operand memory has one read and one write port.  The multiplier core owns both while it runs
-    (``core_read.en`` is its busy flag); otherwise SETMOD (``setmod_read``) or the exponent sequencer
-    (``exp_read``) may claim the read port for a cycle (the three never run together), and it follows
-    the bus read pointer (``bus_read``) in every other cycle, so ``rdata`` needs no extra latency.  Bus
-    writes (``bus_write``: a 32-bit word and the enables of the W-bit words it goes to) happen only
-    while the core is idle.  The modulus memory has one reader (the core) and one writer (SETMOD).
+    (``core_read.en`` is its busy flag); otherwise SETMOD (``setmod_read``), the exponent sequencer
+    (``exp_read``) or the word-serial unit (``serial_read``) may claim the read port for a cycle (they
+    never run together), and it follows the bus read pointer (``bus_read``) in every other cycle, so
+    ``rdata`` needs no extra latency.  Bus writes (``bus_write``: a 32-bit word and the enables of the
+    W-bit words it goes to) happen only while every engine is idle; the word-serial unit's
+    (``serial_write``) share their path, and may copy words of the row the read port gives instead.
+    The modulus memory has two readers (the core, and the word-serial unit when it claims it) and one
+    writer (SETMOD).
     While ``wipe`` (CLEAR, nothing else running) row ``wipe_row`` of each memory that has it is written
     with zeros, over every other writer."""
 
@@ -73,7 +88,10 @@ class RegisterFile(wiring.Component):
             "exp_read":      In(ReadPortSignature(rows, row)),
             "bus_read":      In(ReadPortSignature(rows, row, claim=False)),
             "bus_write":     In(WordWriteSignature(rows, config.lanes)),
+            "serial_read":   In(ReadPortSignature(rows, row)),
+            "serial_write":  In(PairWriteSignature(config)),
             "modulus_read":  In(ReadPortSignature(n_rows, row, claim=False)),
+            "serial_modulus_read": In(ReadPortSignature(n_rows, row)),
             "modulus_write": In(WritePortSignature(n_rows, row)),
             "wipe":          In(1),
             "wipe_row":      In(range(rows)),
@@ -95,21 +113,37 @@ class RegisterFile(wiring.Component):
             m.d.comb += rd.addr.eq(self.setmod_read.addr)
         with m.Elif(self.exp_read.en):
             m.d.comb += rd.addr.eq(self.exp_read.addr)
+        with m.Elif(self.serial_read.en):
+            m.d.comb += rd.addr.eq(self.serial_read.addr)
         with m.Else():
             m.d.comb += rd.addr.eq(self.bus_read.addr)
-        for port in (self.core_read, self.setmod_read, self.exp_read, self.bus_read):
+        for port in (self.core_read, self.setmod_read, self.exp_read, self.serial_read, self.bus_read):
             m.d.comb += port.data.eq(rd.data)
 
         with m.If(self.core_write.en):
             m.d.comb += [wr.addr.eq(self.core_write.addr), wr.data.eq(self.core_write.data),
                          wr.en.eq(self.core_write.en.replicate(cfg.lanes))]
         with m.Else():
-            # the bus word goes to every bus-word-wide part of the row; its enables pick one
-            m.d.comb += [wr.addr.eq(self.bus_write.addr),
-                         wr.data.eq(self.bus_write.data.replicate(cfg.row_bits // BUS_BITS)),
-                         wr.en.eq(self.bus_write.en)]
+            # the bus word, or the word-serial unit's pair, goes to every part of the row as wide as
+            # either; the enables pick the words, and the unit's copy bits take the read port's instead
+            serial = self.serial_write
+            period = max(BUS_BITS, 2 * cfg.word_bits)
+            serial_on = Signal()
+            repeated = Signal(period)
+            m.d.comb += [serial_on.eq(serial.en.any()),
+                         repeated.eq(Mux(serial_on, serial.data.replicate(period // (2 * cfg.word_bits)),
+                                         self.bus_write.data.replicate(period // BUS_BITS)))]
+            row_data = repeated.replicate(cfg.row_bits // period)
+            m.d.comb += [wr.addr.eq(Mux(serial_on, serial.addr, self.bus_write.addr)),
+                         wr.data.eq(Cat(Mux(serial.copy[j], rd.data.word_select(j, cfg.word_bits),
+                                            row_data.word_select(j, cfg.word_bits)) for j in range(cfg.lanes))),
+                         wr.en.eq(serial.en | self.bus_write.en)]
 
-        m.d.comb += [n_rd.addr.eq(self.modulus_read.addr), self.modulus_read.data.eq(n_rd.data),
+        with m.If(self.serial_modulus_read.en):
+            m.d.comb += n_rd.addr.eq(self.serial_modulus_read.addr)
+        with m.Else():
+            m.d.comb += n_rd.addr.eq(self.modulus_read.addr)
+        m.d.comb += [self.modulus_read.data.eq(n_rd.data), self.serial_modulus_read.data.eq(n_rd.data),
                      n_wr.addr.eq(self.modulus_write.addr), n_wr.data.eq(self.modulus_write.data),
                      n_wr.en.eq(self.modulus_write.en)]
 

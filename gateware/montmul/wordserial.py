@@ -1,0 +1,233 @@
+"""The word-serial unit: ADD, SUB, COPY and EQUAL over the register file, W bits a cycle.
+
+The commands are the contract's (``gateware.interface``); this is how they run.  No carry crosses more
+than a word in a cycle: a row of a is latched, the row of b stays on the operand memory's read port and
+bank 0's row of N on the modulus memory's, and one word of each is selected a cycle (a mux from the row:
+cheaper than shifting it) into the word registers.  The next cycle adds them with the carries of the
+words below:
+
+* ADD: S = a + b (carry ``c_sum``) and T = S - N (``c_fix``, 1: no borrow), as S + ~N + 1;
+* SUB: S = a - b as a + ~b + 1 (``c_sum``, 1: no borrow) and T = S + N;
+* EQUAL: ``differ`` notes a word of a that differs from b's.
+
+Words go out in pairs (two words of a row, an even one and the next): S's into dst's row, T's into the
+same row of ``SCRATCH_SLOT`` in the cycle after, so the single write port takes both candidates at the
+rate they are made.  A size of odd words runs one word more (its pair's second), which changes no carry
+and lands above the size.  When the last pair is written, T is the result if S + (carry) >= N for ADD
+(``c_sum | c_fix``) and if a < b for SUB (``~c_sum``): a pass over the rows reads each row of the one
+chosen (SCRATCH_SLOT or dst itself: every row is read and written whatever the choice) and writes it
+into dst's row a cycle later, the words at and above the size in the last row zeroed on the way
+(``PairWriteSignature``: a row read in the previous cycle, copied word by word where ``copy`` says).
+
+Schedule (s words, s' = s rounded up to even, r = ceil(s/lanes) rows, cycle 0 the accepting one):
+cycle 0 reads a's row 0; per row a cycle latches it (and points the ports at b's and N's rows), then a
+word is selected per cycle, the row's last cycle reading a's next row: the last word is selected in
+cycle s' + r.  It is added in the next, its pair written in the two after (dst's, then the scratch
+slot's); the rows are read one a cycle from cycle s' + r + 3 (s' + r + 4 with one row: the last pair
+must be in the scratch slot before its row is read) and written a cycle later.  ADD and SUB take
+s' + 2r + 4 cycles, one more with one row; EQUAL s' + r + 3 (its answer is ``differ`` after the last
+word's cycle).
+COPY reads row k of a in its accepting cycle, writes it into dst's row 0 (masked to bank k's size) in
+the next, then zeroes dst's other rows one a cycle: 1 + rows_per_slot cycles.
+
+``wipe`` (CLEAR, while idle) zeroes every register that held words of operands: the latched row, the
+word registers, the pairs and the carries.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..interface import SIZE_BITS, SLOT_FIELD_BITS, PAIR_ROW, SCRATCH_SLOT, Opcode
+from .modulus import ModulusStateSignature
+from .regfile import PairWriteSignature, ReadPortSignature, row_address
+
+__all__ = ["WordSerialUnit", "word_mask"]
+
+
+def word_mask(config, last_row_mask):
+    """One bit per word of a row from a modulus' ``last_row_mask``: the words below its size."""
+    return Cat(last_row_mask[j * config.word_bits] for j in range(config.lanes))
+
+
+class WordSerialUnit(wiring.Component):
+    """ADD, SUB, COPY and EQUAL (module docstring).
+
+    ``start`` (one cycle, the command already checked by the caller) begins ``op`` on slots ``dst``,
+    ``a``, ``b`` (COPY: context ``bank``'s row); ``busy`` is high until the cycle in which ``done``
+    pulses, with ``compared`` too after an EQUAL, when ``equal`` is its answer.  The unit claims the
+    operand memory's read port (``read``) and the modulus memory's (``modulus_read``) from its accepting
+    cycle, and writes through ``write``."""
+
+    def __init__(self, config):
+        self.config = config
+        super().__init__({
+            "start":        In(1),
+            "op":           In(Opcode),
+            "dst":          In(SLOT_FIELD_BITS),
+            "a":            In(SLOT_FIELD_BITS),
+            "b":            In(SLOT_FIELD_BITS),
+            "bank":         In(1),
+            "modulus":      In(ModulusStateSignature(config)),
+            "modulus1":     In(ModulusStateSignature(config)),
+            "busy":         Out(1),
+            "done":         Out(1),
+            "compared":     Out(1),
+            "equal":        Out(1),
+            "read":         Out(ReadPortSignature(config.operand_rows, config.row_bits)),
+            "modulus_read": Out(ReadPortSignature(config.modulus_rows, config.row_bits)),
+            "write":        Out(PairWriteSignature(config)),
+            "wipe":         In(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        L, W, KM = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
+        log_lanes = L.bit_length() - 1
+        size, rows = self.modulus.size, self.modulus.rows
+        last_word = (size - 1) | 1                      # s' - 1
+        ones = C((1 << L) - 1, L)
+
+        # the command, latched at start
+        dst = Signal(SLOT_FIELD_BITS, name="dst_slot")
+        a_slot = Signal(SLOT_FIELD_BITS, name="a_slot")
+        b_slot = Signal(SLOT_FIELD_BITS, name="b_slot")
+        subtract = Signal()
+        compare = Signal()
+        copy_bank = Signal()
+        # the word selected next (its row and lane), and a count of the final passes' cycles
+        word_g = Signal(SIZE_BITS)
+        count = Signal(range(max(KM, 3) + 1))
+        # data: the latched row of a, the selected words, the carries, the pairs going out
+        a_row = Signal(cfg.row_bits, reset_less=True)
+        a_word = Signal(W, reset_less=True)
+        b_word = Signal(W, reset_less=True)
+        n_word = Signal(W, reset_less=True)
+        c_sum = Signal(reset_less=True)
+        c_fix = Signal(reset_less=True)
+        differ = Signal(reset_less=True)
+        s_low = Signal(W, reset_less=True)
+        t_low = Signal(W, reset_less=True)
+        s_pair = Signal(2 * W, reset_less=True)
+        t_pair = Signal(2 * W, reset_less=True)
+        # the pipeline: a word in the word registers (s1), a pair to write into dst (w1) then into the
+        # scratch slot (w2)
+        s1_valid = Signal()
+        s1_g = Signal(SIZE_BITS)
+        w1_valid = Signal()
+        w2_valid = Signal()
+        pair_g = Signal(SIZE_BITS)
+
+        rd, n_rd, wr = self.read, self.modulus_read, self.write
+        m.d.comb += [rd.en.eq(self.start | self.busy), n_rd.en.eq(self.busy), self.equal.eq(~differ)]
+
+        def read(slot, row):
+            m.d.comb += rd.addr.eq(row_address(cfg, slot, row))
+
+        def write_row(slot, row, copy):
+            """The whole of ``slot``'s row ``row``: the words of the row read last cycle where ``copy``,
+            else 0."""
+            m.d.comb += [wr.addr.eq(row_address(cfg, slot, row)), wr.en.eq(ones), wr.copy.eq(copy),
+                         wr.data.eq(0)]
+
+        word_row = word_g >> log_lanes
+        lane = word_g[:log_lanes]
+        m.d.comb += n_rd.addr.eq(self.modulus.row + word_row)
+
+        # the sum and its correction by N, a word a cycle
+        x = Signal(W + 1)
+        y = Signal(W + 1)
+        m.d.comb += [x.eq(a_word + (b_word ^ subtract.replicate(W)) + c_sum),
+                     y.eq(x[:W] + (n_word ^ (~subtract).replicate(W)) + c_fix)]
+        m.d.sync += [s1_valid.eq(0), w1_valid.eq(0), w2_valid.eq(w1_valid)]
+        with m.If(s1_valid):
+            with m.If(s1_g < size):
+                m.d.sync += [c_sum.eq(x[W]), c_fix.eq(y[W]), differ.eq(differ | (a_word != b_word))]
+            with m.If(~s1_g[0]):
+                m.d.sync += [s_low.eq(x[:W]), t_low.eq(y[:W])]
+            with m.Else():
+                m.d.sync += [s_pair.eq(Cat(s_low, x[:W])), t_pair.eq(Cat(t_low, y[:W])), pair_g.eq(s1_g),
+                             w1_valid.eq(~compare)]
+        pair_en = Cat(pair_g[1:log_lanes] == j // 2 for j in range(L))
+        with m.If(w1_valid | w2_valid):
+            m.d.comb += [wr.addr.eq(row_address(cfg, Mux(w1_valid, dst, SCRATCH_SLOT), pair_g >> log_lanes)),
+                         wr.en.eq(pair_en), wr.data.eq(Mux(w1_valid, s_pair, t_pair))]
+        use_fix = Mux(subtract, ~c_sum, c_sum | c_fix)
+
+        with m.FSM():
+            m.d.comb += self.busy.eq(1)
+            with m.State("IDLE"):
+                m.d.comb += self.busy.eq(0)
+                with m.If(self.start):
+                    op = self.op
+                    m.d.sync += [dst.eq(self.dst), a_slot.eq(self.a), b_slot.eq(self.b), copy_bank.eq(self.bank),
+                                 subtract.eq(op == Opcode.SUB), compare.eq(op == Opcode.EQUAL),
+                                 c_sum.eq(op == Opcode.SUB), c_fix.eq(op == Opcode.ADD), differ.eq(0),
+                                 word_g.eq(0), count.eq(0)]
+                    with m.If(op == Opcode.COPY):
+                        read(self.a, self.bank * PAIR_ROW)
+                        m.next = "COPY"
+                    with m.Else():
+                        read(self.a, 0)
+                        m.next = "LATCH"
+            with m.State("LATCH"):
+                m.d.sync += a_row.eq(rd.data)
+                read(b_slot, word_row)
+                m.next = "WORDS"
+            with m.State("WORDS"):
+                words = [Array(row.word_select(j, W) for j in range(L))[lane] for row in (a_row, rd.data, n_rd.data)]
+                m.d.sync += [a_word.eq(words[0]), b_word.eq(words[1]), n_word.eq(words[2]),
+                             s1_valid.eq(1), s1_g.eq(word_g), word_g.eq(word_g + 1)]
+                read(b_slot, word_row)
+                with m.If(word_g == last_word):
+                    m.next = "FLUSH"
+                with m.Elif(lane == L - 1):
+                    read(a_slot, word_row + 1)
+                    m.next = "LATCH"
+            with m.State("FLUSH"):
+                # the last word is added, then its pair written into dst and into the scratch slot
+                m.d.sync += count.eq(count + 1)
+                with m.If(compare & (count == 1)):
+                    m.d.comb += [self.done.eq(1), self.compared.eq(1)]
+                    m.next = "IDLE"
+                # the pass over the rows may read the last row once the scratch slot's pair is in it:
+                # a cycle later with one row
+                with m.If(~compare & ((count == 2) | ((count == 1) & (rows != 1)))):
+                    m.d.sync += count.eq(0)
+                    m.next = "SELECT"
+            with m.State("SELECT"):
+                # row `count` of the chosen candidate read, the row before written into dst
+                with m.If(count < rows):
+                    read(Mux(use_fix, SCRATCH_SLOT, dst), count)
+                with m.If(count != 0):
+                    write_row(dst, count - 1, Mux(count == rows, word_mask(cfg, self.modulus.last_row_mask), ones))
+                m.d.sync += count.eq(count + 1)
+                with m.If(count == rows):
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
+            with m.State("COPY"):
+                # row k of a, read in the accepting cycle, into dst's row 0, its words below bank k's size
+                mask0 = Mux(self.modulus.rows == 1, word_mask(cfg, self.modulus.last_row_mask), ones)
+                if cfg.has_pairs:
+                    mask = Mux(copy_bank, word_mask(cfg, self.modulus1.last_row_mask), mask0)
+                else:
+                    mask = mask0
+                write_row(dst, 0, mask)
+                m.d.sync += count.eq(1)
+                if KM == 1:
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
+                else:
+                    m.next = "ZERO"
+            with m.State("ZERO"):
+                write_row(dst, count, 0)
+                m.d.sync += count.eq(count + 1)
+                with m.If(count == KM - 1):
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
+
+        with m.If(self.wipe):
+            m.d.sync += [register.eq(0) for register in (a_row, a_word, b_word, n_word, c_sum, c_fix, differ,
+                                                         s_low, t_low, s_pair, t_pair)]
+        return m
