@@ -96,11 +96,19 @@ class MontgomeryCSR(LiteXModule):
         self.rdata = CSRStatus(32, description="Operand data out: the current 32-bit word of the slot "
                                                "selected by the last READ command; reading advances to the next.")
         errors = ", ".join(f"{e.value} {e.name}" for e in ErrorCode)
+        described = {
+            "busy": "A command is running.",
+            "done": "The last command completed successfully.",
+            "equal": "The last EQUAL found its two operands equal.",
+            "error": f"Why the last command or data access was refused: {errors}.",
+        }
+        # every field of the interface's status word, in its order, up to its last named one (the
+        # reserved ones named so)
+        names = [name for name, _ in _STATUS]
+        names = names[:max(i for i, name in enumerate(names) if not name.startswith("_")) + 1]
         self.status = CSRStatus(fields=[
-            _status_csr_field("busy", "A command is running."),
-            _status_csr_field("done", "The last command completed successfully."),
-            _status_csr_field("_rsv0", csr_name="reserved"),
-            _status_csr_field("error", f"Why the last command or data access was refused: {errors}."),
+            _status_csr_field(name, csr_name=f"reserved{name[4:]}") if name.startswith("_")
+            else _status_csr_field(name, described[name]) for name in names
         ], description="Peripheral status.")
         self.ctrl = CSRStorage(fields=[
             CSRField("reset", size=1, pulse=True, description="Write 1: reset the peripheral (its registers; "
@@ -144,7 +152,7 @@ class MontgomeryCSR(LiteXModule):
             o_irq       = irq,
         )
         self.comb += [getattr(self.status.fields, name).eq(_status_bits(status, name))
-                      for name in ("busy", "done", "error")]
+                      for name in described]
         self.comb += self.ev.done.trigger.eq(irq)
         self.busy = Signal()
         self.comb += self.busy.eq(_status_bits(status, "busy"))

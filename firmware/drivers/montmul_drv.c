@@ -136,3 +136,11 @@ unsigned mm_setmod(unsigned slot, unsigned limbs)
 {
 	return mm_setmod_bank(slot, limbs, 0);
 }
+
+unsigned mm_equal(unsigned a, unsigned b, uint32_t *same)
+{
+	unsigned err = mm_run(montmul_cmd(MONTMUL_OP_EQUAL, 0, a, b, 0));
+
+	*same = 0u - ((montmul_status_read() >> MONTMUL_STATUS_EQUAL_SHIFT) & MONTMUL_STATUS_EQUAL_MASK);
+	return err;
+}

@@ -96,6 +96,28 @@ static inline unsigned mm_mul_pair(unsigned dst, unsigned a, unsigned b)
 	return mm_run(montmul_cmd(MONTMUL_OP_MUL_PAIR, dst, a, b, 0));
 }
 
+/* dst = (a + b) mod N and dst = (a - b) mod N over bank 0's modulus N, for a, b < N. */
+static inline unsigned mm_add(unsigned dst, unsigned a, unsigned b)
+{
+	return mm_run(montmul_cmd(MONTMUL_OP_ADD, dst, a, b, 0));
+}
+
+static inline unsigned mm_sub(unsigned dst, unsigned a, unsigned b)
+{
+	return mm_run(montmul_cmd(MONTMUL_OP_SUB, dst, a, b, 0));
+}
+
+/* dst = context ctx's operand of slot a (row ctx, its words below bank ctx's size) as a single
+   operand, every other word of dst zero. */
+static inline unsigned mm_copy(unsigned dst, unsigned a, unsigned ctx)
+{
+	return mm_run(montmul_cmd(MONTMUL_OP_COPY, dst, a, 0, ctx));
+}
+
+/* EQUAL: *same = all ones if slots a and b hold the same words below bank 0's size, else 0 (a mask
+   from the status bit, not a branch). Returns the error code. */
+unsigned mm_equal(unsigned a, unsigned b, uint32_t *same);
+
 /* The pair commands (MONTMUL_OP_MUL_PAIR, MONTMUL_OP_EXP_FIXED_PAIR) work on moduli of at most this
    many 32-bit limbs (0: the peripheral has none). */
 #define MM_PAIR_MAX_LIMBS (MONTMUL_PAIR_MAX_WORDS * MONTMUL_WORD_BITS / 32)

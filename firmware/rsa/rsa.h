@@ -3,11 +3,13 @@
  * private operation without and with CRT (Garner's recombination), and the check of a CRT result
  * with the public exponent before it is released. A backend supplies two things, a Montgomery
  * product and a modular exponentiation; everything else (input reduction modulo p and q, Garner,
- * recombination, the check, copies) is here, the same for every backend:
+ * recombination, the check, copies) is here, the same for every backend, unless a backend does the
+ * whole CRT itself (rsa_backend.crt):
  *   rsa_sw         software on the CPU (bignum.c)                                    rsa_sw.c
  *   rsa_hw_cpu     the CPU runs the exponent loop, one peripheral MUL per product    rsa_hw.c
- *   rsa_hw_seq     the peripheral's sequencer runs each exponentiation, the CRT's two
- *                  at once (crt_exp: MUL_PAIR, EXP_FIXED_PAIR) where the factors fit   rsa_hw.c
+ *   rsa_hw_seq     the peripheral's sequencer runs each exponentiation, and the whole CRT
+ *                  where the factors fit the pair commands (crt: both halves at once, Garner,
+ *                  the recombination and the check in the peripheral's slots)           rsa_hw.c
  *   rsa_hw_seq_window  as rsa_hw_seq, but the private exponentiations use the sliding window
  *                  (EXP_WINDOW): faster, NOT constant-time; kept to show what safety costs.
  *
@@ -84,6 +86,13 @@ typedef struct rsa_backend {
 	               const mont_ctx *m1, uint32_t *r1, const uint32_t *e1, const uint32_t *k1,
 	               const uint32_t *x, unsigned xw, unsigned ebits);
 	unsigned pair_max_limbs;
+	/* Optional (NULL: none): the whole of rsa_private_crt after its argument checks, in the backend:
+	   both exponentiations, Garner's step, the recombination and the check with e, so that only the
+	   key's constants, the input and the result cross the bus. out = in^d mod n and RSA_OK; or
+	   RSA_ERR_FAULT when out^e != in (out zeroed: nothing unchecked is released); or RSA_ERR_HW.
+	   Constant time as crt_exp. For factors of at most pair_max_limbs limbs each, q no more limbs
+	   than p (rsa_private_crt takes the general path otherwise). */
+	int (*crt)(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in);
 } rsa_backend;
 
 /* The sequencer's backends, one per exponent scheme the firmware runs, are declared in rsa_hw.h. */

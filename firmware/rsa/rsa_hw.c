@@ -15,6 +15,7 @@
 #include "drivers/cycles.h"
 #include "bignum/exp_window.h"
 #include "drivers/montmul_drv.h"
+#include "bignum/ct.h"
 
 /* Slot plan: the modulus, the constants, the exponent, and from S_T0 on the CPU loop's table (odd
    powers base^1 .. base^15 for the sliding window; base^0 .. base^7 for the fixed window). */
@@ -194,14 +195,15 @@ static int seq_window_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, 
 	return hw_exp(m, r, base, e, ebits, EXP_SEQ_WINDOW, secret);
 }
 
-/* Both exponentiations of a CRT at once (rsa_backend.crt_exp): m0 in bank 0, m1 in bank 1, every
-   operand a pair (context 0's in row 0 of the slot, context 1's in row 1). One MUL_PAIR with the
-   shared x reduces it modulo both and converts it (x * k_i * 2^(-32*xw) = x*R_i mod m_i), one more
-   makes the Montgomery ones, one EXP_FIXED_PAIR, one MUL_PAIR by 1 back out of the Montgomery domain:
-   nothing but x, the k's and the exponents crosses the bus on the way in. */
-static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, const uint32_t *k0,
-                       const mont_ctx *m1, uint32_t *r1, const uint32_t *e1, const uint32_t *k1,
-                       const uint32_t *x, unsigned xw, unsigned ebits)
+/* Both exponentiations of a CRT at once: m0 in bank 0, m1 in bank 1, every operand a pair (context
+   0's in row 0 of the slot, context 1's in row 1). One MUL_PAIR with the shared x reduces it modulo
+   both and converts it (x * k_i * 2^(-32*xw) = x*R_i mod m_i), one more makes the Montgomery ones,
+   one EXP_FIXED_PAIR, one MUL_PAIR by 1 back out of the Montgomery domain: S_ACC then holds
+   x^e0 mod m0 (row 0) and x^e1 mod m1 (row 1), and S_IN still holds x (xw limbs), S_UNIT 1 over xw
+   limbs. Nothing but x, the k's and the exponents crosses the bus on the way in. */
+static int pair_exp(const mont_ctx *m0, const uint32_t *e0, const uint32_t *k0,
+                    const mont_ctx *m1, const uint32_t *e1, const uint32_t *k1,
+                    const uint32_t *x, unsigned xw, unsigned ebits)
 {
 	unsigned w0 = m0->words, w1 = m1->words, ew = BN_WORDS(ebits);
 	int err = load_modulus(m0);
@@ -231,13 +233,80 @@ static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, con
 		HW_TRY(mm_write_pair(S_TMP, &unit_limb, 1, &unit_limb, 1, w1));
 		HW_TRY(mm_mul_pair(S_ACC, S_ACC, S_TMP));
 	}
-	HW_TRY(mm_read_pair(S_ACC, r0, w0, r1, w1));
 	return RSA_OK;
 }
 
-const rsa_backend rsa_hw_cpu = { hw_mul, cpu_exp, NULL, 0 };
-const rsa_backend rsa_hw_seq = { hw_mul, seq_exp, seq_crt_exp, MM_PAIR_MAX_LIMBS };
-const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0 };
+/* rsa_backend.crt_exp: pair_exp, and both results read. */
+static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, const uint32_t *k0,
+                       const mont_ctx *m1, uint32_t *r1, const uint32_t *e1, const uint32_t *k1,
+                       const uint32_t *x, unsigned xw, unsigned ebits)
+{
+	int err = pair_exp(m0, e0, k0, m1, e1, k1, x, xw, ebits);
+
+	if (err)
+		return err;
+	HW_TRY(mm_read_pair(S_ACC, r0, m0->words, r1, m1->words));
+	return RSA_OK;
+}
+
+/* rsa_backend.crt: the whole private operation with CRT on the peripheral. After pair_exp (S_ACC: m1
+   = x^dp mod p in row 0, m2 = x^dq mod q in row 1; bank 0 p, bank 1 q), every value stays in its
+   slots:
+     Garner (bank 0 p)  S_M2 = m2 alone (COPY of context 1); S_H = m1 * qinv, S_T = m2 * qinv (products
+                        with qinv * R_p, which also reduce m2 < q < R_p modulo p); S_H = S_H - S_T mod p:
+                        h = (m1 - m2) * qinv mod p; S_T = h alone, zero above p's words (COPY).
+     recombination      SETMOD n into bank 0; S_S = h * q (a product with q * R_n mod n: h * q < n,
+     (bank 0 n)         so exact); S_S = S_S + m2 mod n: the signature s = m2 + q*h (< n).
+     check              s read out and written back, and x written afresh: the check compares what
+                        the CPU holds, so that a fault on the way in or out is caught as one in the
+                        arithmetic is; R mod n and s*R from R^2 mod n, s^e mod n (EXP_WINDOW over e's
+                        bits, a product by 1) against x by EQUAL; s masked with its answer.
+   Only the key's constants (p, q, their k's, dp, dq, qinv * R_p, n, q * R_n, R^2 mod n, e), x (twice)
+   and s (out and back) cross the bus. Every command's cycles depend only on the sizes, and the answer of EQUAL is a mask:
+   a failed check takes the cycles of a passed one. */
+enum { S_M2 = S_T0 + 1, S_H = S_T0 + 2, S_T = S_T0 + 3, S_QI = S_T0 + 4, S_S = S_T0 + 5 };
+_Static_assert(S_S < MONTMUL_NUM_SLOTS, "the CRT's slots");
+
+static int seq_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in)
+{
+	const unsigned nw = c->n.words, pw = c->p.words, qw = c->q.words;
+	const unsigned ebits = bn_bits(k->e, nw), ew = BN_WORDS(ebits);
+	uint32_t same = 0;
+	int err = pair_exp(&c->p, k->dp, c->p_k, &c->q, k->dq, c->q_k, in, nw, 32 * (pw > qw ? pw : qw));
+
+	if (err)
+		return err;
+	HW_TRY(mm_copy(S_M2, S_ACC, 1));
+	HW_TRY(mm_write(S_QI, c->qinv_m, pw, pw));
+	HW_TRY(mm_mul(S_H, S_ACC, S_QI));
+	HW_TRY(mm_mul(S_T, S_M2, S_QI));
+	HW_TRY(mm_sub(S_H, S_H, S_T));
+	HW_TRY(mm_copy(S_T, S_H, 0));
+	if ((err = load_modulus(&c->n)))
+		return err;
+	HW_TRY(mm_write(S_QI, c->q_m, nw, nw));
+	HW_TRY(mm_mul(S_S, S_T, S_QI));
+	HW_TRY(mm_add(S_S, S_S, S_M2));
+	/* s out, and back in: the check runs on the words the CPU holds, so that a fault on the way out
+	   is caught too (not only one in the arithmetic) */
+	HW_TRY(mm_read(S_S, out, nw));
+	HW_TRY(mm_write(S_S, out, nw, nw));
+	HW_TRY(mm_write(S_RR, c->n.rr, nw, nw));
+	HW_TRY(mm_mul(S_ACC, S_RR, S_UNIT));           /* R mod n: the Montgomery one */
+	HW_TRY(mm_mul(S_T, S_S, S_RR));                /* s * R */
+	HW_TRY(mm_write(S_EXP, k->e, ew, ew));
+	HW_TRY(mm_exp(MONTMUL_OP_EXP_WINDOW, S_ACC, S_T, S_EXP, ebits));
+	HW_TRY(mm_mul(S_T, S_ACC, S_UNIT));            /* s^e mod n */
+	HW_TRY(mm_write(S_H, in, nw, nw));             /* against the CPU's x, written afresh */
+	HW_TRY(mm_equal(S_T, S_H, &same));
+	for (unsigned i = 0; i < nw; i++)
+		out[i] &= same;
+	return (int)ct_select_u32(same, (uint32_t)RSA_OK, (uint32_t)RSA_ERR_FAULT);
+}
+
+const rsa_backend rsa_hw_cpu = { hw_mul, cpu_exp, NULL, 0, NULL };
+const rsa_backend rsa_hw_seq = { hw_mul, seq_exp, seq_crt_exp, MM_PAIR_MAX_LIMBS, seq_crt };
+const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0, NULL };
 
 int hw_mul_cycles(const mont_ctx *m, uint32_t *cpu_cycles, uint32_t *seq_cycles)
 {

@@ -19,4 +19,4 @@ static int sw_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const ui
 	return RSA_OK;
 }
 
-const rsa_backend rsa_sw = { sw_mul, sw_exp, NULL, 0 };
+const rsa_backend rsa_sw = { sw_mul, sw_exp, NULL, 0, NULL };

@@ -96,7 +96,7 @@ static int pair_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const 
 	return rsa_sw.exp(m, r, base, e, ebits, secret);
 }
 
-const rsa_backend kh_pair_backend = { pair_mul, pair_exp, pair_crt_exp, BN_MAX_WORDS / 2 };
+const rsa_backend kh_pair_backend = { pair_mul, pair_exp, pair_crt_exp, BN_MAX_WORDS / 2, NULL };
 
 /* Backends that answer every exponentiation alike, so that the search's walk over the sieve's survivors
    can be followed from Python: `reject` makes every number composite (r = 0: the search visits every
@@ -126,7 +126,7 @@ static int accept_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, cons
 	return 0;
 }
 
-const rsa_backend kh_reject_backend = { fixed_mul, reject_exp, NULL, 0 };
-const rsa_backend kh_accept_backend = { fixed_mul, accept_exp, NULL, 0 };
+const rsa_backend kh_reject_backend = { fixed_mul, reject_exp, NULL, 0, NULL };
+const rsa_backend kh_accept_backend = { fixed_mul, accept_exp, NULL, 0, NULL };
 
 #endif
