@@ -166,7 +166,6 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 		err = b->crt(k, c, out, in);
 		if (err == RSA_ERR_HW)     /* one test whether the check passed or not: the same cycles */
 			bn_zero(out, nw);
-		profile_step(PROFILE_RELEASE);
 		return err;
 	}
 	/* m2 = in^dq mod q, m1 = in^dp mod p; the exponents' declared length is the factor's (the larger

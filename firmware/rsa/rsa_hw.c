@@ -15,6 +15,7 @@
 #include "drivers/cycles.h"
 #include "bignum/exp_window.h"
 #include "drivers/montmul_drv.h"
+#include "drivers/profile.h"
 #include "bignum/ct.h"
 
 /* Slot plan: the modulus, the constants, the exponent, and from S_T0 on the CPU loop's table (odd
@@ -276,17 +277,20 @@ static int seq_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint
 
 	if (err)
 		return err;
+	profile_step(PROFILE_GARNER);
 	HW_TRY(mm_copy(S_M2, S_ACC, 1));
 	HW_TRY(mm_write(S_QI, c->qinv_m, pw, pw));
 	HW_TRY(mm_mul(S_H, S_ACC, S_QI));
 	HW_TRY(mm_mul(S_T, S_M2, S_QI));
 	HW_TRY(mm_sub(S_H, S_H, S_T));
 	HW_TRY(mm_copy(S_T, S_H, 0));
+	profile_step(PROFILE_RECOMBINE);
 	if ((err = load_modulus(&c->n)))
 		return err;
 	HW_TRY(mm_write(S_QI, c->q_m, nw, nw));
 	HW_TRY(mm_mul(S_S, S_T, S_QI));
 	HW_TRY(mm_add(S_S, S_S, S_M2));
+	profile_step(PROFILE_CHECK);
 	/* s out, and back in: the check runs on the words the CPU holds, so that a fault on the way out
 	   is caught too (not only one in the arithmetic) */
 	HW_TRY(mm_read(S_S, out, nw));
@@ -299,6 +303,7 @@ static int seq_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint
 	HW_TRY(mm_mul(S_T, S_ACC, S_UNIT));            /* s^e mod n */
 	HW_TRY(mm_write(S_H, in, nw, nw));             /* against the CPU's x, written afresh */
 	HW_TRY(mm_equal(S_T, S_H, &same));
+	profile_step(PROFILE_RELEASE);
 	for (unsigned i = 0; i < nw; i++)
 		out[i] &= same;
 	return (int)ct_select_u32(same, (uint32_t)RSA_OK, (uint32_t)RSA_ERR_FAULT);
