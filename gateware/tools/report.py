@@ -164,17 +164,22 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WOR
                        exponent=e)
     if pairs:
         return (
-            CrtCommand("SETMOD", bits, 1, "n"),
             CrtCommand("SETMOD", half, 2, "p (bank 0), q (bank 1)"),
             CrtCommand("MUL_PAIR", half, 2, f"with the {bits}-bit input as the shared a: the input reduced mod p "
                                             "and q and converted; the Montgomery ones", a_words=bits // word_bits),
             CrtCommand("EXP_FIXED_PAIR", half, 1, f"m1 = c^dp mod p and m2 = c^dq mod q at once ({half}-bit "
                                                   "exponents)", exponent_bits=half),
             CrtCommand("MUL_PAIR", half, 1, "both halves out of the Montgomery domain"),
-            CrtCommand("MUL", half, 1, "Garner: (m1 - m2)*qinv (m2 mod p is a subtraction on the CPU)"),
-            CrtCommand("MUL", bits, 4, "q*h (recombination); the check's Montgomery one (from R^2) and its "
-                                       "conversions into and out of the Montgomery domain"),
+            CrtCommand("COPY", half, 2, "Garner: m2 alone (context 1's row), then h alone"),
+            CrtCommand("MUL", half, 2, "Garner: m1*qinv and m2*qinv mod p (the second also reduces m2 mod p)"),
+            CrtCommand("SUB", half, 1, "Garner: h = (m1 - m2)*qinv mod p"),
+            CrtCommand("SETMOD", bits, 1, "n"),
+            CrtCommand("MUL", bits, 1, "the recombination's q*h"),
+            CrtCommand("ADD", bits, 1, "the recombination: s = m2 + q*h"),
+            CrtCommand("MUL", bits, 3, "the check's Montgomery one (from R^2), s into and s^e out of the "
+                                       "Montgomery domain"),
             check,
+            CrtCommand("EQUAL", bits, 1, f"the check: s^{e} mod n against c, written afresh"),
         )
     return (
         CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
@@ -203,6 +208,12 @@ def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
         return model.pair_mul_cycles(config, command.bits, command.bits, a_words=command.a_words)
     if command.op == "EXP_FIXED_PAIR":
         return model.pair_exp_cycles(config, command.bits, command.bits, command.exponent_bits)
+    if command.op in ("ADD", "SUB"):
+        return model.add_cycles(config, command.bits)
+    if command.op == "EQUAL":
+        return model.equal_cycles(config, command.bits)
+    if command.op == "COPY":
+        return model.copy_cycles(config)
     mode = {"EXP_FIXED": "fixed", "EXP_WINDOW": "window", "EXP_LADDER": "ladder"}[command.op]
     return model.exp_cycles(config, command.bits, mode, exponent=command.exponent,
                             exponent_bits=command.exponent_bits)

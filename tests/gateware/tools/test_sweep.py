@@ -66,7 +66,9 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
         # 1024-bit factors fit a row: the halves run at once, every product a pair (8 cycles to read
         # a window of each exponent); the 2048-bit input reduced and converted by a MUL_PAIR with it as
         # the shared a (128 iterations), the Montgomery ones by another, the way back by a third;
-        # Garner's one product alone (m2 mod p is the CPU's subtraction); no widened moduli
+        # then the tail in the peripheral: Garner's two products mod p, two COPYs and a SUB, the
+        # recombination's product and ADD mod n, the check's three products and its EQUAL; no widened
+        # moduli
         pair = model.pair_mul_cycles(config, 1024, 1024)
         assert pair == 2 * (64 + 2) + 14
         shared = model.pair_mul_cycles(config, 1024, 1024, a_words=128)
@@ -74,8 +76,10 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
         exp_pair = 1 + 8 * windows + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * pair - chained
         assert model.pair_exp_cycles(config, 1024, 1024, 1024) == exp_pair
         assert sweep.crt_pairs(config)
+        tail = (2 * model.copy_cycles(config) + model.add_cycles(config, 1024) + model.add_cycles(config, 2048)
+                + model.equal_cycles(config, 2048))
         expected = (model.setmod_cycles(config, 2048) + 2 * model.setmod_cycles(config, 1024) + 4 * mul2k
-                    + mul1k + 2 * shared + pair + exp_pair + exp_check)
+                    + 2 * mul1k + 2 * shared + pair + exp_pair + exp_check + tail)
     else:
         assert not sweep.crt_pairs(config)
         expected = (3 * model.setmod_cycles(config, 2048) + 2 * model.setmod_cycles(config, 1024) + 6 * mul2k
