@@ -291,8 +291,9 @@ static int seq_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint
 	HW_TRY(mm_mul(S_S, S_T, S_QI));
 	HW_TRY(mm_add(S_S, S_S, S_M2));
 	profile_step(PROFILE_CHECK);
-	/* s out, and back in: the check runs on the words the CPU holds, so that a fault on the way out
-	   is caught too (not only one in the arithmetic) */
+	/* x written afresh (before out, which may be in, is written), s out and back in: the check
+	   compares the words the CPU holds, so that a fault on the way in or out is caught too */
+	HW_TRY(mm_write(S_H, in, nw, nw));
 	HW_TRY(mm_read(S_S, out, nw));
 	HW_TRY(mm_write(S_S, out, nw, nw));
 	HW_TRY(mm_write(S_RR, c->n.rr, nw, nw));
@@ -301,8 +302,7 @@ static int seq_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint
 	HW_TRY(mm_write(S_EXP, k->e, ew, ew));
 	HW_TRY(mm_exp(MONTMUL_OP_EXP_WINDOW, S_ACC, S_T, S_EXP, ebits));
 	HW_TRY(mm_mul(S_T, S_ACC, S_UNIT));            /* s^e mod n */
-	HW_TRY(mm_write(S_H, in, nw, nw));             /* against the CPU's x, written afresh */
-	HW_TRY(mm_equal(S_T, S_H, &same));
+	HW_TRY(mm_equal(S_T, S_H, &same));             /* against x */
 	profile_step(PROFILE_RELEASE);
 	for (unsigned i = 0; i < nw; i++)
 		out[i] &= same;

@@ -7,8 +7,8 @@
  *
  * What it models is the contract (docs/peripheral.md, gateware/model.py's PeripheralModel): the user
  * slots, the write and read pointers, both modulus banks, every refusal with its error code, and the
- * values of MUL, MUL_PAIR (with a shared a of `arg` words) and the exponentiations, computed by
- * square-and-multiply from the accumulator's value. Not modelled: time (never busy), the hidden slots
+ * values of MUL, MUL_PAIR (with a shared a of `arg` words), the exponentiations (computed by
+ * square-and-multiply from the accumulator's value), ADD, SUB, COPY and EQUAL (its status bit). Not modelled: time (never busy), the hidden slots
  * (an exponentiation here leaves the other user slots alone, as the RTL does), and the RTL's values
  * outside the operand contract (here a classic Montgomery product's). Single-word-per-bus-word
  * configurations only (32-bit words and bus), which the fuzz build asks for.
@@ -27,14 +27,14 @@ _Static_assert(MONTMUL_WORD_BITS == 32 && MONTMUL_BUS_BITS == 32, "the model tak
 
 static uint32_t slots[MONTMUL_NUM_SLOTS][SLOT_WORDS];
 static struct { int set; unsigned size; uint32_t n[SLOT_WORDS]; uint32_t n0inv; } bank[MONTMUL_NUM_BANKS];
-static unsigned wslot, wpos, rslot, rpos, error, done;
+static unsigned wslot, wpos, rslot, rpos, error, done, equal;
 static uint64_t uptime;
 
 void montmul_model_reset(void)
 {
 	memset(slots, 0, sizeof(slots));
 	memset(bank, 0, sizeof(bank));
-	wslot = wpos = rslot = rpos = error = done = 0;
+	wslot = wpos = rslot = rpos = error = done = equal = 0;
 }
 
 /* r = a b 2^(-32 aw) mod n (n odd, nw words), the classic way (CIOS), one conditional subtraction. */
@@ -114,6 +114,27 @@ static void setmod(unsigned b, unsigned slot, unsigned size)
 	done = 1;
 }
 
+/* ADD and SUB over bank 0: (a +/- b) mod n for a, b < n, as the word-serial unit computes it for any
+   words (gateware/model.py's add_sub): ADD gives s - n mod R if s = a + b >= n, else s; SUB gives
+   a - b + n mod R if a < b, else a - b. */
+static void add_sub(unsigned op, uint32_t *r, const uint32_t *a, const uint32_t *b)
+{
+	unsigned size = bank[0].size, j;
+	uint32_t s[SLOT_WORDS], t[SLOT_WORDS];
+	uint64_t c = 0, d = 0;
+
+	for (j = 0; j < size; j++) {
+		uint64_t x = op == MONTMUL_OP_ADD ? (uint64_t)a[j] + b[j] + c : (uint64_t)a[j] - b[j] - c;
+		s[j] = (uint32_t)x;
+		c = (x >> 32) & 1;          /* ADD: the carry; SUB: the borrow */
+		x = op == MONTMUL_OP_ADD ? (uint64_t)s[j] - bank[0].n[j] - d : (uint64_t)s[j] + bank[0].n[j] + d;
+		t[j] = (uint32_t)x;
+		d = (x >> 32) & 1;
+	}
+	/* ADD: s >= n when it carried out or n did not borrow from it; SUB: a < b when it borrowed */
+	memcpy(r, (op == MONTMUL_OP_ADD ? c || !d : c) ? t : s, size * sizeof(uint32_t));
+}
+
 static void refuse(unsigned code)
 {
 	error = code;
@@ -187,6 +208,7 @@ void montmul_cmd_write(uint32_t cmd)
 		/* the wipe: every slot and both banks; the pointers stay */
 		memset(slots, 0, sizeof(slots));
 		memset(bank, 0, sizeof(bank));
+		equal = 0;
 		return accept();
 	case MONTMUL_OP_WRITE:
 		if (dst >= MONTMUL_NUM_SLOTS)
@@ -210,6 +232,35 @@ void montmul_cmd_write(uint32_t cmd)
 		error = MONTMUL_ERR_NONE;
 		done = 0;
 		return setmod(dst, a, arg);
+	case MONTMUL_OP_ADD:
+	case MONTMUL_OP_SUB:
+	case MONTMUL_OP_EQUAL: {
+		uint32_t r[SLOT_WORDS];
+		if ((op != MONTMUL_OP_EQUAL && dst >= MONTMUL_NUM_SLOTS) || a >= MONTMUL_NUM_SLOTS
+		    || b >= MONTMUL_NUM_SLOTS)
+			return refuse(MONTMUL_ERR_BAD_SLOT);
+		if (!bank[0].set)
+			return refuse(MONTMUL_ERR_NO_MODULUS);
+		if (op == MONTMUL_OP_EQUAL) {
+			equal = memcmp(slots[a], slots[b], bank[0].size * sizeof(uint32_t)) == 0;
+			return accept();
+		}
+		add_sub(op, r, slots[a], slots[b]);
+		write_result(dst, r, bank[0].size);
+		return accept();
+	}
+	case MONTMUL_OP_COPY: {
+		uint32_t r[SLOT_WORDS] = { 0 };
+		if (dst >= MONTMUL_NUM_SLOTS || a >= MONTMUL_NUM_SLOTS)
+			return refuse(MONTMUL_ERR_BAD_SLOT);
+		if (arg >= MONTMUL_NUM_BANKS || (arg == 1 && !HAS_PAIRS))
+			return refuse(MONTMUL_ERR_BAD_BANK);
+		if (!bank[arg].set)
+			return refuse(MONTMUL_ERR_NO_MODULUS);
+		memcpy(r, slots[a] + arg * MONTMUL_PAIR_OFFSET, bank[arg].size * sizeof(uint32_t));
+		memcpy(slots[dst], r, sizeof(r));
+		return accept();
+	}
 	case MONTMUL_OP_MUL_PAIR:
 	MONTMUL_PAIR_EXP_OPCODES(EXP_CASE)
 		if (!HAS_PAIRS)
@@ -272,13 +323,13 @@ void montmul_ctrl_write(uint32_t value)
 {
 	if (value & (1u << CSR_MONTMUL_CTRL_RESET_OFFSET)) {
 		memset(bank, 0, sizeof(bank));
-		wslot = wpos = rslot = rpos = error = done = 0;
+		wslot = wpos = rslot = rpos = error = done = equal = 0;
 	}
 }
 
 uint32_t montmul_status_read(void)
 {
-	return error << MONTMUL_STATUS_ERROR_SHIFT | (done ? MONTMUL_STATUS_DONE : 0);
+	return error << MONTMUL_STATUS_ERROR_SHIFT | (done ? MONTMUL_STATUS_DONE : 0) | (equal ? MONTMUL_STATUS_EQUAL : 0);
 }
 
 void timer0_uptime_latch_write(uint32_t value)
