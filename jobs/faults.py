@@ -261,8 +261,9 @@ def _op_field(word):
 
 def check_start(commands):
     """Where the check with e begins in an operation's command trace ((offset, word, busy) each): after
-    the READ of the product before its exponentiation (the one EXP_WINDOW of a sequencer CRT
-    operation), at the next command; None when there is no EXP_WINDOW."""
+    the last READ before its exponentiation (the one EXP_WINDOW of a sequencer CRT operation: the
+    READ is the signature's, which the check then takes back), at the next command; None when there
+    is no EXP_WINDOW."""
     ops = [_op_field(word) for _, word, _ in commands]
     if "EXP_WINDOW" not in ops:
         return None
