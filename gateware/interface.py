@@ -5,6 +5,14 @@ the internal word width, the slot counts and the hidden slots' plan, the command
 opcodes, the error codes and the status bits.  ``gateware.header.c_header(config)`` renders the same facts as a C
 header for the firmware.
 
+The peripheral's bus ports: ``cmd`` with ``cmd_stb`` (a command word, issued in the cycle of its
+strobe), ``wdata`` with ``wdata_stb`` (the next 32-bit word of the slot a WRITE selected; the write
+pointer moves on), ``rdata`` with ``rdata_stb`` (``rdata`` is the word at the read pointer, which a READ
+sets and the strobe moves on; it shows the word a strobe or command leads to two cycles after it),
+``status`` (the ``Status`` word) and ``irq``.  The SoC (``soc/montmul.py``) makes ``cmd``, ``status`` and a
+reset CSRs, and the data port one 32-bit word of its Wishbone bus, the data window: a store there is
+a ``wdata_stb``, a load returns ``rdata`` and strobes ``rdata_stb``.
+
 The three exponentiations compute dst = a^e in the Montgomery domain from the exponent's low ``arg``
 bits, dst holding R mod N (the Montgomery one) when the command starts:
 

@@ -50,5 +50,6 @@ class RSABenchSoC(SoCCore):
         if with_montmul:
             from soc.montmul import MontgomeryCSR
             self.montmul = MontgomeryCSR(platform, montmul_config, idle_clock_gate=montmul_idle_clock_gate)
+            self.montmul.add_to_bus(self)
             if self.irq.enabled:
                 self.irq.add("montmul", use_loc_if_exists=True)

@@ -1,6 +1,7 @@
-/* Driver of the Montgomery peripheral: operand transfers and commands over its CSRs.
-   The register map comes from LiteX's generated csr.h, the command encoding from the generated
-   montmul.h (gateware/interface.py): nothing is copied by hand.
+/* Driver of the Montgomery peripheral: commands over its CSRs, operand words through its data window.
+   The register map comes from LiteX's generated csr.h, the window's address from its mem.h
+   (MONTMUL_DATA_BASE), the command encoding from the generated montmul.h (gateware/interface.py):
+   nothing is copied by hand.
 
    Every wait on the peripheral is bounded: a command may keep it busy for at most the cycles
    montmul.h gives (gateware.model.wait_bounds), and a wait polls the status MM_WAIT_MARGIN times
@@ -11,9 +12,23 @@
 
 #include <stdint.h>
 #include <generated/csr.h>
+#include <generated/mem.h>
 
 #include "montmul.h"
 #include "drivers/profile.h"
+
+/* The data window (soc/montmul.py), one uncached bus word: a store is the next word of the slot the
+   last WRITE selected, a load the current word of the slot the last READ selected (and moves on).
+   Through LiteX's bus accessors (hw/common.h, which csr.h includes). */
+static inline void mm_data_write(uint32_t word)
+{
+	csr_write_simple(word, MONTMUL_DATA_BASE);
+}
+
+static inline uint32_t mm_data_read(void)
+{
+	return csr_read_simple(MONTMUL_DATA_BASE);
+}
 
 /* Peripheral sizes are counted in MONTMUL_WORD_BITS-bit words; firmware numbers in 32-bit limbs. */
 #define MM_SIZE_WORDS(limbs) ((limbs) * 32 / MONTMUL_WORD_BITS)

@@ -137,7 +137,8 @@ def mbedtls_sources(tree):
 
 def generated_headers(max_bits, peers):
     """{relative path: text} of the headers the firmware includes, made as for the firmware, and the
-    SoC's generated/soc.h and generated/mem.h from soc/config.py."""
+    SoC's generated/soc.h and generated/mem.h from soc/config.py (the data window's address from the
+    host stand-in's mem.h)."""
     from soc import firmware
     headers = dict(firmware.generated_headers(max_bits))
     headers.update(firmware.soc_headers(peripheral_config(max_bits)))
@@ -146,7 +147,8 @@ def generated_headers(max_bits, peers):
                                   f'#define CONFIG_CPU_HUMAN_NAME "host"\n'
                                   f"#define CONFIG_CLOCK_FREQUENCY {config.SYS_CLK_FREQ}\n")
     headers["generated/mem.h"] = (f"#define ROM_SIZE {config.ROM_SIZE}\n#define SRAM_SIZE {config.SRAM_SIZE}\n"
-                                  f"#define MAIN_RAM_SIZE {config.MAIN_RAM_SIZE}\n")
+                                  f"#define MAIN_RAM_SIZE {config.MAIN_RAM_SIZE}\n"
+                                  + (HERE / "host_litex" / "generated" / "mem.h").read_text())
     return headers
 
 

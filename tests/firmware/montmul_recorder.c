@@ -1,14 +1,16 @@
 /*
- * A recording stand-in for the Montgomery peripheral's CSRs (host_litex/generated/csr.h): the
- * firmware's driver (montmul_drv.c) and backends (rsa_hw.c) build for the host unchanged, and every
- * bus access lands in a log instead of a peripheral: each command word, each data word written
- * after a WRITE, each data word read after a READ. The peripheral is always idle without error
+ * A recording stand-in for the Montgomery peripheral's CSRs and data window (host_litex/generated/
+ * csr.h, mem.h): the firmware's driver (montmul_drv.c) and backends (rsa_hw.c) build for the host
+ * unchanged, and every bus access lands in a log instead of a peripheral: each command word, each
+ * data word written after a WRITE, each data word read after a READ. The peripheral is always idle without error
  * and reads as zeros, so an operation runs its whole command sequence (its result is wrong, which
  * rsa.c's final check reports). test_rsa_hw_commands.py reads the log.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <generated/csr.h>
+#include <generated/mem.h>
 
 /* What a log entry is. */
 enum { RECORD_CMD = 0, RECORD_WDATA = 1, RECORD_RDATA = 2 };
@@ -41,13 +43,18 @@ void montmul_cmd_write(uint32_t value)
 	record(RECORD_CMD, value);
 }
 
-void montmul_wdata_write(uint32_t value)
+/* The data window: the driver's only use of LiteX's bus accessors. */
+void csr_write_simple(unsigned long value, unsigned long address)
 {
-	record(RECORD_WDATA, value);
+	if (address != MONTMUL_DATA_BASE)
+		abort();
+	record(RECORD_WDATA, (uint32_t)value);
 }
 
-uint32_t montmul_rdata_read(void)
+unsigned long csr_read_simple(unsigned long address)
 {
+	if (address != MONTMUL_DATA_BASE)
+		abort();
 	record(RECORD_RDATA, 0);
 	return 0;
 }

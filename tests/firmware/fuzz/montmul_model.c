@@ -1,5 +1,5 @@
 /*
- * A host model of the Montgomery peripheral's CSRs (host_litex/generated/csr.h) for the console's
+ * A host model of the Montgomery peripheral's CSRs and data window (host_litex/generated/csr.h) for the console's
  * fuzz target: the firmware's driver and backends (montmul_drv.c, rsa_hw.c) run unchanged on the host
  * and get the answers the peripheral gives, so the hardware paths (hw_cpu, hw_seq, hw_seq_window, the
  * default of the signature commands and of keygen) reach their success paths, not only their error
@@ -14,9 +14,11 @@
  * configurations only (32-bit words and bus), which the fuzz build asks for.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <generated/csr.h>
+#include <generated/mem.h>
 
 #include "montmul.h"
 
@@ -299,17 +301,23 @@ void montmul_cmd_write(uint32_t cmd)
 #undef EXP_CASE
 }
 
-void montmul_wdata_write(uint32_t value)
+/* The data window (the driver's only use of LiteX's bus accessors): a store writes the next word. */
+void csr_write_simple(unsigned long value, unsigned long address)
 {
+	if (address != MONTMUL_DATA_BASE)
+		abort();
 	if (wpos == SLOT_WORDS) {
 		error = MONTMUL_ERR_OVERFLOW;
 		return;
 	}
-	slots[wslot][wpos++] = value;
+	slots[wslot][wpos++] = (uint32_t)value;
 }
 
-uint32_t montmul_rdata_read(void)
+/* A load returns the current word and moves on. */
+unsigned long csr_read_simple(unsigned long address)
 {
+	if (address != MONTMUL_DATA_BASE)
+		abort();
 	if (rpos == SLOT_WORDS) {
 		error = MONTMUL_ERR_OVERFLOW;
 		return 0;

@@ -1,17 +1,19 @@
 /* Host stand-in for LiteX's generated csr.h: the CSR accessors the peripheral's driver
-   (firmware/drivers/montmul_drv.c) and firmware/drivers/cycles.h use, as functions of montmul_recorder.c,
-   and the entropy source's driver (firmware/rand/entropy.c), of entropy_model.c. */
+   (firmware/drivers/montmul_drv.c) and firmware/drivers/cycles.h use, as functions of montmul_recorder.c
+   (or fuzz/montmul_model.c), and the entropy source's driver (firmware/rand/entropy.c), of entropy_model.c.
+   The driver moves operand words with LiteX's bus accessors (hw/common.h, which the real csr.h includes)
+   at the peripheral's data window (generated/mem.h): the same stand-ins take them, at that address only. */
 #ifndef HOST_CSR_H
 #define HOST_CSR_H
 
 #include <stdint.h>
 
 void montmul_cmd_write(uint32_t value);
-void montmul_wdata_write(uint32_t value);
-uint32_t montmul_rdata_read(void);
 uint32_t montmul_status_read(void);
 void montmul_ctrl_write(uint32_t value);
 #define CSR_MONTMUL_CTRL_RESET_OFFSET 0
+void csr_write_simple(unsigned long value, unsigned long address);
+unsigned long csr_read_simple(unsigned long address);
 /* The entropy source's (entropy_model.c); its field positions come as -D flags (bnlib.entropy_defines). */
 uint32_t entropy_status_read(void);
 uint32_t entropy_data_read(void);
