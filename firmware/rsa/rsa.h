@@ -8,7 +8,7 @@
  *   rsa_sw         software on the CPU (bignum.c)                                    rsa_sw.c
  *   rsa_hw_cpu     the CPU runs the exponent loop, one peripheral MUL per product    rsa_hw.c
  *   rsa_hw_seq     the peripheral's sequencer runs each exponentiation, and the whole CRT
- *                  where the factors fit the pair commands (crt: both halves at once, Garner,
+ *                  (crt: both halves at once where the factors fit the pair commands, Garner,
  *                  the recombination and the check in the peripheral's slots)           rsa_hw.c
  *   rsa_hw_seq_window  as rsa_hw_seq, but the private exponentiations use the sliding window
  *                  (EXP_WINDOW): faster, NOT constant-time; kept to show what safety costs.
@@ -90,8 +90,8 @@ typedef struct rsa_backend {
 	   both exponentiations, Garner's step, the recombination and the check with e, so that only the
 	   key's constants, the input and the result cross the bus. out = in^d mod n and RSA_OK; or
 	   RSA_ERR_FAULT when out^e != in (out zeroed: nothing unchecked is released); or RSA_ERR_HW.
-	   Constant time as crt_exp. For factors of at most pair_max_limbs limbs each, q no more limbs
-	   than p (rsa_private_crt takes the general path otherwise). */
+	   Constant time as crt_exp. For q of no more limbs than p (rsa_private_crt takes the general
+	   path otherwise). */
 	int (*crt)(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in);
 } rsa_backend;
 

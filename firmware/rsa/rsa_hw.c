@@ -250,45 +250,106 @@ static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, con
 	return RSA_OK;
 }
 
-/* rsa_backend.crt: the whole private operation with CRT on the peripheral. After pair_exp (S_ACC: m1
-   = x^dp mod p in row 0, m2 = x^dq mod q in row 1; bank 0 p, bank 1 q), every value stays in its
-   slots:
-     Garner (bank 0 p)  S_M2 = m2 alone (COPY of context 1); S_H = m1 * qinv, S_T = m2 * qinv (products
-                        with qinv * R_p, which also reduce m2 < q < R_p modulo p); S_H = S_H - S_T mod p:
-                        h = (m1 - m2) * qinv mod p; S_T = h alone, zero above p's words (COPY).
+/* rsa_backend.crt: the whole private operation with CRT on the peripheral, every value in its slots
+   from the input to the signature:
+     halves             m1 = x^dp mod p, m2 = x^dq mod q: with the pair commands (pair_halves: both at
+                        once, S_ACC's rows 0 and 1, then S_M2 = m2 alone by COPY), or one after the other
+                        (single_halves: x reduced by a product in the widened factor's context, EXP_FIXED,
+                        into S_M1 and S_M2, zeroed over n's limbs first);
+     Garner (bank 0 p)  S_H = m1 * qinv, S_T = m2 * qinv (products with qinv * R_p, which also reduce
+                        m2 < q <= R_p modulo p); S_H = S_H - S_T mod p: h = (m1 - m2) * qinv mod p,
+                        alone in its slot above p's words (COPY with pairs; zeroed first without);
      recombination      SETMOD n into bank 0; S_S = h * q (a product with q * R_n mod n: h * q < n,
-     (bank 0 n)         so exact); S_S = S_S + m2 mod n: the signature s = m2 + q*h (< n).
-     check              s read out and written back, and x written afresh: the check compares what
-                        the CPU holds, so that a fault on the way in or out is caught as one in the
-                        arithmetic is; R mod n and s*R from R^2 mod n, s^e mod n (EXP_WINDOW over e's
-                        bits, a product by 1) against x by EQUAL; s masked with its answer.
-   Only the key's constants (p, q, their k's, dp, dq, qinv * R_p, n, q * R_n, R^2 mod n, e), x (twice)
-   and s (out and back) cross the bus. Every command's cycles depend only on the sizes, and the answer of EQUAL is a mask:
-   a failed check takes the cycles of a passed one. */
-enum { S_M2 = S_T0 + 1, S_H = S_T0 + 2, S_T = S_T0 + 3, S_QI = S_T0 + 4, S_S = S_T0 + 5 };
-_Static_assert(S_S < MONTMUL_NUM_SLOTS, "the CRT's slots");
+     (bank 0 n)         so exact); S_S = S_S + m2 mod n: the signature s = m2 + q*h (< n);
+     check              x written afresh, s read out and written back: the check compares what the CPU
+                        holds, so that a fault on the way in or out is caught as one in the arithmetic
+                        is; R mod n and s*R from R^2 mod n, s^e mod n (EXP_WINDOW over e's bits, a
+                        product by 1) against x by EQUAL; s masked with its answer.
+   Only the key's constants, x (twice) and s (out and back) cross the bus. Every command's cycles
+   depend only on the sizes, and the answer of EQUAL is a mask: a failed check takes the cycles of a
+   passed one. For q with no more limbs than p (rsa.c asks no more). */
+enum { S_M2 = S_T0 + 1, S_H = S_T0 + 2, S_T = S_T0 + 3, S_QI = S_T0 + 4, S_S = S_T0 + 5, S_M1 = S_T0 + 6 };
+_Static_assert(S_M1 < MONTMUL_NUM_SLOTS, "the CRT's slots");
+
+static const uint32_t no_limb = 0;
+
+/* Both halves at once: S_ACC row 0 m1, S_M2 m2 alone; bank 0 p. Garner's m1 slot: S_ACC. */
+static int pair_halves(const rsa_key *k, const rsa_ctx *c, const uint32_t *in, unsigned *m1_slot)
+{
+	const unsigned pw = c->p.words, qw = c->q.words;
+	int err = pair_exp(&c->p, k->dp, c->p_k, &c->q, k->dq, c->q_k, in, c->n.words, 32 * (pw > qw ? pw : qw));
+
+	if (err)
+		return err;
+	HW_TRY(mm_copy(S_M2, S_ACC, 1));
+	*m1_slot = S_ACC;
+	return RSA_OK;
+}
+
+/* dst = x^e mod f (normal domain; x in S_IN over n's limbs, S_UNIT 1 over them; dst zeroed above f's
+   limbs), with f's widened context f_wide: x mod f by a product with f_wide's one, then EXP_FIXED over
+   f's limb count. Leaves f in bank 0. */
+static int single_half(const mont_ctx *f_wide, const mont_ctx *f, const uint32_t *e, unsigned dst)
+{
+	const unsigned nw = f_wide->words, fw = f->words, ew = fw;
+	int err = load_modulus(f_wide);
+
+	if (err)
+		return err;
+	HW_TRY(mm_write(S_RR, f_wide->one, nw, nw));
+	HW_TRY(mm_mul(S_T0, S_IN, S_RR));             /* x * 2^(32 nw) * R_nw^-1 = x mod f */
+	if ((err = load_modulus(f)))
+		return err;
+	HW_TRY(mm_write(S_RR, f->rr, fw, fw));
+	HW_TRY(mm_mul(S_ACC, S_RR, S_UNIT));          /* R_f mod f */
+	HW_TRY(mm_mul(S_T0, S_T0, S_RR));             /* (x mod f) * R_f */
+	HW_TRY(mm_write(S_EXP, e, ew, ew));
+	HW_TRY(mm_exp(MONTMUL_OP_EXP_FIXED, S_ACC, S_T0, S_EXP, 32 * fw));
+	HW_TRY(mm_write(dst, &no_limb, 0, nw));       /* zero over n's limbs: the product writes f's rows */
+	HW_TRY(mm_mul(dst, S_ACC, S_UNIT));
+	return RSA_OK;
+}
+
+/* The halves one after the other (factors wider than the pair commands take): S_M2, S_M1; bank 0 p. */
+static int single_halves(const rsa_key *k, const rsa_ctx *c, const uint32_t *in, unsigned *m1_slot)
+{
+	const unsigned nw = c->n.words;
+	int err;
+
+	if ((err = load_unit(nw)))
+		return err;
+	HW_TRY(mm_write(S_IN, in, nw, nw));
+	if ((err = single_half(&c->q_wide, &c->q, k->dq, S_M2)) || (err = single_half(&c->p_wide, &c->p, k->dp, S_M1)))
+		return err;
+	*m1_slot = S_M1;
+	return RSA_OK;
+}
 
 static int seq_crt(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in)
 {
-	const unsigned nw = c->n.words, pw = c->p.words, qw = c->q.words;
+	const unsigned nw = c->n.words, pw = c->p.words;
 	const unsigned ebits = bn_bits(k->e, nw), ew = BN_WORDS(ebits);
+	const int pairs = pw <= MM_PAIR_MAX_LIMBS && c->q.words <= MM_PAIR_MAX_LIMBS;
+	unsigned m1_slot = 0, h_slot = pairs ? S_T : S_H;
 	uint32_t same = 0;
-	int err = pair_exp(&c->p, k->dp, c->p_k, &c->q, k->dq, c->q_k, in, nw, 32 * (pw > qw ? pw : qw));
+	int err = pairs ? pair_halves(k, c, in, &m1_slot) : single_halves(k, c, in, &m1_slot);
 
 	if (err)
 		return err;
 	profile_step(PROFILE_GARNER);
-	HW_TRY(mm_copy(S_M2, S_ACC, 1));
 	HW_TRY(mm_write(S_QI, c->qinv_m, pw, pw));
-	HW_TRY(mm_mul(S_H, S_ACC, S_QI));
+	if (!pairs)
+		HW_TRY(mm_write(S_H, &no_limb, 0, nw));   /* zero over n's limbs: h's products write p's rows */
+	HW_TRY(mm_mul(S_H, m1_slot, S_QI));
 	HW_TRY(mm_mul(S_T, S_M2, S_QI));
 	HW_TRY(mm_sub(S_H, S_H, S_T));
-	HW_TRY(mm_copy(S_T, S_H, 0));
+	if (pairs)
+		HW_TRY(mm_copy(S_T, S_H, 0));              /* h alone: zero above p's words */
 	profile_step(PROFILE_RECOMBINE);
 	if ((err = load_modulus(&c->n)))
 		return err;
 	HW_TRY(mm_write(S_QI, c->q_m, nw, nw));
-	HW_TRY(mm_mul(S_S, S_T, S_QI));
+	HW_TRY(mm_mul(S_S, h_slot, S_QI));
 	HW_TRY(mm_add(S_S, S_S, S_M2));
 	profile_step(PROFILE_CHECK);
 	/* x written afresh (before out, which may be in, is written), s out and back in: the check

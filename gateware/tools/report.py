@@ -186,11 +186,14 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WOR
         CrtCommand("SETMOD", half, 2, "q, p"),
         CrtCommand("MUL", bits, 6, "input reduced mod q and mod p; q*h (recombination); the check's "
                                    "Montgomery one (from R^2) and its conversions into and out of the Montgomery domain"),
-        CrtCommand("MUL", half, 7, "each half's Montgomery one (from R^2) and conversions into and out of the "
-                                   "Montgomery domain (6); Garner: (m1 - m2)*qinv (1)"),
+        CrtCommand("MUL", half, 8, "each half's Montgomery one (from R^2) and conversions into and out of the "
+                                   "Montgomery domain (6); Garner: m1*qinv and m2*qinv mod p (2)"),
         CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
                    exponent_bits=half),
+        CrtCommand("SUB", half, 1, "Garner: h = (m1 - m2)*qinv mod p"),
+        CrtCommand("ADD", bits, 1, "the recombination: s = m2 + q*h"),
         check,
+        CrtCommand("EQUAL", bits, 1, f"the check: s^{e} mod n against c, written afresh"),
     )
 
 
