@@ -87,8 +87,10 @@ SITE_CLASSES = (
      lambda m, n, reads: m == "modulus"),
     ("bus_pointers", "the data port's slot and word pointers",
      lambda m, n, reads: m == "data_port"),
-    ("status", "the status word's error code and done flag, the interrupt",
-     lambda m, n, reads: m == "" and n in ("done", "error", "irq")),
+    ("word_serial", "the word-serial unit of ADD, SUB, COPY and EQUAL (its words, carries, counters, slots)",
+     lambda m, n, reads: m.split("$")[0] == "serial"),
+    ("status", "the status word's error code, done and equal flags, the interrupt",
+     lambda m, n, reads: m == "" and n in ("done", "error", "irq", "equal")),
 )
 #: The entropy source's registers (soc/entropy.py; all of them one class): the health tests' counters and
 #: flags, the word being assembled, the waiting word. No RSA result depends on them (PKCS#1 v1.5 and the
