@@ -233,26 +233,27 @@ class Step:
         return self.overhead + mul * len(self.products) - overlap * followers
 
 
-def _fixed_program(exponent, exponent_bits, dst, base, width):
+def _fixed_program(exponent, exponent_bits, dst, base, width, contexts=1):
     acc = (dst, dst, dst)
     table = [(fixed_table_slot(0), dst, dst), (fixed_table_slot(2), base, base)]
     table += [(fixed_table_slot(digit), fixed_table_slot(digit - 1), base) for digit in range(3, 1 << width)]
     steps = [Step(0, tuple(table), chained=True)]
     for digit in fixed_windows(exponent, exponent_bits, width):
-        # read the window's two words (4 cycles); k squarings but before the first window
+        # read the window's two words in each context (3 cycles each); k squarings but before the first
+        # window, which takes a cycle more for its digit
         squares = (acc,) * width if len(steps) > 1 else ()
         multiply = (dst, dst, base if digit == 1 else fixed_table_slot(digit))
-        steps.append(Step(4, squares + (multiply,), chained=True))
+        steps.append(Step(3 * contexts + (not squares), squares + (multiply,), chained=True))
     return steps
 
 
 def pair_program(exponents, exponent_bits, dst, base, width=FIXED_WINDOW_BITS):
     """EXP_FIXED_PAIR's steps: EXP_FIXED's program with every product a pair ``(dst, a, b, b1)``
-    (``b1``: context 1's b) and two windows read per step (8 cycles).  ``exponents``: (context 0's,
+    (``b1``: context 1's b) and two windows read per step (6 cycles, 7 for the first).  ``exponents``: (context 0's,
     context 1's)."""
-    steps0, steps1 = (_fixed_program(e & ((1 << exponent_bits) - 1), exponent_bits, dst, base, width)
+    steps0, steps1 = (_fixed_program(e & ((1 << exponent_bits) - 1), exponent_bits, dst, base, width, contexts=2)
                       for e in exponents)
-    return [Step(2 * s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)), s0.chained)
+    return [Step(s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)), s0.chained)
             for s0, s1 in zip(steps0, steps1)]
 
 
