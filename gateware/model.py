@@ -96,7 +96,8 @@ def _classic_gap(period):
 
 def mul_cycles(config, bits):
     """Cycles of a MUL at the size of a ``bits``-bit modulus, from the core's schedule: the accepting
-    cycle (which reads a's first row), the rest of the prologue (5), ``size`` iterations of
+    cycle (which reads a's first row), the rest of the prologue (3: the first row is issued with its
+    row of b, read in the cycle after the accepting one), ``size`` iterations of
     P = max(rows, 2) cycles and the classic second pass (one iteration, after another when P < 4), a
     cycle for the last row to land when there are several, the two row passes (rows + 4, rows).  The
     sequencer's products cost the same (issuing state, call, core), or a cycle less when chained
@@ -104,12 +105,13 @@ def mul_cycles(config, bits):
     size = _check_bits(config, bits)
     rows = _rows(config, size)
     period = max(rows, 2)
-    return 1 + 5 + (size + _classic_gap(period)) * period + (rows > 1) + (rows + 4) + rows
+    return 1 + 3 + (size + _classic_gap(period)) * period + (rows > 1) + (rows + 4) + rows
 
 
 def pair_mul_cycles(config, bits0, bits1, a_words=0):
     """Cycles of a MUL_PAIR with moduli of ``bits0`` and ``bits1`` bits (each within a row): the
-    accepting cycle (which reads context 0's b row), the prologue (6), max(size0, size1) iterations of
+    accepting cycle (which reads context 0's a row), the prologue (4: context 1's a row, then each
+    context's b row, issued to the lanes as it is read), max(size0, size1) iterations of
     2 cycles (context 0's row, then context 1's) and two more for the classic second pass, then the
     two row passes over both rows (2 + 3 and 2: each row is its own number, so row 0's choice is made
     while row 1 is still being resolved).  The sequencer's pair products cost the same.  With a shared
@@ -119,7 +121,7 @@ def pair_mul_cycles(config, bits0, bits1, a_words=0):
         raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
     if not 0 <= a_words <= config.max_words:
         raise ValueError(f"MUL_PAIR refuses a {a_words}-word a")
-    return 1 + 6 + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + (2 + 3) + 2
+    return 1 + 4 + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + (2 + 3) + 2
 
 
 def setmod_cycles(config, bits, odd=True):
@@ -231,26 +233,27 @@ class Step:
         return self.overhead + mul * len(self.products) - overlap * followers
 
 
-def _fixed_program(exponent, exponent_bits, dst, base, width):
+def _fixed_program(exponent, exponent_bits, dst, base, width, contexts=1):
     acc = (dst, dst, dst)
     table = [(fixed_table_slot(0), dst, dst), (fixed_table_slot(2), base, base)]
     table += [(fixed_table_slot(digit), fixed_table_slot(digit - 1), base) for digit in range(3, 1 << width)]
     steps = [Step(0, tuple(table), chained=True)]
     for digit in fixed_windows(exponent, exponent_bits, width):
-        # read the window's two words (4 cycles); k squarings but before the first window
+        # read the window's two words in each context (3 cycles each); k squarings but before the first
+        # window, which takes a cycle more for its digit
         squares = (acc,) * width if len(steps) > 1 else ()
         multiply = (dst, dst, base if digit == 1 else fixed_table_slot(digit))
-        steps.append(Step(4, squares + (multiply,), chained=True))
+        steps.append(Step(3 * contexts + (not squares), squares + (multiply,), chained=True))
     return steps
 
 
 def pair_program(exponents, exponent_bits, dst, base, width=FIXED_WINDOW_BITS):
     """EXP_FIXED_PAIR's steps: EXP_FIXED's program with every product a pair ``(dst, a, b, b1)``
-    (``b1``: context 1's b) and two windows read per step (8 cycles).  ``exponents``: (context 0's,
+    (``b1``: context 1's b) and two windows read per step (6 cycles, 7 for the first).  ``exponents``: (context 0's,
     context 1's)."""
-    steps0, steps1 = (_fixed_program(e & ((1 << exponent_bits) - 1), exponent_bits, dst, base, width)
+    steps0, steps1 = (_fixed_program(e & ((1 << exponent_bits) - 1), exponent_bits, dst, base, width, contexts=2)
                       for e in exponents)
-    return [Step(2 * s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)), s0.chained)
+    return [Step(s0.overhead, tuple(p0 + (p1[2],) for p0, p1 in zip(s0.products, s1.products)), s0.chained)
             for s0, s1 in zip(steps0, steps1)]
 
 

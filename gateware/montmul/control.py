@@ -1,9 +1,9 @@
 """The core's control: the product's schedule (prologue, iterations, final passes) and the reads it makes.
 
-States: IDLE (its accepting cycle makes the first read: a's row 0, or a pair's context 0 b row; a
-product may also be accepted in the last cycle of the one before); PAIR (context 0's b row, for a pair
-accepted where that read must wait a cycle); RUN (the prologue's reads, then the iterations: rows
-issued to the lanes 3 cycles ahead of the heads' phase); DRAIN (one cycle, for a product of several
+States: IDLE (its accepting cycle makes the first read, a's row 0; a product may also be accepted in
+the last cycle of the one before); RUN (the prologue's reads, then the iterations: rows issued to the
+lanes 3 cycles ahead of the heads' phase, those of the first iteration in the cycle their row of b is
+read); DRAIN (one cycle, for a product of several
 rows); FIN1 (the resolve pass issues every row); FIN1W (its pipeline empties: a cycle less for a pair,
 whose row 0 is chosen first); FIN2 (the select pass writes every row).
 
@@ -51,13 +51,16 @@ class ProductSignature(wiring.Signature):
 
 
 class IterationCounter(wiring.Component):
-    """Iterations of ``period`` cycles (phases 0 .. period - 1), ``size`` of them.  ``clear`` empties it;
+    """Iterations of ``period`` cycles (phases 0 .. period - 1), ``size`` of them.  ``clear`` empties it
+    (or, with ``clear_on``, turns it on at phase ``clear_phase`` of iteration 0 in the next cycle);
     while ``run``, ``begin`` turns it on (from the next cycle) and it counts a phase per cycle while
     ``on``.  ``last`` is the last cycle of the last iteration (``on`` drops after it)."""
 
     def __init__(self, config):
         super().__init__({
             "clear":     In(1),
+            "clear_on":  In(1),
+            "clear_phase": In(period_shape(config)),
             "run":       In(1),
             "begin":     In(1),
             "period":    In(period_shape(config)),
@@ -71,7 +74,7 @@ class IterationCounter(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         with m.If(self.clear):
-            m.d.sync += [self.on.eq(0), self.phase.eq(0), self.iteration.eq(0)]
+            m.d.sync += [self.on.eq(self.clear_on), self.phase.eq(self.clear_phase), self.iteration.eq(0)]
         with m.If(self.run):
             with m.If(self.begin):
                 m.d.sync += self.on.eq(1)
@@ -136,6 +139,10 @@ class ProductControl(wiring.Component):
         p.own = [Signal(SIZE_BITS, name=f"iterations{c}") for c in range(2)]   # each context's
         p.period = Signal(period_shape(cfg))
         p.context1_a_row = Mux(p.shared, 0, PAIR_ROW)     # the row of a context 1 reads first
+        # the first row is issued in cycle 1 (2 for a pair), so the heads' iterations begin 3 cycles
+        # later (mu_0): their counter is turned on in the cycle before, and a_0 goes to the lanes in the
+        # one before that
+        p.head_begin = Mux(p.pair, 4, 3)
         m.d.comb += [p.shared.eq(p.a_words != 0), self.pair.eq(p.pair), self.rows.eq(p.rows),
                      self.dst_slot.eq(p.dst_slot)]
         with m.If(start):
@@ -161,14 +168,14 @@ class ProductControl(wiring.Component):
         m.d.comb += [head0.running.eq(running), head0.cycle.eq(cycle), head0.on.eq(head_counter.on),
                      head0.phase.eq(head_counter.phase), head0.iteration.eq(head_counter.iteration),
                      head0.period.eq(p.period), head0.iterations.eq(p.own[0]), head0.a_slot.eq(p.a_slot),
-                     head0.a_row.eq(0)]
+                     head0.a_row.eq(0), head0.lead.eq(p.head_begin - 1)]
         if self.config.has_pairs:
             head1 = self.schedule[1]
             m.d.sync += [head1.on.eq(head_counter.on & p.pair), head1.phase.eq(head_counter.phase),
                          head1.iteration.eq(head_counter.iteration), head1.cycle.eq(cycle),
                          head1.running.eq(running & p.pair)]
             m.d.comb += [head1.period.eq(p.period), head1.iterations.eq(p.own[1]), head1.a_slot.eq(p.a_slot),
-                         head1.a_row.eq(p.context1_a_row)]
+                         head1.a_row.eq(p.context1_a_row), head1.lead.eq(p.head_begin - 1)]
 
     def _copy_b(self, m, p):
         """b's rows are copied the cycle after they are read, the last one masked to its size; returns the
@@ -210,7 +217,9 @@ class ProductControl(wiring.Component):
         m.submodules.issue_counter = issue_counter = IterationCounter(cfg)
         m.submodules.head_counter = head_counter = IterationCounter(cfg)
         s.issue_counter, s.head_counter = issue_counter, head_counter
-        for counter, begin in ((issue_counter, cycle == 1), (head_counter, cycle == 5)):
+        # the issue counter is turned on by the accepting cycle (``_accept``), or by RUN's cycle 0 for a pair
+        # accepted late; the heads' iterations begin at cycle 4 (5 for a pair)
+        for counter, begin in ((issue_counter, p.pair & (cycle == 0)), (head_counter, cycle == p.head_begin)):
             m.d.comb += [counter.clear.eq(start), counter.run.eq(running), counter.begin.eq(begin),
                          counter.period.eq(p.period), counter.size.eq(p.size + gap)]
         self._drive_schedules(m, p, running, cycle, head_counter)
@@ -219,8 +228,10 @@ class ProductControl(wiring.Component):
         issue_next = s.issue_next = Signal()
         issue_row_next = s.issue_row_next = Signal.like(self.issue_row)
         issue_classic_next = s.issue_classic_next = Signal()
+        first_next = s.first_next = Signal()
+        m.d.comb += first_next.eq(issue_counter.iteration == 0)
         m.d.sync += [self.issue.eq(issue_next), self.issue_row.eq(issue_row_next),
-                     self.issue_classic.eq(issue_classic_next), self.first.eq(issue_counter.iteration == 0)]
+                     self.issue_classic.eq(issue_classic_next), self.first.eq(first_next)]
         m.d.comb += self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + self._n_addr(p, self.issue_row))
         with m.If(self.resolve_issue):
             m.d.comb += self.modulus_row.eq(self._n_addr(p, self.resolve_row))
@@ -232,28 +243,27 @@ class ProductControl(wiring.Component):
     def _accept(self, m, s, start, late=C(0)):
         """The accepting cycle of a product (in IDLE, or in the last cycle of the one before): it makes
         the product's first read, from the requested slots (they are latched in it): a's row 0, RUN's
-        cycle 0, which RUN then skips; a pair reads context 0's b row first (cycle 1 of its prologue
-        reads context 1's a row) and runs all of RUN.  ``late``: the product before writes row 0 of
-        its result in this cycle (it has one row, and it is not a pair), so the first read waits a
-        cycle (RUN's cycle 0, or the state PAIR) in case it reads that row."""
-        cfg, ctl = self.config, self.ctl
+        cycle 0, which RUN then skips.  A single's first row is issued to the lanes in RUN's cycle 1
+        (with its row of b, read then), so its issue is decided here; a pair's in cycle 2.  ``late``:
+        the product before writes row 0 of its result in this cycle (it has one row, and it is not a
+        pair), so the first read waits a cycle (RUN's cycle 0) in case it reads that row."""
+        cfg, ctl, counter = self.config, self.ctl, s.issue_counter
         with m.If(ctl.start):
             m.d.comb += start.eq(1)
             m.next = "RUN"
             single = ~ctl.pair if cfg.has_pairs else C(1)
-            with m.If(single):
-                with m.If(late):
-                    m.d.sync += s.cycle.eq(0)
-                with m.Else():
-                    self._read(m, ctl.a, 0)
-                    m.d.sync += s.cycle.eq(1)
-            if cfg.has_pairs:
-                with m.Elif(late):
-                    m.d.sync += s.cycle.eq(0)
-                    m.next = "PAIR"
-                with m.Else():
-                    self._read(m, ctl.b, 0)
-                    m.d.sync += [s.cycle.eq(0), s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
+            with m.If(late):
+                # a late pair's issue counter is turned on in RUN's cycle 0
+                m.d.comb += counter.clear_on.eq(single)
+                m.d.sync += s.cycle.eq(0)
+            with m.Else():
+                self._read(m, ctl.a, 0)
+                m.d.comb += counter.clear_on.eq(1)
+                m.d.sync += s.cycle.eq(1)
+                with m.If(single):
+                    # the first row's issue, decided in this cycle: the counter goes on at its phase 1
+                    m.d.comb += [counter.clear_phase.eq(1), s.issue_next.eq(1), s.issue_row_next.eq(0),
+                                 s.first_next.eq(1)]
 
     def _run(self, m, p, s):
         """RUN: the prologue's reads, the rows issued to the lanes, and the move to the final passes."""
@@ -262,14 +272,17 @@ class ProductControl(wiring.Component):
         m.d.comb += [self.ctl.busy.eq(1), s.running.eq(1)]
         with m.If(cycle != KM + 8):
             m.d.sync += cycle.eq(cycle + 1)
-        # prologue reads: c0 a's row 0; c1..cK b's rows, copied.  A pair: c1 context 1's a row, c2
-        # its b row.
+        # prologue reads: c0 a's row 0; c1..cK b's rows, copied (and each issued to the lanes in the
+        # cycle of its read).  A pair: c1 context 1's a row, c2 context 0's b row, c3 context 1's.
         with m.If(cycle == 0):
             self._read(m, p.a_slot, 0)
         with m.Elif(pair):
             with m.If(cycle == 1):
                 self._read(m, p.a_slot, p.context1_a_row)
             with m.Elif(cycle == 2):
+                self._read(m, p.b_slot, 0)
+                m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
+            with m.Elif(cycle == 3):
                 self._read(m, p.b1_slot, PAIR_ROW)
                 m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(1)]
         with m.Elif(cycle <= rows):
@@ -302,13 +315,6 @@ class ProductControl(wiring.Component):
         with m.FSM():
             with m.State("IDLE"):
                 self._accept(m, s, start)
-            if self.config.has_pairs:
-                with m.State("PAIR"):
-                    # a pair started late reads context 0's b row here
-                    m.d.comb += ctl.busy.eq(1)
-                    self._read(m, p.b_slot, 0)
-                    m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
-                    m.next = "RUN"
             with m.State("RUN"):
                 self._run(m, p, s)
             with m.State("DRAIN"):

@@ -24,10 +24,10 @@ Architecture
 * The end of a product resolves the redundant form a row at a time while computing the borrows of V - N
   and V - 2N (``.resolve``), then a second row pass writes V, V - N or V - 2N (< N) into the destination
   slot; both passes are value-independent.
-* The core copies b into a row buffer first, so the register file's read port is free to fetch rows of a
-  during the loop.
+* The core copies b into a row buffer in the first iteration (whose rows take b's rows as they are read),
+  so the register file's read port is free to fetch rows of a during the loop.
 
-Cycles of one MUL command: P*(size + gap) + 2*rows + 10, one more with several rows (size in W-bit
+Cycles of one MUL command: P*(size + gap) + 2*rows + 8, one more with several rows (size in W-bit
 words, P as above, gap = 1 when P >= 4, else 2); see ``gateware.model`` (the cycle model, checked
 against this RTL).  The command's accepting cycle makes the product's first read.
 
@@ -36,9 +36,9 @@ as the two rows of one: row k is context k, with its own operand row, modulus ba
 (context 1's head runs the same schedule one cycle behind context 0's), so the lanes alternate between
 the contexts every cycle instead of waiting every other cycle.  No carry crosses from row 0 to row 1,
 and the final passes resolve and select each row on its own, row 0's choice written while row 1's is
-still being made.  A pair reads context 0's b row in its accepting cycle and has the whole prologue
-(its cycle 1 reads context 1's a): 2*(iterations + 2) + 14 cycles, iterations being the larger size
-or, with a shared a, its length.
+still being made.  A pair reads context 0's a row in its accepting cycle, context 1's in the next, then
+the two b rows: 2*(iterations + 2) + 12 cycles, iterations being the larger size or, with a shared a,
+its length.
 
 Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + 2N < 3N still holds, so the
 three-way final choice reduces fully); the words of an operand slot above the current size are ignored.
@@ -71,11 +71,11 @@ class MontMulCore(wiring.Component):
 
     Schedule (s = size words, K = rows = ceil(s/L), P = max(K, 2) cycles per outer iteration):
 
-    * prologue (6 cycles, the first being the accepting one): read the row of a holding a_0..a_3, copy
-      the K rows of b into the lanes' copy (masked above the size, row k read in cycle k + 1 and
-      issued in cycle k + 3), hand a_0 to the lanes and clear their digit register (q_{-1} = 0); a
-      pair reads context 0's b row in its accepting cycle, then has all 6 (context 1's b row is read
-      in cycle 2);
+    * prologue (4 cycles, the first being the accepting one): read the row of a holding a_0..a_3, read
+      the K rows of b (masked above the size, row k read in cycle k + 1 and issued to the lanes in that
+      cycle, which take it from the read port and copy it), hand a_0 to the lanes and clear their
+      digit register (q_{-1} = 0); a pair has 5 (cycle 1 reads context 1's a row, cycles 2 and 3 the
+      contexts' b rows, each issued as it is read);
     * iteration i owns cycles mu_i .. mu_i + P - 1, while the lanes' digit register holds q_{i-1}.  Row
       k is issued at mu_i + k - 3: b/N' row read | DSP input registers | a_i*b_j | q_{i-1}*n'_j and
       z_j = a_i*b_j + c_j + t_j | u_j = q_{i-1}*n'_j + z_j written back.  Row 0 is in the last stage at

@@ -43,6 +43,7 @@ class HeadScheduleSignature(wiring.Signature):
         super().__init__({
             "running":    Out(1),                                # in RUN: prologue cycle x is cycle == x
             "cycle":      Out(range(config.rows_per_slot + 9)),  # cycles since RUN began (saturating)
+            "lead":       Out(range(config.rows_per_slot + 9)),  # the cycle a_0 goes to the lanes (mu_0 - 2)
             "on":         Out(1),                                # the iterations have begun
             "phase":      Out(period_shape(config)),             # cycle within the current iteration
             "iteration":  Out(SIZE_BITS + 1),
@@ -58,7 +59,7 @@ class QuotientHead(wiring.Component):
 
     Iteration i owns the cycles mu_i .. mu_i + P - 1 (phases 0 .. P - 1); the lanes' digit register must
     hold iteration i's digit in exactly those cycles, so the head loads it at phase P - 1 of iteration
-    i - 1 (``update``, ``next_quotient``): 0 for iteration 0 (prologue cycle 5), q_{i-1} for the pipelined
+    i - 1 (``update``, ``next_quotient``): 0 for iteration 0 (prologue cycle ``lead`` + 1), q_{i-1} for the pipelined
     ones, m for the second pass.  q_i is lane 0's low word of the context's row (``lane_low0``) when that
     row (``lane_row``, not of a second pass) is in stage s4, at phase 1: taken from the lanes in that
     cycle when P = 2, from the register it is kept in otherwise.  ``a_lane_load``/``a_lane``: a_i for
@@ -104,7 +105,7 @@ class QuotientHead(wiring.Component):
             m.d.comb += q_now.eq(self.lane_low0)
             m.d.sync += q.eq(self.lane_low0)
         m.d.sync += classic.eq((q * self.n_inv)[:W])
-        with m.If(at(5)):
+        with m.If(at(s.lead + 1)):
             m.d.comb += [self.update.eq(1), self.next_quotient.eq(0)]
         with m.If(s.on & (s.phase == s.period - 1)):
             m.d.comb += [self.update.eq(1),
@@ -125,13 +126,12 @@ class QuotientHead(wiring.Component):
                              rd.en.eq(1),
                              rd.addr.eq(row_address(cfg, s.a_slot, s.a_row + ((s.iteration + 4) >> log_lanes)))]
 
-        # prologue: at 1 the row of a holding a_0..a_3 arrives; a_0 goes to the lanes at 4 (row 0 of
-        # iteration 0 reaches s2 at cycle 5, row 1 at 6), a_1 at iteration 0's phase P - 2
+        # prologue: at 1 the row of a holding a_0..a_3 arrives; a_0 goes to the lanes at ``lead`` (the
+        # context's row of iteration 0 reaches s2 in the next cycle), a_1 at iteration 0's phase P - 2
         with m.If(at(1)):
             m.d.sync += a_row.eq(rd.data)
-        with m.If(at(3)):
+        with m.If(at(s.lead)):
             m.d.sync += [a_after.eq(a_row.word_select(2, W)), a_next.eq(a_row.word_select(1, W))]
-        with m.If(at(4) & ~s.on):
             m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(a_row.word_select(0, W))]
         with m.If(self.wipe):
             m.d.sync += [q.eq(0), a_row.eq(0), a_next.eq(0), a_after.eq(0)]

@@ -67,8 +67,9 @@ def word_product(m, name, x, y):
 
 
 class LanePipeline(wiring.Component):
-    """The lanes and the copy of b (``b_write`` fills it before the loop, so that the register file's read
-    port is free for a while they run).
+    """The lanes and the copy of b (``b_write`` fills it in the first iteration, so that the register
+    file's read port is free for a while they run: a row written is the row in s1, which takes it
+    instead of the copy's read).
 
     ``issue`` with ``issue_row`` (``first``: of the first iteration; ``issue_classic``: a classic row)
     starts a row in s0; ``modulus_row`` is N''s or N's row, read data one cycle later.  The heads (one per
@@ -152,9 +153,12 @@ class LanePipeline(wiring.Component):
         n_s1 = lanes("n_s1_", W)            # s1: n_j
         n_s2 = lanes("n_s2_", W)            # s2: n_j
         z = lanes("z", 2 * W + 1)           # s4: a_i*b_j + c_j + t_j
+        # a row of the first iteration is issued in the cycle its row of b is read from the register file,
+        # and the copy written in the next (while the row is in s1) is its b
+        b_row = Mux(self.b_write.en, self.b_write.data, b_read.data)
         for j in range(L):
             m.d.sync += [
-                b[j].eq(b_read.data.word_select(j, W)),
+                b[j].eq(b_row.word_select(j, W)),
                 n_s1[j].eq(self.modulus_row.word_select(j, W)),
                 n_s2[j].eq(n_s1[j]),
             ]

@@ -367,13 +367,33 @@ class FixedExponent(SchemeMachine):
                                then="EF_TABLE_WAIT")
                 m.d.sync += table_digit.eq(table_digit + 1)
 
-    def _read_window(self, m, s):
-        """A window's digit, from the top.  The word above the one holding bit ``low`` may lie past the
-        exponent's slot: it is then a row of the next slot, and only bits at or above ``bits`` come from
-        it, which read as 0."""
+    def _latch_digit(self, m, s, digit):
+        """Keep in ``digit`` the window at ``low`` of the two latched words (in the cycle after the low word
+        is latched, or a later one before the next latch)."""
         W, KF = self.config.word_bits, FIXED_WINDOW_BITS
-        low, pair, context, context_low = s.low, s.pair, s.context, s.context_low
+        window = Cat(self.word, self.high_word).bit_select(s.low[:W.bit_length() - 1], KF)
+        below_bits = Cat(s.low + i < self.exponent_bits for i in range(KF))
+        m.d.sync += digit.eq(window & below_bits)
+
+    def _last_digit(self, m, s):
+        """The digit of the context read last (context 1's in a pair)."""
+        with m.If(s.pair):
+            self._latch_digit(m, s, s.digit1)
+        with m.Else():
+            self._latch_digit(m, s, s.digit)
+
+    def _read_window(self, m, s):
+        """A window's digits, from the top: per context, the row of the word above the one holding bit
+        ``low``, then the row of that word, each word latched in the cycle after its row.  Context 0's
+        digit is taken while context 1's first row is read; the last context's as the window's first
+        squaring starts (``_window_products``), or, in the top window, which has no squarings, in a cycle
+        of its own (EF_DIGIT).  The word above may lie past the exponent's slot: it is then a row of the
+        next slot, and only bits at or above ``bits`` come from it, which read as 0."""
+        W = self.config.word_bits
+        pair, context, context_low = s.pair, s.context, s.context_low
         with m.State("EF_WINDOW"):
+            with m.If(context):
+                self._latch_digit(m, s, s.digit)
             with m.If(~s.seek):                 # always over by now (see the sequencer's docstring)
                 self.read_row(m, context_low + W)
                 m.next = "EF_WINDOW_HIGH"
@@ -383,30 +403,26 @@ class FixedExponent(SchemeMachine):
             m.next = "EF_WINDOW_LOW"
         with m.State("EF_WINDOW_LOW"):
             self.latch_word(m, context_low)
-            m.next = "EF_DIGIT"
-        with m.State("EF_DIGIT"):
-            window = Cat(self.word, self.high_word).bit_select(low[:W.bit_length() - 1], KF)
-            below_bits = Cat(low + i < self.exponent_bits for i in range(KF))
             with m.If(pair & ~context):
-                # context 0's digit; now context 1's
-                m.d.sync += [s.digit.eq(window & below_bits), context.eq(1)]
+                # now context 1's words
+                m.d.sync += context.eq(1)
                 m.next = "EF_WINDOW"
             with m.Else():
-                with m.If(pair):
-                    m.d.sync += s.digit1.eq(window & below_bits)
-                with m.Else():
-                    m.d.sync += s.digit.eq(window & below_bits)
                 m.d.sync += [s.squarings.eq(0), context.eq(0)]
                 with m.If(s.started):
                     m.next = "EF_SQUARINGS"
                 with m.Else():
-                    m.next = "EF_DIGIT_MUL"
+                    m.next = "EF_DIGIT"
+        with m.State("EF_DIGIT"):
+            self._last_digit(m, s)
+            m.next = "EF_DIGIT_MUL"
 
     def _window_products(self, m, s):
         """The window's squarings and its product: the first started from a state of its own, each other
         in the cycle the one before it is done."""
         base, dst, squarings = self.base, self.dst, s.squarings
         with m.State("EF_SQUARINGS"):
+            self._last_digit(m, s)
             self._multiply(m, s, dst, dst, dst, then="EF_SQUARINGS_WAIT")
 
         def digit_product():

@@ -20,15 +20,16 @@ block RAM), then the bit.  Bit indices below 0 wrap to values at or above ``bits
   top one holds the ((bits-1) mod k) + 1 top bits.  It first builds the whole table (``fixed_table_slot``):
   t0 = dst*dst (the Montgomery one again), t2 = a*a, t_d = t_(d-1)*a up to d = 2^k - 1 (t1 is the base's
   slot).  Then, for each window from the top: k squarings (none before the top window) and dst = dst*t_d,
-  t0 for a zero digit.  A window is read as the two words that hold it (4 cycles), so neither the reading
-  nor the products depend on the exponent's bits: the time is a function of the size and ``bits``.  The
+  t0 for a zero digit.  A window is read as the two words that hold it (3 cycles, its digit taken as its
+  first squaring starts; 4 for the top window, which has no squarings), so neither the reading nor the
+  products depend on the exponent's bits: the time is a function of the size and ``bits``.  The
   top window's position, k*floor((bits-1)/k), is found by stepping up from 0 by k once per cycle while
   the table is built: at most size*W/k + 1 steps against 2^k - 1 products of more than 2*size cycles, so
   the search has always ended when the table is.
 
 * EXP_FIXED_PAIR: EXP_FIXED in both contexts of a pair (see ``gateware.interface``), in lock step: every
-  product is a pair, and each window reads context 0's digit, then context 1's (4 cycles each, the
-  exponent's row 1 for context 1); the digit products differ only in b, which names each context's
+  product is a pair, and each window reads context 0's words, then context 1's (3 cycles each, the
+  exponent's row 1 for context 1, context 0's digit taken while context 1's first row is read); the digit products differ only in b, which names each context's
   own table entry.
 
 Every product is a request on ``mul`` (start with the slots, then wait for done); the state that issued it

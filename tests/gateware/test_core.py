@@ -156,10 +156,10 @@ def test_core_products_and_cycles(word_bits):
     assert len(results) == 4 * len(sizes)
     for got, expected, cycles, size, rows in results:
         assert got == expected
-        # start .. done: the MUL command's P*(size + gap) + 2*rows + 10 (+ 1 with several rows) without its
+        # start .. done: the MUL command's P*(size + gap) + 2*rows + 8 (+ 1 with several rows) without its
         # accepting cycle
         P = max(rows, 2)
-        assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 9 + (rows > 1), (size, cycles)
+        assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 7 + (rows > 1), (size, cycles)
 
 
 def test_core_rows_wider_than_a_carry_segment():
@@ -171,7 +171,7 @@ def test_core_rows_wider_than_a_carry_segment():
     results = run_products(config, {(n, 65): [(rng.randrange(n), rng.randrange(n)), (n - 1, n - 1)]}, seed=4)
     for got, expected, cycles, size, rows in results:
         assert got == expected
-        assert cycles == 2 * (65 + 2) + 2 * 2 + 10
+        assert cycles == 2 * (65 + 2) + 2 * 2 + 8
 
 
 @pytest.mark.parametrize("word_bits", [8, 16])
@@ -201,7 +201,7 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
     EXP_FIXED does).  Chains over one-row and two-row singles and pairs, each product reading the
     result just written: after a pair or a product of several rows the next one costs a cycle less
     than from idle; after a single of one row (whose row 0 is written in that cycle) its first read
-    waits a cycle, for a pair in the state PAIR."""
+    waits a cycle, a pair's too."""
     config = PeripheralConfig(max_bits=128, lanes=4, word_bits=8)
     W = config.word_bits
     assert config.has_pairs
@@ -269,6 +269,6 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
     (_, lengths, got, expected), (_, lengths2, got2, expected2) = seen
     assert got == expected and got2 == expected2
     # from its accepting cycle a product takes the model's cycles, idle or chained, and one more when it
-    # follows a one-row single (a pair then passes through PAIR)
+    # follows a one-row single
     assert lengths == [single3, single3 + 1, pair + 1, pair, single3]
     assert lengths2 == [single6, single6, single6]

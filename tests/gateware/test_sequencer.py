@@ -193,7 +193,8 @@ def test_ladder_time_does_not_depend_on_the_exponent():
 @pytest.mark.parametrize("bits", [1, FIXED_WINDOW_BITS, 3 * FIXED_WINDOW_BITS + 2])
 def test_fixed_time_does_not_depend_on_the_exponent(bits):
     """Whatever the bits (junk above the declared length included), the same cycles: the table, then
-    per window its reading (4 cycles), k squarings but for the top window, the product by its entry."""
+    per window its reading (3 cycles, 4 for the top window, whose digit is not taken as a squaring
+    starts), k squarings but for the top window, the product by its entry."""
     rng = random.Random(13 + bits)
     top, every = 1 << (bits - 1), (1 << bits) - 1
     cases = [(Opcode.EXP_FIXED, e, bits) for e in (0, every, top, 1, rng.getrandbits(bits))]
@@ -204,4 +205,4 @@ def test_fixed_time_does_not_depend_on_the_exponent(bits):
     # all but the table's first product and each window's first are requested in the cycle the one
     # before is done: the stand-in's latency alone
     chained = (2 ** k - 2) + k * (windows - 1)
-    assert {cycles for _, _, cycles in results} == {1 + products * (5 + 1) - chained + 4 * windows}
+    assert {cycles for _, _, cycles in results} == {1 + products * (5 + 1) - chained + 3 * windows + 1}
