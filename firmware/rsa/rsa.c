@@ -161,7 +161,7 @@ int rsa_private_crt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c, ui
 	const unsigned nw = c->n.words, pw = c->p.words, qw = c->q.words;
 
 	profile_step(PROFILE_EXP);
-	if (b->crt && qw <= pw) {
+	if (b->crt && qw <= pw && 2 * qw >= nw) {
 		/* the backend does it all and writes nothing here: no intermediate to wipe */
 		err = b->crt(k, c, out, in);
 		if (err == RSA_ERR_HW)     /* one test whether the check passed or not: the same cycles */

@@ -90,8 +90,8 @@ typedef struct rsa_backend {
 	   both exponentiations, Garner's step, the recombination and the check with e, so that only the
 	   key's constants, the input and the result cross the bus. out = in^d mod n and RSA_OK; or
 	   RSA_ERR_FAULT when out^e != in (out zeroed: nothing unchecked is released); or RSA_ERR_HW.
-	   Constant time as crt_exp. For q of no more limbs than p (rsa_private_crt takes the general
-	   path otherwise). */
+	   Constant time as crt_exp. For q of no more limbs than p and at least half of n's (rsa_private_crt
+	   takes the general path otherwise). */
 	int (*crt)(const rsa_key *k, const rsa_ctx *c, uint32_t *out, const uint32_t *in);
 } rsa_backend;
 

@@ -267,7 +267,7 @@ static int seq_crt_exp(const mont_ctx *m0, uint32_t *r0, const uint32_t *e0, con
                         product by 1) against x by EQUAL; s masked with its answer.
    Only the key's constants, x (twice) and s (out and back) cross the bus. Every command's cycles
    depend only on the sizes, and the answer of EQUAL is a mask: a failed check takes the cycles of a
-   passed one. For q with no more limbs than p (rsa.c asks no more). */
+   passed one. For q with no more limbs than p and at least half of n's (rsa.c asks no more). */
 enum { S_M2 = S_T0 + 1, S_H = S_T0 + 2, S_T = S_T0 + 3, S_QI = S_T0 + 4, S_S = S_T0 + 5, S_M1 = S_T0 + 6 };
 _Static_assert(S_M1 < MONTMUL_NUM_SLOTS, "the CRT's slots");
 
@@ -286,24 +286,35 @@ static int pair_halves(const rsa_key *k, const rsa_ctx *c, const uint32_t *in, u
 	return RSA_OK;
 }
 
-/* dst = x^e mod f (normal domain; x in S_IN over n's limbs, S_UNIT 1 over them; dst zeroed above f's
-   limbs), with f's widened context f_wide: x mod f by a product with f_wide's one, then EXP_FIXED over
-   f's limb count. Leaves f in bank 0. */
-static int single_half(const mont_ctx *f_wide, const mont_ctx *f, const uint32_t *e, unsigned dst)
+/* S_T0 = x * R_f mod f, x in S_IN over n's limbs (nw), f's modulus in force (fw limbs, S_RR holding
+   R_f^2 mod f): with x = x_lo + R_f * x_hi, x_lo * R_f^2 and x_hi * R_f^3 (each a product divided by
+   R_f) added mod f. x_hi (the limbs above f's, fewer than fw: nw <= 2 fw) comes over the bus; R_f^3 is
+   the product of R_f^2 with itself. */
+static int reduce_split(const uint32_t *x, unsigned nw, unsigned fw)
 {
-	const unsigned nw = f_wide->words, fw = f->words, ew = fw;
-	int err = load_modulus(f_wide);
+	HW_TRY(mm_write(S_A, x + fw, nw - fw, fw));
+	HW_TRY(mm_mul(S_T, S_RR, S_RR));              /* R_f^3 mod f */
+	HW_TRY(mm_mul(S_T, S_A, S_T));                /* x_hi * R_f^2 */
+	HW_TRY(mm_mul(S_T0, S_IN, S_RR));             /* x_lo * R_f (the product reads x's low fw limbs) */
+	HW_TRY(mm_add(S_T0, S_T0, S_T));
+	return RSA_OK;
+}
+
+/* dst = x^e mod f (normal domain; x in S_IN over n's limbs, S_UNIT 1 over them; dst zeroed above f's
+   limbs): x into f's Montgomery domain (reduce_split), then EXP_FIXED over f's limb count. Leaves f in
+   bank 0. */
+static int single_half(const mont_ctx *f, const uint32_t *e, const uint32_t *x, unsigned nw, unsigned dst)
+{
+	const unsigned fw = f->words;
+	int err = load_modulus(f);
 
 	if (err)
 		return err;
-	HW_TRY(mm_write(S_RR, f_wide->one, nw, nw));
-	HW_TRY(mm_mul(S_T0, S_IN, S_RR));             /* x * 2^(32 nw) * R_nw^-1 = x mod f */
-	if ((err = load_modulus(f)))
-		return err;
 	HW_TRY(mm_write(S_RR, f->rr, fw, fw));
+	if ((err = reduce_split(x, nw, fw)))
+		return err;
 	HW_TRY(mm_mul(S_ACC, S_RR, S_UNIT));          /* R_f mod f */
-	HW_TRY(mm_mul(S_T0, S_T0, S_RR));             /* (x mod f) * R_f */
-	HW_TRY(mm_write(S_EXP, e, ew, ew));
+	HW_TRY(mm_write(S_EXP, e, fw, fw));
 	HW_TRY(mm_exp(MONTMUL_OP_EXP_FIXED, S_ACC, S_T0, S_EXP, 32 * fw));
 	HW_TRY(mm_write(dst, &no_limb, 0, nw));       /* zero over n's limbs: the product writes f's rows */
 	HW_TRY(mm_mul(dst, S_ACC, S_UNIT));
@@ -319,7 +330,7 @@ static int single_halves(const rsa_key *k, const rsa_ctx *c, const uint32_t *in,
 	if ((err = load_unit(nw)))
 		return err;
 	HW_TRY(mm_write(S_IN, in, nw, nw));
-	if ((err = single_half(&c->q_wide, &c->q, k->dq, S_M2)) || (err = single_half(&c->p_wide, &c->p, k->dp, S_M1)))
+	if ((err = single_half(&c->q, k->dq, in, nw, S_M2)) || (err = single_half(&c->p, k->dp, in, nw, S_M1)))
 		return err;
 	*m1_slot = S_M1;
 	return RSA_OK;

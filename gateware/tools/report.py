@@ -182,15 +182,16 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WOR
             CrtCommand("EQUAL", bits, 1, f"the check: s^{e} mod n against c, written afresh"),
         )
     return (
-        CrtCommand("SETMOD", bits, 3, "q and p widened to n's size (input reduction), n"),
         CrtCommand("SETMOD", half, 2, "q, p"),
-        CrtCommand("MUL", bits, 6, "input reduced mod q and mod p; q*h (recombination); the check's "
-                                   "Montgomery one (from R^2) and its conversions into and out of the Montgomery domain"),
-        CrtCommand("MUL", half, 8, "each half's Montgomery one (from R^2) and conversions into and out of the "
-                                   "Montgomery domain (6); Garner: m1*qinv and m2*qinv mod p (2)"),
+        CrtCommand("MUL", half, 12, "each half: R^3 from R^2, the input's two halves into the Montgomery domain, "
+                                    "the Montgomery one, the way back (10); Garner: m1*qinv and m2*qinv mod p (2)"),
+        CrtCommand("ADD", half, 2, "each half: the input's two halves' products added mod the factor"),
         CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
                    exponent_bits=half),
         CrtCommand("SUB", half, 1, "Garner: h = (m1 - m2)*qinv mod p"),
+        CrtCommand("SETMOD", bits, 1, "n"),
+        CrtCommand("MUL", bits, 4, "q*h (recombination); the check's Montgomery one (from R^2), s into and s^e "
+                                   "out of the Montgomery domain"),
         CrtCommand("ADD", bits, 1, "the recombination: s = m2 + q*h"),
         check,
         CrtCommand("EQUAL", bits, 1, f"the check: s^{e} mod n against c, written afresh"),

@@ -49,31 +49,32 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
     config = PeripheralConfig(lanes=lanes, word_bits=16)
     mul1k, mul2k = model.mul_cycles(config, 1024), model.mul_cycles(config, 2048)
     # EXP_FIXED, 1024-bit exponent: the table a^0, a^2 .. a^63 (63 products), one product for the top
-    # window, then k squarings and one product for each of the other windows, 4 cycles to read each.
+    # window, then k squarings and one product for each of the other windows, 3 cycles to read each (4
+    # for the top one, whose digit is not taken as a squaring starts).
     windows = -(-1024 // FIXED_WINDOW_BITS)
     table = 2 ** FIXED_WINDOW_BITS - 1
     # Every product but the table's first and each window's first starts in the cycle its predecessor is
     # done, a cycle less, but after a product of one row (1024 bits in 64 lanes of 16-bit words).
     chained = table - 1 + (windows - 1) * FIXED_WINDOW_BITS
     overlap = int(1024 > 16 * lanes)
-    exp_fixed = 1 + 4 * windows + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * mul1k - overlap * chained
+    exp_fixed = 1 + 3 * windows + 1 + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * mul1k - overlap * chained
     # EXP_WINDOW, e = 65537 (17 bits, 1-bit windows): the top bit (6 cycles, one product), 15 zero bits
     # (2 cycles and a squaring each), the low bit (6 cycles, squaring and product), the final check.
     exp_check = 1 + 6 + 15 * 2 + 6 + 1 + (1 + 15 + 2) * mul2k
     assert model.exp_cycles(config, 1024, "fixed", exponent_bits=1024) == exp_fixed
     assert model.exp_cycles(config, 2048, "window", exponent=65537, exponent_bits=17) == exp_check
     if lanes == 64:
-        # 1024-bit factors fit a row: the halves run at once, every product a pair (8 cycles to read
-        # a window of each exponent); the 2048-bit input reduced and converted by a MUL_PAIR with it as
+        # 1024-bit factors fit a row: the halves run at once, every product a pair (6 cycles to read
+        # a window of each exponent, 7 for the top one); the 2048-bit input reduced and converted by a MUL_PAIR with it as
         # the shared a (128 iterations), the Montgomery ones by another, the way back by a third;
         # then the tail in the peripheral: Garner's two products mod p, two COPYs and a SUB, the
         # recombination's product and ADD mod n, the check's three products and its EQUAL; no widened
         # moduli
         pair = model.pair_mul_cycles(config, 1024, 1024)
-        assert pair == 2 * (64 + 2) + 14
+        assert pair == 2 * (64 + 2) + 12
         shared = model.pair_mul_cycles(config, 1024, 1024, a_words=128)
         assert shared == pair + 2 * 64
-        exp_pair = 1 + 8 * windows + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * pair - chained
+        exp_pair = 1 + 6 * windows + 1 + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * pair - chained
         assert model.pair_exp_cycles(config, 1024, 1024, 1024) == exp_pair
         assert sweep.crt_pairs(config)
         tail = (2 * model.copy_cycles(config) + model.add_cycles(config, 1024) + model.add_cycles(config, 2048)
@@ -82,11 +83,12 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
                     + 2 * mul1k + 2 * shared + pair + exp_pair + exp_check + tail)
     else:
         assert not sweep.crt_pairs(config)
-        # the halves one after the other, then the same tail in the peripheral (no COPY: the products'
+        # the halves one after the other (the input into each factor's domain from its two halves, two
+        # products added mod the factor), then the same tail in the peripheral (no COPY: the products'
         # slots are zeroed over n's words first)
-        tail = model.add_cycles(config, 1024) + model.add_cycles(config, 2048) + model.equal_cycles(config, 2048)
-        expected = (3 * model.setmod_cycles(config, 2048) + 2 * model.setmod_cycles(config, 1024) + 6 * mul2k
-                    + 8 * mul1k + 2 * exp_fixed + exp_check + tail)
+        tail = 3 * model.add_cycles(config, 1024) + model.add_cycles(config, 2048) + model.equal_cycles(config, 2048)
+        expected = (model.setmod_cycles(config, 2048) + 2 * model.setmod_cycles(config, 1024) + 4 * mul2k
+                    + 12 * mul1k + 2 * exp_fixed + exp_check + tail)
     assert sweep.crt_cycles(config) == expected
     assert sweep.crt_cycles(PeripheralConfig(max_bits=1024, lanes=lanes, word_bits=16)) is None
 
