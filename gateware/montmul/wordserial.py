@@ -227,6 +227,10 @@ class WordSerialUnit(wiring.Component):
                     m.d.comb += self.done.eq(1)
                     m.next = "IDLE"
 
+        # the pipeline is empty when a command ends (it always is by then; said here, it is plain that
+        # nothing runs on while the unit is idle)
+        with m.If(self.done):
+            m.d.sync += [s1_valid.eq(0), w1_valid.eq(0), w2_valid.eq(0)]
         with m.If(self.wipe):
             m.d.sync += [register.eq(0) for register in (a_row, a_word, b_word, n_word, c_sum, c_fix, differ,
                                                          s_low, t_low, s_pair, t_pair)]
