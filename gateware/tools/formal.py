@@ -66,12 +66,12 @@ from eda.synth import run_yosys
 FORMAL_CONFIG = PeripheralConfig()
 OUT_DIR = BUILD_DIR / "formal"
 #: Registers that hold operand bits by design (flattened names): the exponent word the sequencer reads
-#: its windows and ladder bits from, and what EQUAL compares and answers (the word-serial unit's latched
-#: row of a, its words of a and b, whether a word differed, the status bit ``equal``).  They choose which
+#: its windows and ladder bits from, and what EQUAL compares and answers (the word-serial unit's pair of
+#: a's words and the pairs of a and b it compares, whether a word differed, the status bit ``equal``).  They choose which
 #: table slot or operand a product reads, or make EQUAL's answer, never a state or a count; the proof
 #: shows it, as it asserts every other register equal in the two copies.  (The unit's carries and the
 #: pairs it writes only feed the memories, which are cut: they leave the model.)
-DATA_REGISTERS = ("sequencer.reader.word", "serial.a_row", "serial.a_word", "serial.b_word", "serial.differ",
+DATA_REGISTERS = ("sequencer.reader.word", "serial.a_pair", "serial.a_in", "serial.b_in", "serial.differ",
                   "equal")
 
 
@@ -106,7 +106,7 @@ WRITE_ENABLES = ("regfile.wr__en", "regfile.n_wr__en")
 #: The word-serial unit's state register (ADD, SUB, COPY, EQUAL), and its registers set only while it
 #: runs (its pipeline's valid bits: invariants of the integrity proof).
 SERIAL_FSM = "serial.fsm_state"
-SERIAL_RUNNING_ONLY = ("serial.s1_valid", "serial.w1_valid", "serial.w2_valid")
+SERIAL_RUNNING_ONLY = ("serial.s1_low", "serial.s1_high", "serial.w1_valid", "serial.w2_valid")
 #: The unit's states the constant-time proof's covers must reach: a pass over the words (ADD, SUB,
 #: EQUAL) and COPY's write.
 SERIAL_COVERS = ("WORDS", "COPY")
