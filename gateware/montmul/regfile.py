@@ -41,7 +41,8 @@ class WritePortSignature(wiring.Signature):
 
 class WordWriteSignature(wiring.Signature):
     """A write of one bus word into a row, seen from the writer: ``en`` has one bit per W-bit word of the
-    row, set for the two words the bus word goes to."""
+    row, set for the words the bus word goes to.  Every member is 0 in a cycle without a write (the
+    register file merges it with the word-serial unit's writes)."""
 
     def __init__(self, rows, lanes):
         super().__init__({"en": Out(lanes), "addr": Out(range(rows)), "data": Out(BUS_BITS)})
