@@ -86,7 +86,6 @@ class WordSerialUnit(wiring.Component):
         L, W, KM = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
         log_lanes = L.bit_length() - 1
         size, rows = self.modulus.size, self.modulus.rows
-        last_word = (size - 1) | 1                      # s' - 1
         ones = C((1 << L) - 1, L)
 
         # the command, latched at start
