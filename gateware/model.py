@@ -145,12 +145,12 @@ def _serial_words(config, bits):
 def add_cycles(config, bits):
     """Cycles of an ADD (or a SUB) at the size of a ``bits``-bit modulus (bank 0's), from the word-serial
     unit's schedule (``gateware.montmul.wordserial``), with s' the size rounded up to even and r its
-    rows: the accepting cycle (a's row 0 read), a cycle per row latching a's row, s' words selected one
-    a cycle, then 1 to add the last, 1 to write its pair into dst, then the pass over the rows (r reads,
-    each row written a cycle after its read), which waits a cycle more with one row (the scratch slot's
-    pair is written before its row is read): s' + 2r + 4, one more with one row."""
+    rows: the accepting cycle (a's first row read), two per pair of words (a's pair selected, then b's
+    and N's), 2 to add the last pair's words, 1 to write it into dst, then the pass over the rows (r
+    reads, each row written a cycle after its read), which waits a cycle more with one row (the scratch
+    slot's pair is written before its row is read): s' + r + 5, one more with one row."""
     words, rows = _serial_words(config, bits)
-    return 1 + rows + words + 2 + (rows == 1) + rows + 1
+    return 1 + words + 2 + 1 + (rows == 1) + rows + 1
 
 
 #: SUB runs ADD's schedule.
@@ -159,9 +159,9 @@ sub_cycles = add_cycles
 
 def equal_cycles(config, bits):
     """Cycles of an EQUAL at the size of a ``bits``-bit modulus (bank 0's): ADD's until its last word is
-    compared, and a cycle for the answer: s' + r + 3."""
-    words, rows = _serial_words(config, bits)
-    return 1 + rows + words + 2
+    compared, and a cycle for the answer: s' + 4."""
+    words, _rows = _serial_words(config, bits)
+    return 1 + words + 2 + 1
 
 
 def copy_cycles(config):

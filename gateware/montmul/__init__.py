@@ -17,6 +17,8 @@
 ``sequencer``       ``ExponentSequencer``: EXP_WINDOW, EXP_LADDER and EXP_FIXED as sequences of
                     products; ``ExponentReader`` (the exponent's words).
 ``schemes``         one machine per scheme: ``WindowExponent``, ``LadderExponent``, ``FixedExponent``.
+``wordserial``      ``WordSerialUnit``: ADD, SUB, COPY and EQUAL, a word a cycle over the register
+                    file.
 ==================  ===========================================================================
 
 The contract (widths, slots, opcodes, errors) is ``gateware.interface``.

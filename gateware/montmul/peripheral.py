@@ -44,7 +44,7 @@ class CommandDecoder(wiring.Component):
     """The checks of a command word against the moduli in force (combinational), made while ``strobe``
     (only then: Verilator then evaluates them only in the cycle of a command).  ``error`` is why it
     would be refused, NONE if it would be accepted; then at most one of ``setmod``, ``mul`` (with
-    ``mul_pair``), ``exp``, ``serial``, ``clear`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
+    ``mul_pair``), ``exp``, ``word_serial``, ``clear`` names the engine it starts, and ``write_pointer``/``read_pointer`` a pointer it
     sets (``immediate``: it completes at once)."""
 
     def __init__(self, config):
@@ -62,7 +62,7 @@ class CommandDecoder(wiring.Component):
             "mul":           Out(1),
             "mul_pair":      Out(1),
             "exp":           Out(1),
-            "serial":        Out(1),
+            "word_serial":   Out(1),
             "clear":         Out(1),
         })
 
@@ -133,14 +133,14 @@ class CommandDecoder(wiring.Component):
                 with m.Elif(~state.valid):
                     refuse(ErrorCode.NO_MODULUS)
                 with m.Else():
-                    accept(self.serial)
+                    accept(self.word_serial)
             with m.Case(Opcode.EQUAL):
                 with m.If(bad_a | bad_b):
                     refuse(ErrorCode.BAD_SLOT)
                 with m.Elif(~state.valid):
                     refuse(ErrorCode.NO_MODULUS)
                 with m.Else():
-                    accept(self.serial)
+                    accept(self.word_serial)
             with m.Case(Opcode.COPY):
                 with m.If(bad_dst | bad_a):
                     refuse(ErrorCode.BAD_SLOT)
@@ -149,7 +149,7 @@ class CommandDecoder(wiring.Component):
                 with m.Elif(~Mux(arg[0], state1.valid, state.valid)):
                     refuse(ErrorCode.NO_MODULUS)
                 with m.Else():
-                    accept(self.serial)
+                    accept(self.word_serial)
             if cfg.has_pairs:
                 pair_size = Mux(state1.size > state.size, state1.size, state.size)
                 with m.Case(Opcode.MUL_PAIR):
@@ -346,14 +346,14 @@ class MontgomeryPeripheral(wiring.Component):
                                      data_port.set_read.eq(decoder.read_pointer),
                                      modulus.start.eq(decoder.setmod), mul_start.eq(decoder.mul),
                                      mul_pair.eq(decoder.mul_pair), sequencer.start.eq(decoder.exp),
-                                     serial.start.eq(decoder.serial)]
+                                     serial.start.eq(decoder.word_serial)]
                         with m.If(decoder.setmod):
                             m.next = "SETMOD"
                         with m.If(decoder.mul):
                             m.next = "MUL"
                         with m.If(decoder.exp):
                             m.next = "EXP"
-                        with m.If(decoder.serial):
+                        with m.If(decoder.word_serial):
                             m.next = "SERIAL"
                         with m.If(decoder.clear):
                             m.d.sync += [wipe_row.eq(0), equal.eq(0)]

@@ -41,7 +41,8 @@ class WritePortSignature(wiring.Signature):
 
 class WordWriteSignature(wiring.Signature):
     """A write of one bus word into a row, seen from the writer: ``en`` has one bit per W-bit word of the
-    row, set for the two words the bus word goes to."""
+    row, set for the words the bus word goes to.  Every member is 0 in a cycle without a write (the
+    register file merges it with the word-serial unit's writes)."""
 
     def __init__(self, rows, lanes):
         super().__init__({"en": Out(lanes), "addr": Out(range(rows)), "data": Out(BUS_BITS)})
@@ -51,7 +52,8 @@ class PairWriteSignature(wiring.Signature):
     """A write of the word-serial unit into a row, seen from the writer: ``en`` has one bit per W-bit word
     of the row; word j of the row takes word j of the operand memory's read data (the row read in the
     previous cycle) where ``copy`` has bit j set, else its word of ``data``, two words repeated along the
-    row (so that a pair lands on any even word and the one after it)."""
+    row (so that a pair lands on any even word and the one after it).  Every member is 0 in a cycle
+    without a write (the register file merges it with the bus's writes, which are 0 then too)."""
 
     def __init__(self, config):
         super().__init__({"en": Out(config.lanes), "addr": Out(range(config.operand_rows)),
@@ -125,16 +127,16 @@ class RegisterFile(wiring.Component):
                          wr.en.eq(self.core_write.en.replicate(cfg.lanes))]
         with m.Else():
             # the bus word, or the word-serial unit's pair, goes to every part of the row as wide as
-            # either; the enables pick the words, and the unit's copy bits take the read port's instead
+            # either; the enables pick the words, and the unit's copy bits take the read port's instead.
+            # The two never write together and each drives 0 when it does not: an OR merges them (a
+            # select made from the enables would be spread by synthesis over every bit of the row)
             serial = self.serial_write
             period = max(BUS_BITS, 2 * cfg.word_bits)
-            serial_on = Signal()
             repeated = Signal(period)
-            m.d.comb += [serial_on.eq(serial.en.any()),
-                         repeated.eq(Mux(serial_on, serial.data.replicate(period // (2 * cfg.word_bits)),
-                                         self.bus_write.data.replicate(period // BUS_BITS)))]
+            m.d.comb += repeated.eq(serial.data.replicate(period // (2 * cfg.word_bits)) |
+                                    self.bus_write.data.replicate(period // BUS_BITS))
             row_data = repeated.replicate(cfg.row_bits // period)
-            m.d.comb += [wr.addr.eq(Mux(serial_on, serial.addr, self.bus_write.addr)),
+            m.d.comb += [wr.addr.eq(serial.addr | self.bus_write.addr),
                          wr.data.eq(Cat(Mux(serial.copy[j], rd.data.word_select(j, cfg.word_bits),
                                             row_data.word_select(j, cfg.word_bits)) for j in range(cfg.lanes))),
                          wr.en.eq(serial.en | self.bus_write.en)]

@@ -1,37 +1,37 @@
 """The word-serial unit: ADD, SUB, COPY and EQUAL over the register file, W bits a cycle.
 
 The commands are the contract's (``gateware.interface``); this is how they run.  No carry crosses more
-than a word in a cycle: a row of a is latched, the row of b stays on the operand memory's read port and
-bank 0's row of N on the modulus memory's, and one word of each is selected a cycle (a mux from the row:
-cheaper than shifting it) into the word registers.  The next cycle adds them with the carries of the
-words below:
+than a word in a cycle, and no row is latched: the operand memory's read port alternates between a's
+row and b's row, and a pair of words (an even one and the next) is selected from each in turn (a mux
+from the row, as wide as two words: its cost is that of a one-word mux), with bank 0's pair of N from
+the modulus memory's row; then the two words are added one a cycle, with the carries of the words
+below:
 
 * ADD: S = a + b (carry ``c_sum``) and T = S - N (``c_fix``, 1: no borrow), as S + ~N + 1;
 * SUB: S = a - b as a + ~b + 1 (``c_sum``, 1: no borrow) and T = S + N;
 * EQUAL: ``differ`` notes a word of a that differs from b's.
 
-Words go out in pairs (two words of a row, an even one and the next): S's into dst's row, T's into the
-same row of ``SCRATCH_SLOT`` in the cycle after, so the single write port takes both candidates at the
-rate they are made.  A size of odd words runs one word more (its pair's second), which changes no carry
-and lands above the size.  When the last pair is written, T is the result if S + (carry) >= N for ADD
-(``c_sum | c_fix``) and if a < b for SUB (``~c_sum``): a pass over the rows reads each row of the one
-chosen (SCRATCH_SLOT or dst itself: every row is read and written whatever the choice) and writes it
-into dst's row a cycle later, the words at and above the size in the last row zeroed on the way
-(``PairWriteSignature``: a row read in the previous cycle, copied word by word where ``copy`` says).
+Words go out in pairs: S's into dst's row, T's into the same row of ``SCRATCH_SLOT`` in the cycle
+after, so the single write port takes both candidates at the rate they are made.  A size of odd words
+runs one word more (its pair's second), which changes no carry and lands above the size.  When the last
+pair is written, T is the result if S + (carry) >= N for ADD (``c_sum | c_fix``) and if a < b for SUB
+(``~c_sum``): a pass over the rows reads each row of the one chosen (SCRATCH_SLOT or dst itself: every
+row is read and written whatever the choice) and writes it into dst's row a cycle later, the words at
+and above the size in the last row zeroed on the way (``PairWriteSignature``: a row read in the
+previous cycle, copied word by word where ``copy`` says).
 
-Schedule (s words, s' = s rounded up to even, r = ceil(s/lanes) rows, cycle 0 the accepting one):
-cycle 0 reads a's row 0; per row a cycle latches it (and points the ports at b's and N's rows), then a
-word is selected per cycle, the row's last cycle reading a's next row: the last word is selected in
-cycle s' + r.  It is added in the next, its pair written in the two after (dst's, then the scratch
-slot's); the rows are read one a cycle from cycle s' + r + 3 (s' + r + 4 with one row: the last pair
-must be in the scratch slot before its row is read) and written a cycle later.  ADD and SUB take
-s' + 2r + 4 cycles, one more with one row; EQUAL s' + r + 3 (its answer is ``differ`` after the last
-word's cycle).
-COPY reads row k of a in its accepting cycle, writes it into dst's row 0 (masked to bank k's size) in
-the next, then zeroes dst's other rows one a cycle: 1 + rows_per_slot cycles.
+Schedule (s words, s' = s rounded up to even, r = ceil(s/lanes) rows, cycle 0 the accepting one,
+which reads a's first row): pair p's words of a are selected in cycle 2p + 1 (b's row is read), b's and
+N's in cycle 2p + 2 (a's next row is read); its words are added in cycles 2p + 3 and 2p + 4, and written
+in the two after (dst's, then the scratch slot's).  The rows are read one a cycle from cycle s' + 4
+(s' + 5 with one row: the last pair must be in the scratch slot before its row is read) and written a
+cycle later.  ADD and SUB take s' + r + 5 cycles, one more with one row; EQUAL s' + 4 (its answer is
+``differ`` after the last word's cycle).  COPY reads row k of a in its accepting cycle, writes it into
+dst's row 0 (masked to bank k's size) in the next, then zeroes dst's other rows one a cycle:
+1 + rows_per_slot cycles.
 
-``wipe`` (CLEAR, while idle) zeroes every register that held words of operands: the latched row, the
-word registers, the pairs and the carries.
+``wipe`` (CLEAR, while idle) zeroes every register that held words of operands: the selected words,
+the pairs going out and the carries.
 """
 
 from amaranth import *
@@ -86,7 +86,6 @@ class WordSerialUnit(wiring.Component):
         L, W, KM = cfg.lanes, cfg.word_bits, cfg.rows_per_slot
         log_lanes = L.bit_length() - 1
         size, rows = self.modulus.size, self.modulus.rows
-        last_word = (size - 1) | 1                      # s' - 1
         ones = C((1 << L) - 1, L)
 
         # the command, latched at start
@@ -96,14 +95,17 @@ class WordSerialUnit(wiring.Component):
         subtract = Signal()
         compare = Signal()
         copy_bank = Signal()
-        # the word selected next (its row and lane), and a count of the final passes' cycles
+        last_pair = Signal(SIZE_BITS)                   # s' - 2, the last pair's first word
+        # the pair selected next, its phase (0: a's words, 1: b's and N's), and a count of the final
+        # passes' cycles
         word_g = Signal(SIZE_BITS)
+        phase = Signal()
         count = Signal(range(max(KM, 3) + 1))
-        # data: the latched row of a, the selected words, the carries, the pairs going out
-        a_row = Signal(cfg.row_bits, reset_less=True)
-        a_word = Signal(W, reset_less=True)
-        b_word = Signal(W, reset_less=True)
-        n_word = Signal(W, reset_less=True)
+        # data: the selected pairs, the carries, the pairs going out
+        a_pair = Signal(2 * W, reset_less=True)
+        a_in = Signal(2 * W, reset_less=True)
+        b_in = Signal(2 * W, reset_less=True)
+        n_in = Signal(2 * W, reset_less=True)
         c_sum = Signal(reset_less=True)
         c_fix = Signal(reset_less=True)
         differ = Signal(reset_less=True)
@@ -111,9 +113,10 @@ class WordSerialUnit(wiring.Component):
         t_low = Signal(W, reset_less=True)
         s_pair = Signal(2 * W, reset_less=True)
         t_pair = Signal(2 * W, reset_less=True)
-        # the pipeline: a word in the word registers (s1), a pair to write into dst (w1) then into the
-        # scratch slot (w2)
-        s1_valid = Signal()
+        # the pipeline: a pair in the word registers, its low word added next (s1_low) then its high word
+        # (s1_high); a pair to write into dst (w1) then into the scratch slot (w2)
+        s1_low = Signal()
+        s1_high = Signal()
         s1_g = Signal(SIZE_BITS)
         w1_valid = Signal()
         w2_valid = Signal()
@@ -128,27 +131,29 @@ class WordSerialUnit(wiring.Component):
         def write_row(slot, row, copy):
             """The whole of ``slot``'s row ``row``: the words of the row read last cycle where ``copy``,
             else 0."""
-            m.d.comb += [wr.addr.eq(row_address(cfg, slot, row)), wr.en.eq(ones), wr.copy.eq(copy),
-                         wr.data.eq(0)]
+            m.d.comb += [wr.addr.eq(row_address(cfg, slot, row)), wr.en.eq(ones), wr.copy.eq(copy)]
 
         word_row = word_g >> log_lanes
-        lane = word_g[:log_lanes]
+        pair_index = word_g[1:log_lanes]
         m.d.comb += n_rd.addr.eq(self.modulus.row + word_row)
 
-        # the sum and its correction by N, a word a cycle
+        # the sum and its correction by N, a word a cycle: the pair's low word, then its high word
         x = Signal(W + 1)
         y = Signal(W + 1)
-        m.d.comb += [x.eq(a_word + (b_word ^ subtract.replicate(W)) + c_sum),
-                     y.eq(x[:W] + (n_word ^ (~subtract).replicate(W)) + c_fix)]
-        m.d.sync += [s1_valid.eq(0), w1_valid.eq(0), w2_valid.eq(w1_valid)]
-        with m.If(s1_valid):
-            with m.If(s1_g < size):
-                m.d.sync += [c_sum.eq(x[W]), c_fix.eq(y[W]), differ.eq(differ | (a_word != b_word))]
-            with m.If(~s1_g[0]):
-                m.d.sync += [s_low.eq(x[:W]), t_low.eq(y[:W])]
-            with m.Else():
-                m.d.sync += [s_pair.eq(Cat(s_low, x[:W])), t_pair.eq(Cat(t_low, y[:W])), pair_g.eq(s1_g),
-                             w1_valid.eq(~compare)]
+        half = s1_high
+        m.d.comb += [x.eq(a_in.word_select(half, W) + (b_in.word_select(half, W) ^ subtract.replicate(W))
+                          + c_sum),
+                     y.eq(x[:W] + (n_in.word_select(half, W) ^ (~subtract).replicate(W)) + c_fix)]
+        m.d.sync += [s1_low.eq(0), s1_high.eq(s1_low), w1_valid.eq(0), w2_valid.eq(w1_valid)]
+        with m.If(s1_low | s1_high):
+            with m.If((s1_g | half) < size):
+                m.d.sync += [c_sum.eq(x[W]), c_fix.eq(y[W]),
+                             differ.eq(differ | (a_in.word_select(half, W) != b_in.word_select(half, W)))]
+        with m.If(s1_low):
+            m.d.sync += [s_low.eq(x[:W]), t_low.eq(y[:W])]
+        with m.If(s1_high):
+            m.d.sync += [s_pair.eq(Cat(s_low, x[:W])), t_pair.eq(Cat(t_low, y[:W])), pair_g.eq(s1_g),
+                         w1_valid.eq(~compare)]
         pair_en = Cat(pair_g[1:log_lanes] == j // 2 for j in range(L))
         with m.If(w1_valid | w2_valid):
             m.d.comb += [wr.addr.eq(row_address(cfg, Mux(w1_valid, dst, SCRATCH_SLOT), pair_g >> log_lanes)),
@@ -164,36 +169,37 @@ class WordSerialUnit(wiring.Component):
                     m.d.sync += [dst.eq(self.dst), a_slot.eq(self.a), b_slot.eq(self.b), copy_bank.eq(self.bank),
                                  subtract.eq(op == Opcode.SUB), compare.eq(op == Opcode.EQUAL),
                                  c_sum.eq(op == Opcode.SUB), c_fix.eq(op == Opcode.ADD), differ.eq(0),
-                                 word_g.eq(0), count.eq(0)]
+                                 last_pair.eq((size - 1) & ~1), word_g.eq(0), phase.eq(0), count.eq(0)]
                     with m.If(op == Opcode.COPY):
                         read(self.a, self.bank * PAIR_ROW)
                         m.next = "COPY"
                     with m.Else():
                         read(self.a, 0)
-                        m.next = "LATCH"
-            with m.State("LATCH"):
-                m.d.sync += a_row.eq(rd.data)
-                read(b_slot, word_row)
-                m.next = "WORDS"
+                        m.next = "WORDS"
             with m.State("WORDS"):
-                words = [Array(row.word_select(j, W) for j in range(L))[lane] for row in (a_row, rd.data, n_rd.data)]
-                m.d.sync += [a_word.eq(words[0]), b_word.eq(words[1]), n_word.eq(words[2]),
-                             s1_valid.eq(1), s1_g.eq(word_g), word_g.eq(word_g + 1)]
-                read(b_slot, word_row)
-                with m.If(word_g == last_word):
-                    m.next = "FLUSH"
-                with m.Elif(lane == L - 1):
-                    read(a_slot, word_row + 1)
-                    m.next = "LATCH"
+                selected = rd.data.word_select(pair_index, 2 * W)
+                m.d.sync += phase.eq(~phase)
+                with m.If(~phase):
+                    # a's row is on the read port: its pair; b's row next
+                    m.d.sync += a_pair.eq(selected)
+                    read(b_slot, word_row)
+                with m.Else():
+                    # b's row and N's: their pairs and a's into the word registers; a's next row next
+                    m.d.sync += [a_in.eq(a_pair), b_in.eq(selected),
+                                 n_in.eq(n_rd.data.word_select(pair_index, 2 * W)),
+                                 s1_low.eq(1), s1_g.eq(word_g), word_g.eq(word_g + 2)]
+                    read(a_slot, (word_g + 2) >> log_lanes)
+                    with m.If(word_g == last_pair):
+                        m.next = "FLUSH"
             with m.State("FLUSH"):
-                # the last word is added, then its pair written into dst and into the scratch slot
+                # the last pair is added, then written into dst and into the scratch slot
                 m.d.sync += count.eq(count + 1)
-                with m.If(compare & (count == 1)):
+                with m.If(compare & (count == 2)):
                     m.d.comb += [self.done.eq(1), self.compared.eq(1)]
                     m.next = "IDLE"
                 # the pass over the rows may read the last row once the scratch slot's pair is in it:
                 # a cycle later with one row
-                with m.If(~compare & ((count == 2) | ((count == 1) & (rows != 1)))):
+                with m.If(~compare & ((count == 3) | ((count == 2) & (rows != 1)))):
                     m.d.sync += count.eq(0)
                     m.next = "SELECT"
             with m.State("SELECT"):
@@ -227,7 +233,11 @@ class WordSerialUnit(wiring.Component):
                     m.d.comb += self.done.eq(1)
                     m.next = "IDLE"
 
+        # the pipeline is empty when a command ends (it always is by then; said here, it is plain that
+        # nothing runs on while the unit is idle)
+        with m.If(self.done):
+            m.d.sync += [s1_low.eq(0), s1_high.eq(0), w1_valid.eq(0), w2_valid.eq(0)]
         with m.If(self.wipe):
-            m.d.sync += [register.eq(0) for register in (a_row, a_word, b_word, n_word, c_sum, c_fix, differ,
+            m.d.sync += [register.eq(0) for register in (a_pair, a_in, b_in, n_in, c_sum, c_fix, differ,
                                                          s_low, t_low, s_pair, t_pair)]
         return m

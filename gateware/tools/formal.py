@@ -9,7 +9,8 @@ any value, independently of the other copy and of what was written.  Every run w
 exponents is one of these runs, so what holds here holds for any data, and the datapath, which only
 fed the memories, drops out of the model: what is left is the control (FSMs, counters, sizes,
 pointers), whatever the lane count.  Asserted in every cycle: ``status`` (busy, done, error) and
-``irq`` are equal in the two copies.  Assumed: both copies' moduli are odd (an even modulus is refused
+``irq`` are equal in the two copies; the status bit ``equal`` is left out, as ``rdata`` is: it is
+EQUAL's answer, a value, not a time (``TIMING_OUTPUTS``).  Assumed: both copies' moduli are odd (an even modulus is refused
 by design, which the error code says).  The proof is by k-induction (``smtbmc`` with yices), made
 inductive by also asserting that every other register of the two copies is equal, but the ones in
 ``DATA_REGISTERS`` (which hold operand bits by design and may differ), and that the machine of a scheme
@@ -53,6 +54,7 @@ from common.jobs import run_parallel
 from common.errors import ProjectError
 from common.paths import BUILD_DIR, display_path
 from gateware.interface import BUS_BITS, EXPONENT_SCHEMES, Command, Opcode, PeripheralConfig, Status, exponent_scheme
+from gateware.montmul.peripheral import SERIAL_OPCODES
 from gateware.montmul.schemes import MACHINES
 from gateware.options import add_peripheral_options, peripheral_config
 
@@ -64,9 +66,13 @@ from eda.synth import run_yosys
 FORMAL_CONFIG = PeripheralConfig()
 OUT_DIR = BUILD_DIR / "formal"
 #: Registers that hold operand bits by design (flattened names): the exponent word the sequencer reads
-#: its windows and ladder bits from.  They choose which table slot or operand a product reads, never a
-#: state or a count; the proof shows it, as it asserts every other register equal in the two copies.
-DATA_REGISTERS = ("sequencer.reader.word",)
+#: its windows and ladder bits from, and what EQUAL compares and answers (the word-serial unit's pair of
+#: a's words and the pairs of a and b it compares, whether a word differed, the status bit ``equal``).  They choose which
+#: table slot or operand a product reads, or make EQUAL's answer, never a state or a count; the proof
+#: shows it, as it asserts every other register equal in the two copies.  (The unit's carries and the
+#: pairs it writes only feed the memories, which are cut: they leave the model.)
+DATA_REGISTERS = ("sequencer.reader.word", "serial.a_pair", "serial.a_in", "serial.b_in", "serial.differ",
+                  "equal")
 
 
 def scheme_register(scheme, name):
@@ -87,15 +93,24 @@ CORE_FSM = "core.control.fsm_state"
 CORE_PAIR = "core.control.pair"
 #: The peripheral's ports that its two copies share (the command stream and the strobes).
 SHARED_INPUTS = ("cmd", "cmd_stb", "wdata_stb", "rdata_stb")
-#: The outputs a program can time: asserted equal in the two copies.
-TIMING_OUTPUTS = ("status", "irq")
+#: The outputs a program can time: asserted equal in the two copies, each but the bits of it that are a
+#: result and not a time (None: all of it).  The status word's ``equal`` bit is EQUAL's answer, a value
+#: like ``rdata``, so it may differ; busy, done and the error code may not.
+TIMING_OUTPUTS = {"status": ~Status.const({"equal": 1}).as_bits() & ((1 << BUS_BITS) - 1), "irq": None}
 #: The internal signal an odd-modulus assumption is written on (ModulusUnit's refusal pulse).
 EVEN_SIGNAL = "modulus.even"
 #: The write enables of the operand slots' and the modulus banks' memories (RegisterFile), exposed
 #: before the memories are cut: the integrity property asserts them off.
 WRITE_ENABLES = ("regfile.wr__en", "regfile.n_wr__en")
 #: The engines' state registers: idle whenever the peripheral's FSM is.
-ENGINE_FSMS = (CORE_FSM, "modulus.fsm_state", *SCHEME_FSMS.values())
+#: The word-serial unit's state register (ADD, SUB, COPY, EQUAL), and its registers set only while it
+#: runs (its pipeline's valid bits: invariants of the integrity proof).
+SERIAL_FSM = "serial.fsm_state"
+SERIAL_RUNNING_ONLY = ("serial.s1_low", "serial.s1_high", "serial.w1_valid", "serial.w2_valid")
+#: The unit's states the constant-time proof's covers must reach: a pass over the words (ADD, SUB,
+#: EQUAL) and COPY's write.
+SERIAL_COVERS = ("WORDS", "COPY")
+ENGINE_FSMS = (CORE_FSM, "modulus.fsm_state", *SCHEME_FSMS.values(), SERIAL_FSM)
 #: Registers a refused command changes by design: the error code and the interrupt pulse.
 REFUSAL_REGISTERS = ("error", "irq")
 
@@ -170,8 +185,8 @@ PROPERTIES = (
              CONSTANT_TIME_OPCODES, mode="prove", depth=2, expect="pass"),
     Property("constant_time_is_not_vacuous",
              "under the same assumptions, runs from reset start a product of "
-             f"{_covered('covers', CONSTANT_TIME_OPCODES, ' and of ')}: the assumptions leave commands for the "
-             "proof to be about",
+             f"{_covered('covers', CONSTANT_TIME_OPCODES, ' and of ')}, and reach the word-serial unit's "
+             f"{_names(SERIAL_COVERS)} states: the assumptions leave commands for the proof to be about",
              CONSTANT_TIME_OPCODES, mode="cover", depth=30, expect="pass", strengthen=False,
              scheme_covers="covers"),
     Property("constant_time_reaches_pairs",
@@ -270,7 +285,7 @@ def cut_model(config, work):
     registers = listed("registers.txt") - listed("outputs.txt")
     declared = [name for names in RUNNING_ONLY.values() for name in names]
     missing = [name for name in (*DATA_REGISTERS, EVEN_SIGNAL, *WRITE_ENABLES, *ENGINE_FSMS, "fsm_state",
-                                 CORE_PAIR, *declared)
+                                 CORE_PAIR, *declared, *SERIAL_RUNNING_ONLY)
                if name not in ports]
     if missing:
         raise ProjectError(f"the formal model has no {', '.join(missing)}: the RTL's names changed "
@@ -309,8 +324,12 @@ def miter(prop, ports, registers, fsms):
     lines.append(f"    if (cmd_stb) assume({allowed});")
     lines.append("    assume(" + " && ".join(f"!{_wire(copy, EVEN_SIGNAL)}" for copy in copies) + ");")
     if len(copies) == 2:
-        for name in TIMING_OUTPUTS:
-            lines.append(f"    assert({_wire(0, name)} == {_wire(1, name)});")
+        for name, mask in TIMING_OUTPUTS.items():
+            if mask is None:
+                lines.append(f"    assert({_wire(0, name)} == {_wire(1, name)});")
+            else:
+                lines.append(f"    assert(({_wire(0, name)} & {ports[name][1]}'h{mask:x}) == "
+                             f"({_wire(1, name)} & {ports[name][1]}'h{mask:x}));")
     if prop.strengthen:
         for name in sorted(registers):
             if name not in DATA_REGISTERS:
@@ -324,6 +343,9 @@ def miter(prop, ports, registers, fsms):
     for scheme, state in prop.cover_states:
         fsm = SCHEME_FSMS[scheme]
         lines.append(f"    cover({_wire(0, fsm)} == {fsms[fsm][state]}); // {state}")
+    if prop.scheme_covers == "covers" and set(SERIAL_OPCODES) & set(prop.opcodes):
+        for state in SERIAL_COVERS:
+            lines.append(f"    cover({_wire(0, SERIAL_FSM)} == {fsms[SERIAL_FSM][state]}); // {state}")
     if prop.cover_pair:
         lines.append(f"    cover({_wire(0, CORE_PAIR)} && {_wire(0, CORE_FSM)} != 0);")
     lines += ["  end", "endmodule", ""]
@@ -338,8 +360,9 @@ def _engine_invariants(states):
     top = _wire(0, "fsm_state")
     schemes = tuple(SCHEME_FSMS.values())
     lines = [f"    assert({_wire(0, name)} < {len(states[name])});" for name in ("fsm_state", *ENGINE_FSMS)]
-    idle_in = {"IDLE": ENGINE_FSMS, "CLEAR": ENGINE_FSMS, "SETMOD": (CORE_FSM, *schemes),
-               "MUL": ("modulus.fsm_state", *schemes), "EXP": ("modulus.fsm_state",)}
+    idle_in = {"IDLE": ENGINE_FSMS, "CLEAR": ENGINE_FSMS, "SETMOD": (CORE_FSM, *schemes, SERIAL_FSM),
+               "MUL": ("modulus.fsm_state", *schemes, SERIAL_FSM), "EXP": ("modulus.fsm_state", SERIAL_FSM),
+               "SERIAL": (CORE_FSM, "modulus.fsm_state", *schemes)}
     for state, engines in idle_in.items():
         lines.append(f"    if ({top} == {states['fsm_state'][state]}) assert(" +
                      " && ".join(f"{_wire(0, name)} == 0" for name in engines) + f"); // {state}")
@@ -353,6 +376,9 @@ def _engine_invariants(states):
         for register in registers:
             lines.append(f"    if ({_wire(0, register)}) assert(" +
                          " || ".join(f"{_wire(0, fsm)} == {value}" for value in running_states) + ");")
+    # The word-serial unit's pipeline holds a word or a pair only while the unit runs.
+    for register in SERIAL_RUNNING_ONLY:
+        lines.append(f"    if ({_wire(0, register)}) assert({_wire(0, SERIAL_FSM)} != 0);")
     # A product runs for a MUL command or while a scheme machine waits for one (its *_WAIT states).
     waits = [f"{_wire(0, name)} == {value}" for name in schemes for state, value in states[name].items()
              if state.endswith("_WAIT")]
@@ -461,8 +487,9 @@ def machine_states(config):
     from gateware.montmul import MontgomeryPeripheral
     from gateware.montmul.control import ProductControl
     from gateware.montmul.modulus import ModulusUnit
+    from gateware.montmul.wordserial import WordSerialUnit
     return {"fsm_state": fsm_states(MontgomeryPeripheral(config)), CORE_FSM: fsm_states(ProductControl(config)),
-            "modulus.fsm_state": fsm_states(ModulusUnit(config)),
+            "modulus.fsm_state": fsm_states(ModulusUnit(config)), SERIAL_FSM: fsm_states(WordSerialUnit(config)),
             **{SCHEME_FSMS[scheme.name]: fsm_states(MACHINES[scheme.name](config)) for scheme in EXPONENT_SCHEMES}}
 
 

@@ -23,7 +23,7 @@ CONTROL = re.compile(r"(fsm_state|irq|done|error|wipe_row|\w*_slot|slot|period|c
                      r"|schedule__\d+__\w+|f4_p2?\d+|top|\w+_g|new_\w+|cnt|bit_index|started|window_width"
                      r"|table_digit|window_read|window_index|exponent_bits|remaining|squarings|low|context"
                      r"|context_low|pair|seek|write_pos|read_pos|\w+_v|\w+_k|s\d_\w+|on|phase|rows|a_words|size"
-                     r"|own\d?|iterations\d)")
+                     r"|own\d?|iterations\d|subtract|compare|copy_bank|count|\w+_valid|last_pair|s1_low|s1_high)")
 
 
 def _walk(fragment, path=()):
@@ -72,7 +72,8 @@ def test_clear_wipes_every_memory_and_register():
     """Every user slot written with random words, both banks set, a MUL_PAIR and an EXP_FIXED (whose table
     fills the hidden slots): every memory holds words. After CLEAR (the contract's cycles) every row of
     every memory is 0, every slot reads 0 through the bus, every register is 0 but the control ones, and
-    a product is refused (no modulus in force)."""
+    a product is refused (no modulus in force); the word-serial unit's registers held words before it
+    (a SUB and an EQUAL ran), and the equal bit reads 0."""
     config = TINY
     nw = config.bus_words_per_slot
 
@@ -86,6 +87,13 @@ def test_clear_wipes_every_memory_and_register():
         assert (await d.mul_pair(3, 4, 5))[1] == OK
         await d.write_slot(6, model.to_mont(1, n0, 4, W), nw)
         assert (await d.exp(6, 7, 8, 2 * FIXED_WINDOW_BITS + 1, Opcode.EXP_FIXED))[1] == OK
+        # the word-serial unit's selected words, pairs and carries hold words of 9 and 10
+        for slot in (9, 10):
+            await d.write_slot(slot, rng.randrange(n0), nw)
+        assert (await d.run(Opcode.SUB, 11, 9, 10))[1] == OK
+        assert (await d.run(Opcode.EQUAL, 0, 9, 9))[1] == {**OK, "equal": 1}
+        serial = {f"{path}.{signal.name}" for path, signal in registers
+                  if path.startswith("serial") and ctx.get(signal) and not CONTROL.fullmatch(signal.name)}
         before = _nonzero_rows(ctx, memories)
         cleared = await d.clear()
         after = _nonzero_rows(ctx, memories)
@@ -93,9 +101,10 @@ def test_clear_wipes_every_memory_and_register():
                       if ctx.get(signal) and not CONTROL.fullmatch(signal.name))
         slots = [await d.read_slot(slot, nw) for slot in range(NUM_SLOTS)]
         refused = await d.mul(3, 4, 5)
-        return before, cleared, after, left, slots, refused
+        return before, cleared, after, left, slots, refused, serial
 
-    before, cleared, after, left, slots, refused = _run(config, testbench)
+    before, cleared, after, left, slots, refused, serial = _run(config, testbench)
+    assert {"serial.a_in", "serial.b_in", "serial.s_pair", "serial.t_pair"} <= serial, serial
     assert set(before) >= {"regfile.operands", "regfile.modulus", "core.lanes.b_rows", "core.accumulator.column0"}
     assert all(before.values()), before
     assert before["regfile.operands"] > NUM_SLOTS * config.rows_per_slot       # hidden slots too

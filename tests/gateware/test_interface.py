@@ -28,13 +28,15 @@ def test_status_layout():
     assert layout.size == 32
     fields = {name: (f.offset, f.width) for name, f in layout}
     assert fields["busy"] == (0, 1) and fields["done"] == (1, 1) and fields["error"] == (8, 8)
+    assert fields["equal"] == (2, 1)
 
 
 def test_codes():
     # the firmware's and the tests' command words depend on these staying put: new ones only append
-    assert [op.value for op in Opcode] == list(range(11))
+    assert [op.value for op in Opcode] == list(range(15))
     assert Opcode.EXP_FIXED.value == 7 and Opcode.MUL_PAIR.value == 8 and Opcode.EXP_FIXED_PAIR.value == 9
     assert Opcode.CLEAR.value == 10
+    assert (Opcode.COPY.value, Opcode.ADD.value, Opcode.SUB.value, Opcode.EQUAL.value) == (11, 12, 13, 14)
     assert ErrorCode.OVERFLOW.value == 9 and ErrorCode.ALIAS.value == 8 and ErrorCode.BAD_BANK.value == 10
     assert WORD_BITS in (16, 32, 64)
     assert NUM_SLOTS >= 16
@@ -90,6 +92,9 @@ def test_c_header_compiles(tmp_path):
     assert "#define MONTMUL_ERR_OVERFLOW 9" in header
     assert "#define MONTMUL_OP_EXP_FIXED 7" in header
     assert f"#define MONTMUL_FIXED_WINDOW_BITS {FIXED_WINDOW_BITS}" in header
+    for op in ("COPY 11", "ADD 12", "SUB 13", "EQUAL 14"):
+        assert f"#define MONTMUL_OP_{op}\n" in header
+    assert "#define MONTMUL_STATUS_EQUAL (1u << 2)\n" in header
     # the command fields the firmware packs with did not grow with the hidden slots
     assert "#define MONTMUL_CMD_DST_MASK 0x1fu" in header and "#define MONTMUL_CMD_ARG_SHIFT 19" in header
     (tmp_path / "montmul.h").write_text(header)

@@ -416,6 +416,8 @@ def test_wait_bounds_cover_every_command(config):
         mul = bounds["mul_by_rows"][rows]
         assert model.mul_cycles(config, bits) <= mul <= bounds["command"]
         assert model.setmod_cycles(config, bits) <= bounds["command"]
+        assert model.add_cycles(config, bits) <= bounds["command"]
+        assert model.equal_cycles(config, bits) <= bounds["command"]
         for exponent_bits in sorted({1, min(17, bits), bits // 2, bits}):
             for mode in ("window", "ladder", "fixed"):
                 assert model.exp_cycles(config, bits, mode, exponent_bits=exponent_bits) \
@@ -424,6 +426,7 @@ def test_wait_bounds_cover_every_command(config):
             assert model.pair_mul_cycles(config, bits, bits) <= bounds["pair_mul"]
             assert model.pair_mul_cycles(config, bits, bits, a_words=config.max_words) <= bounds["command"]
             assert model.pair_exp_cycles(config, bits, bits, bits) <= model.exp_cycles_bound(bounds["pair_mul"], bits)
+    assert model.copy_cycles(config) <= bounds["command"]
     # not vacuous: the bounds are within a small factor of the largest command
     assert bounds["command"] < 2 * max(model.mul_cycles(config, config.max_bits),
                                        model.setmod_cycles(config, config.max_bits),
