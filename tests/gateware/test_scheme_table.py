@@ -17,7 +17,7 @@ import textwrap
 from tree_copy import add_entry, doc_files, replace as _replace, run_python
 
 #: The scheme added in the copy.
-OPCODE, OPCODE_VALUE, SCHEME, IMPL = "EXP_TWIN_LADDER", 11, "twin_ladder", "hw_seq_twin_ladder"
+OPCODE, OPCODE_VALUE, SCHEME, IMPL = "EXP_TWIN_LADDER", 15, "twin_ladder", "hw_seq_twin_ladder"
 
 
 def _interface(root):
@@ -53,12 +53,12 @@ def _rsa_hw(root):
     _replace(path, "kind == EXP_SEQ_FIXED && secret ? MONTMUL_OP_EXP_FIXED : MONTMUL_OP_EXP_WINDOW",
              f"!secret ? MONTMUL_OP_EXP_WINDOW : kind == EXP_SEQ_TWIN_LADDER ? MONTMUL_OP_{OPCODE}\n"
              "\t\t\t           : kind == EXP_SEQ_FIXED ? MONTMUL_OP_EXP_FIXED : MONTMUL_OP_EXP_WINDOW")
-    _replace(path, "const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0 };\n",
-             "const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0 };\n\n"
+    _replace(path, "const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0, NULL };\n",
+             "const rsa_backend rsa_hw_seq_window = { hw_mul, seq_window_exp, NULL, 0, NULL };\n\n"
              "static int seq_twin_ladder_exp(const mont_ctx *m, uint32_t *r, const uint32_t *base, const uint32_t *e,\n"
              "                               unsigned ebits, int secret)\n{\n"
              "\treturn hw_exp(m, r, base, e, ebits, EXP_SEQ_TWIN_LADDER, secret);\n}\n\n"
-             f"const rsa_backend rsa_{IMPL} = {{ hw_mul, seq_twin_ladder_exp, NULL, 0 }};\n")
+             f"const rsa_backend rsa_{IMPL} = {{ hw_mul, seq_twin_ladder_exp, NULL, 0, NULL }};\n")
 
 
 def _peripheral_doc(root):
