@@ -147,7 +147,6 @@ class CrtCommand:
     exponent_bits: int | None = None
     exponent: int | None = None
     a_words: int = 0            # MUL_PAIR's shared a (its arg)
-    square: bool = False        # a MUL whose a and b are one slot (it reads the rows once)
 
 
 def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WORD_BITS) -> tuple[CrtCommand, ...]:
@@ -184,9 +183,8 @@ def crt_commands(bits: int = CRT_BITS, pairs: bool = False, word_bits: int = WOR
         )
     return (
         CrtCommand("SETMOD", half, 2, "q, p"),
-        CrtCommand("MUL", half, 10, "each half: the input's two halves into the Montgomery domain, the Montgomery "
-                                    "one, the way back (8); Garner: m1*qinv and m2*qinv mod p (2)"),
-        CrtCommand("MUL", half, 2, "each half: R^3 = R^2 * R^2, a squaring", square=True),
+        CrtCommand("MUL", half, 12, "each half: R^3 from R^2, the input's two halves into the Montgomery domain, "
+                                    "the Montgomery one, the way back (10); Garner: m1*qinv and m2*qinv mod p (2)"),
         CrtCommand("ADD", half, 2, "each half: the input's two halves' products added mod the factor"),
         CrtCommand("EXP_FIXED", half, 2, f"m2 = c^dq mod q, m1 = c^dp mod p ({half}-bit exponents)",
                    exponent_bits=half),
@@ -209,7 +207,7 @@ def _command_cycles(config: PeripheralConfig, command: CrtCommand) -> int:
     if command.op == "SETMOD":
         return model.setmod_cycles(config, command.bits)
     if command.op == "MUL":
-        return model.mul_cycles(config, command.bits, square=command.square)
+        return model.mul_cycles(config, command.bits)
     if command.op == "MUL_PAIR":
         return model.pair_mul_cycles(config, command.bits, command.bits, a_words=command.a_words)
     if command.op == "EXP_FIXED_PAIR":

@@ -141,9 +141,7 @@ def issued_commands(log):
             continue
         if op in (Opcode.MUL_PAIR, Opcode.EXP_FIXED_PAIR):
             assert bank_bits[1] == bits, "factors of different sizes"
-        if op == Opcode.MUL and command.a == command.b:
-            issued.append(("MUL_SQUARE", bits, None, None, 0))
-        elif op in (Opcode.MUL, Opcode.MUL_PAIR):
+        if op in (Opcode.MUL, Opcode.MUL_PAIR):
             issued.append((op.name, bits, None, None, command.arg))
         else:
             exponent_words = slots[command.b]
@@ -155,7 +153,7 @@ def issued_commands(log):
 def cost_key(op, bits, exponent_bits, exponent, a_words):
     """What a command's cycles depend on (the arguments gateware.tools.sweep gives the model): the exponent's
     value only for EXP_WINDOW, a MUL_PAIR's shared a as its size in words (0: the modulus')."""
-    if op in ("SETMOD", "MUL", "MUL_SQUARE", "ADD", "SUB", "EQUAL"):
+    if op in ("SETMOD", "MUL", "ADD", "SUB", "EQUAL"):
         return op, bits
     if op == "COPY":
         return (op,)            # its cycles are the configuration's (gateware.model.copy_cycles)
@@ -171,8 +169,8 @@ def test_crt_commands_are_the_firmwares(recorders, config, bits):
         record_private_crt(recorders(config), bits)))
     listed = collections.Counter()
     for command in crt_commands(bits, crt_pairs(config, bits), config.word_bits):
-        op = "MUL_SQUARE" if command.square else command.op
-        listed[cost_key(op, command.bits, command.exponent_bits, command.exponent, command.a_words)] += command.count
+        listed[cost_key(command.op, command.bits, command.exponent_bits, command.exponent,
+                        command.a_words)] += command.count
     assert recorded == listed, {"issued, not listed": dict(recorded - listed),
                                 "listed, not issued": dict(listed - recorded)}
 
