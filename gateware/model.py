@@ -94,38 +94,34 @@ def _classic_gap(period):
     return 1 if period >= 4 else 2
 
 
-def mul_cycles(config, bits, square=False):
+def mul_cycles(config, bits):
     """Cycles of a MUL at the size of a ``bits``-bit modulus, from the core's schedule: the accepting
     cycle (which reads a's first row), the rest of the prologue (3: the first row is issued with its
     row of b, read in the cycle after the accepting one), ``size`` iterations of
     P = max(rows, 2) cycles and the classic second pass (one iteration, after another when P < 4), a
-    cycle for the last row to land when there are several, the two row passes (rows + 4, rows).  A
-    squaring (``square``: a and b one slot) reads a's first row as b's and issues it at once: a cycle
-    less.  The sequencer's products cost the same (issuing state, call, core), or a cycle less when
-    chained (``Step``)."""
+    cycle for the last row to land when there are several, the two row passes (rows + 4, rows).  The
+    sequencer's products cost the same (issuing state, call, core), or a cycle less when chained
+    (``Step``)."""
     size = _check_bits(config, bits)
     rows = _rows(config, size)
     period = max(rows, 2)
-    return 1 + 3 - bool(square) + (size + _classic_gap(period)) * period + (rows > 1) + (rows + 4) + rows
+    return 1 + 3 + (size + _classic_gap(period)) * period + (rows > 1) + (rows + 4) + rows
 
 
-def pair_mul_cycles(config, bits0, bits1, a_words=0, square=False):
+def pair_mul_cycles(config, bits0, bits1, a_words=0):
     """Cycles of a MUL_PAIR with moduli of ``bits0`` and ``bits1`` bits (each within a row): the
     accepting cycle (which reads context 0's a row), the prologue (4: context 1's a row, then each
     context's b row, issued to the lanes as it is read), max(size0, size1) iterations of
     2 cycles (context 0's row, then context 1's) and two more for the classic second pass, then the
     two row passes over both rows (2 + 3 and 2: each row is its own number, so row 0's choice is made
     while row 1 is still being resolved).  The sequencer's pair products cost the same.  With a shared
-    a of ``a_words`` words (MUL_PAIR's arg), that many iterations instead.  A squaring (``square``: a,
-    b and b1 one slot, no shared a) issues each context's a row as its b row when it is read: two
-    cycles less."""
+    a of ``a_words`` words (MUL_PAIR's arg), that many iterations instead."""
     sizes = [_check_bits(config, bits) for bits in (bits0, bits1)]
     if not config.has_pairs or max(sizes) > config.pair_max_words:
         raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
     if not 0 <= a_words <= config.max_words:
         raise ValueError(f"MUL_PAIR refuses a {a_words}-word a")
-    square = bool(square) and not a_words
-    return 1 + 4 - 2 * square + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + (2 + 3) + 2
+    return 1 + 4 + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + (2 + 3) + 2
 
 
 def setmod_cycles(config, bits, odd=True):
@@ -223,8 +219,7 @@ def fixed_windows(exponent, exponent_bits, width):
 class Step:
     """A stretch of an exponentiation: ``overhead`` cycles of the sequencer's own (reading exponent
     bits, ending a window, the final check), then Montgomery products ``(dst, a, b)`` (slot numbers),
-    each taking a MUL's cycles (a squaring's, when a and b, and a pair's b1, are one slot).
-    ``chained``: every product but the first starts in the cycle the one
+    each taking a MUL's cycles.  ``chained``: every product but the first starts in the cycle the one
     before it is done, which is then its accepting cycle, so it costs a cycle less, unless the one
     before has a single row (and is not a pair): its row 0 is written in that cycle, and the core
     makes its first read a cycle later."""
@@ -232,19 +227,10 @@ class Step:
     products: tuple = ()
     chained: bool = False
 
-    def cycles(self, mul, overlap=1, square=None):
-        """The step's cycles, each product taking ``mul`` (a squaring ``square``, by default ``mul``)
-        and a chained one ``overlap`` less."""
+    def cycles(self, mul, overlap=1):
+        """The step's cycles, each product taking ``mul`` and a chained one ``overlap`` less."""
         followers = len(self.products) - 1 if self.chained and self.products else 0
-        squares = sum(map(is_squaring, self.products))
-        square = mul if square is None else square
-        return self.overhead + mul * (len(self.products) - squares) + square * squares - overlap * followers
-
-
-def is_squaring(product):
-    """Whether a product ``(dst, a, b)`` or pair product ``(dst, a, b, b1)`` is a squaring for the core:
-    its b (and b1) the slot of its a."""
-    return len(set(product[1:])) == 1
+        return self.overhead + mul * len(self.products) - overlap * followers
 
 
 def _fixed_program(exponent, exponent_bits, dst, base, width, contexts=1):
@@ -331,8 +317,8 @@ def exp_program(config, op, exponent, exponent_bits, dst, base):
     return EXP_PROGRAMS[scheme.name](exponent & ((1 << exponent_bits) - 1), exponent_bits, dst, base)
 
 
-def _program_cycles(steps, mul, overlap, square=None):
-    return 1 + sum(step.cycles(mul, overlap, square) for step in steps)
+def _program_cycles(steps, mul, overlap):
+    return 1 + sum(step.cycles(mul, overlap) for step in steps)
 
 
 def _chain_overlap(config, bits, pair=False):
@@ -370,16 +356,14 @@ def exp_cycles(config, bits, mode, exponent=None, exponent_bits=None, fixed_wind
         steps = _fixed_program(exponent, exponent_bits, dst=0, base=1, width=fixed_window_bits)
     else:
         steps = exp_program(config, op, exponent, exponent_bits, dst=0, base=1)
-    return _program_cycles(steps, mul_cycles(config, bits), _chain_overlap(config, bits),
-                           mul_cycles(config, bits, square=True))
+    return _program_cycles(steps, mul_cycles(config, bits), _chain_overlap(config, bits))
 
 
 def pair_exp_cycles(config, bits0, bits1, exponent_bits):
     """Cycles of an EXP_FIXED_PAIR with moduli of ``bits0`` and ``bits1`` bits and a declared exponent
     length of ``exponent_bits`` (the exponents' values do not count)."""
     steps = pair_program((0, 0), exponent_bits, dst=0, base=1)
-    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1), _chain_overlap(config, bits0, pair=True),
-                           pair_mul_cycles(config, bits0, bits1, square=True))
+    return _program_cycles(steps, pair_mul_cycles(config, bits0, bits1), _chain_overlap(config, bits0, pair=True))
 
 
 # ---- how long a driver may wait ----------------------------------------------------------------
@@ -610,7 +594,7 @@ class PeripheralModel:
             sizes = (self.modulus.size, self.modulus1.size)
             bits = [self.config.word_bits * size for size in sizes]
             if op is Opcode.MUL_PAIR:
-                return self._run_pair_products(pair_mul_cycles(self.config, *bits, a_words=arg, square=a == b),
+                return self._run_pair_products(pair_mul_cycles(self.config, *bits, a_words=arg),
                                                [Step(0, ((dst, a, b, b),))], a_words=arg)
             mul = pair_mul_cycles(self.config, *bits)
             if dst in (a, b):
@@ -621,25 +605,22 @@ class PeripheralModel:
             exponents = (self._row(b, 0), self._row(b, 1))
             steps = PAIR_PROGRAMS[scheme.name](exponents, arg, dst, a)
             overlap = _chain_overlap(self.config, bits[0], pair=True)
-            square = pair_mul_cycles(self.config, *bits, square=True)
-            return self._run_pair_products(_program_cycles(steps, mul, overlap, square), steps)
+            return self._run_pair_products(_program_cycles(steps, mul, overlap), steps)
         if op is Opcode.MUL or scheme and op is scheme.opcode:
             if bad[dst] or bad[a] or bad[b]:
                 return self._refuse(ErrorCode.BAD_SLOT)
             if self.modulus is None:
                 return self._refuse(ErrorCode.NO_MODULUS)
-            bits = self.config.word_bits * self.modulus.size
-            mul = mul_cycles(self.config, bits)
+            mul = mul_cycles(self.config, self.config.word_bits * self.modulus.size)
             if op is Opcode.MUL:
-                return self._run_products(mul_cycles(self.config, bits, square=a == b), [Step(0, ((dst, a, b),))])
+                return self._run_products(mul, [Step(0, ((dst, a, b),))])
             if dst in (a, b):
                 return self._refuse(ErrorCode.ALIAS)
             if not 1 <= arg <= self.config.word_bits * self.modulus.size:
                 return self._refuse(ErrorCode.BAD_EXP_BITS)
             steps = exp_program(self.config, op, self.operand(b), arg, dst, a)
-            overlap = _chain_overlap(self.config, bits)
-            return self._run_products(_program_cycles(steps, mul, overlap, mul_cycles(self.config, bits, square=True)),
-                                      steps)
+            overlap = _chain_overlap(self.config, self.config.word_bits * self.modulus.size)
+            return self._run_products(_program_cycles(steps, mul, overlap), steps)
         return self._refuse(ErrorCode.BAD_OPCODE)
 
     def _clear(self):

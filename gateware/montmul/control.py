@@ -3,8 +3,8 @@
 States: IDLE (its accepting cycle makes the first read, a's row 0; a product may also be accepted in
 the last cycle of the one before); RUN (the prologue's reads, then the iterations: rows issued to the
 lanes 3 cycles ahead of the heads' phase, those of the first iteration in the cycle their row of b is
-read, for a squaring the row of a, from the accepting cycle on); DRAIN (one cycle, for a product of
-several rows); FIN1 (the resolve pass issues every row); FIN1W (its pipeline empties: a cycle less for a pair,
+read); DRAIN (one cycle, for a product of several
+rows); FIN1 (the resolve pass issues every row); FIN1W (its pipeline empties: a cycle less for a pair,
 whose row 0 is chosen first); FIN2 (the select pass writes every row).
 
 A context of s iterations (its a's words) issues its rows with N' (``config.n_prime_row`` rows after N
@@ -52,8 +52,7 @@ class ProductSignature(wiring.Signature):
 
 class IterationCounter(wiring.Component):
     """Iterations of ``period`` cycles (phases 0 .. period - 1), ``size`` of them.  ``clear`` empties it
-    (or, with ``clear_on``, turns it on at phase ``clear_phase`` of iteration ``clear_iteration`` in the
-    next cycle);
+    (or, with ``clear_on``, turns it on at phase ``clear_phase`` of iteration 0 in the next cycle);
     while ``run``, ``begin`` turns it on (from the next cycle) and it counts a phase per cycle while
     ``on``.  ``last`` is the last cycle of the last iteration (``on`` drops after it)."""
 
@@ -62,7 +61,6 @@ class IterationCounter(wiring.Component):
             "clear":     In(1),
             "clear_on":  In(1),
             "clear_phase": In(period_shape(config)),
-            "clear_iteration": In(1),
             "run":       In(1),
             "begin":     In(1),
             "period":    In(period_shape(config)),
@@ -76,8 +74,7 @@ class IterationCounter(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         with m.If(self.clear):
-            m.d.sync += [self.on.eq(self.clear_on), self.phase.eq(self.clear_phase),
-                         self.iteration.eq(self.clear_iteration)]
+            m.d.sync += [self.on.eq(self.clear_on), self.phase.eq(self.clear_phase), self.iteration.eq(0)]
         with m.If(self.run):
             with m.If(self.begin):
                 m.d.sync += self.on.eq(1)
@@ -96,9 +93,7 @@ class ProductControl(wiring.Component):
 
     Drives: ``operand_read`` (``en``: the address is the control's in this cycle, over the heads'; its
     data fills ``b_copy``, the last row masked to the size), ``modulus_row`` (N''s or N's row for the
-    row the lanes took in the cycle before, N's for the resolve pass, and for the select pass a cycle
-    ahead), the lanes' ``issue`` (a squaring's first row in its accepting cycle, the others from a
-    register)
+    lanes' issue, N's for the resolve pass, and for the select pass a cycle ahead), the lanes' ``issue``
     (``issue_classic``: the second pass), each head's ``schedule`` (context 1's one cycle behind context
     0's), the resolve pass (``resolve_*``, ``resolve_clear``) and the select pass (``select_*``)."""
 
@@ -137,7 +132,6 @@ class ProductControl(wiring.Component):
         p = SimpleNamespace(**{name: Signal(SLOT_BITS, name=name) for name in ("a_slot", "b_slot", "b1_slot",
                                                                                 "dst_slot")})
         p.pair = Signal()
-        p.square = Signal()             # a and b are one slot (a pair's b1 too, and no shared a)
         p.a_words = Signal(SIZE_BITS)   # a pair's shared a (0: each context's own)
         p.shared = Signal()
         p.rows = Signal(range(cfg.rows_per_slot + 1))
@@ -145,15 +139,14 @@ class ProductControl(wiring.Component):
         p.own = [Signal(SIZE_BITS, name=f"iterations{c}") for c in range(2)]   # each context's
         p.period = Signal(period_shape(cfg))
         p.context1_a_row = Mux(p.shared, 0, PAIR_ROW)     # the row of a context 1 reads first
-        # the first row is issued in cycle 1 (2 for a pair, 0 for a squaring), so the heads' iterations
-        # begin 3 cycles later (mu_0): their counter is turned on in the cycle before, and a_0 goes to the
-        # lanes in the one before that
-        p.head_begin = Mux(p.square, 2, Mux(p.pair, 4, 3))
+        # the first row is issued in cycle 1 (2 for a pair), so the heads' iterations begin 3 cycles
+        # later (mu_0): their counter is turned on in the cycle before, and a_0 goes to the lanes in the
+        # one before that
+        p.head_begin = Mux(p.pair, 4, 3)
         m.d.comb += [p.shared.eq(p.a_words != 0), self.pair.eq(p.pair), self.rows.eq(p.rows),
                      self.dst_slot.eq(p.dst_slot)]
         with m.If(start):
-            m.d.sync += [p.a_slot.eq(ctl.a), p.b_slot.eq(ctl.b), p.b1_slot.eq(ctl.b1), p.dst_slot.eq(ctl.dst),
-                         p.square.eq(self._square_request())]
+            m.d.sync += [p.a_slot.eq(ctl.a), p.b_slot.eq(ctl.b), p.b1_slot.eq(ctl.b1), p.dst_slot.eq(ctl.dst)]
         if cfg.has_pairs:
             assert PAIR_ROW == 1
             m.d.comb += [p.rows.eq(Mux(p.pair, 2, mod.rows)),
@@ -168,13 +161,6 @@ class ProductControl(wiring.Component):
             with m.If(start):
                 m.d.sync += p.period.eq(Mux(mod.rows > 2, mod.rows, 2))
         return p
-
-    def _square_request(self):
-        """Whether the product requested is a squaring: its b rows are the a rows it reads first."""
-        ctl = self.ctl
-        if not self.config.has_pairs:
-            return ctl.a == ctl.b
-        return (ctl.a == ctl.b) & (~ctl.pair | ((ctl.b1 == ctl.a) & (ctl.a_words == 0)))
 
     def _drive_schedules(self, m, p, running, cycle, head_counter):
         """Each head's schedule: context 0's from the counters, context 1's the same a cycle later."""
@@ -243,19 +229,10 @@ class ProductControl(wiring.Component):
         issue_row_next = s.issue_row_next = Signal.like(self.issue_row)
         issue_classic_next = s.issue_classic_next = Signal()
         first_next = s.first_next = Signal()
-        # a squaring's first row, issued in its accepting cycle (row 0: ``issue_row`` is 0 after a cycle
-        # without an issue); it only feeds the lanes' stage registers
-        early = s.early = Signal()
-        issue, first = Signal(), Signal()
         m.d.comb += first_next.eq(issue_counter.iteration == 0)
-        m.d.sync += [issue.eq(issue_next), self.issue_row.eq(issue_row_next),
-                     self.issue_classic.eq(issue_classic_next), first.eq(first_next)]
-        m.d.comb += [self.issue.eq(issue | early), self.first.eq(first | early)]
-        # N''s (or N's) row for the lanes is read in the cycle after the row's issue, from registers
-        n_row = Signal.like(self.issue_row)
-        n_classic = Signal()
-        m.d.sync += [n_row.eq(self.issue_row), n_classic.eq(self.issue_classic)]
-        m.d.comb += self.modulus_row.eq(Mux(n_classic, 0, cfg.n_prime_row) + self._n_addr(p, n_row))
+        m.d.sync += [self.issue.eq(issue_next), self.issue_row.eq(issue_row_next),
+                     self.issue_classic.eq(issue_classic_next), self.first.eq(first_next)]
+        m.d.comb += self.modulus_row.eq(Mux(self.issue_classic, 0, cfg.n_prime_row) + self._n_addr(p, self.issue_row))
         with m.If(self.resolve_issue):
             m.d.comb += self.modulus_row.eq(self._n_addr(p, self.resolve_row))
         return s
@@ -267,42 +244,23 @@ class ProductControl(wiring.Component):
         """The accepting cycle of a product (in IDLE, or in the last cycle of the one before): it makes
         the product's first read, from the requested slots (they are latched in it): a's row 0, RUN's
         cycle 0, which RUN then skips.  A single's first row is issued to the lanes in RUN's cycle 1
-        (with its row of b, read then), so its issue is decided here; a pair's in cycle 2.  A squaring's
-        first row is b's row 0 as well: it is issued with its read, in cycle 0, and the next one is
-        decided here.  ``late``: the product before writes row 0 of its result in this cycle (it has
-        one row, and it is not a pair), so the first read waits a cycle (RUN's cycle 0) in case it
-        reads that row."""
+        (with its row of b, read then), so its issue is decided here; a pair's in cycle 2.  ``late``:
+        the product before writes row 0 of its result in this cycle (it has one row, and it is not a
+        pair), so the first read waits a cycle (RUN's cycle 0) in case it reads that row."""
         cfg, ctl, counter = self.config, self.ctl, s.issue_counter
         with m.If(ctl.start):
             m.d.comb += start.eq(1)
             m.next = "RUN"
             single = ~ctl.pair if cfg.has_pairs else C(1)
-            square = self._square_request()
-            # the product requested has several rows; its period is more than 2
-            several = ~single | (self.modulus.rows > 1)
-            wide = single & (self.modulus.rows > 2)
             with m.If(late):
-                with m.If(square):
-                    # the first row issued in RUN's cycle 0, with its read: the counter goes on at phase 1
-                    m.d.comb += [counter.clear_on.eq(1), counter.clear_phase.eq(1), s.issue_next.eq(1),
-                                 s.issue_row_next.eq(0), s.first_next.eq(1)]
-                with m.Else():
-                    # a late pair's issue counter is turned on in RUN's cycle 0
-                    m.d.comb += counter.clear_on.eq(single)
+                # a late pair's issue counter is turned on in RUN's cycle 0
+                m.d.comb += counter.clear_on.eq(single)
                 m.d.sync += s.cycle.eq(0)
             with m.Else():
                 self._read(m, ctl.a, 0)
                 m.d.comb += counter.clear_on.eq(1)
                 m.d.sync += s.cycle.eq(1)
-                with m.If(square):
-                    # row 0 issued now (the lanes take it from the copy's write in the next cycle), row 1
-                    # decided now: the counter goes on two phases in
-                    m.d.comb += [s.early.eq(1), s.first_next.eq(1), counter.clear_phase.eq(Mux(wide, 2, 0)),
-                                 counter.clear_iteration.eq(~wide)]
-                    m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
-                    with m.If(several):
-                        m.d.comb += [s.issue_next.eq(1), s.issue_row_next.eq(1)]
-                with m.Elif(single):
+                with m.If(single):
                     # the first row's issue, decided in this cycle: the counter goes on at its phase 1
                     m.d.comb += [counter.clear_phase.eq(1), s.issue_next.eq(1), s.issue_row_next.eq(0),
                                  s.first_next.eq(1)]
@@ -315,16 +273,9 @@ class ProductControl(wiring.Component):
         with m.If(cycle != KM + 8):
             m.d.sync += cycle.eq(cycle + 1)
         # prologue reads: c0 a's row 0; c1..cK b's rows, copied (and each issued to the lanes in the
-        # cycle of its read).  A pair: c1 context 1's a row, c2 context 0's b row, c3 context 1's.  A
-        # squaring: row k of a (a pair's row 1 being context 1's a row) in ck, copied as b's.
+        # cycle of its read).  A pair: c1 context 1's a row, c2 context 0's b row, c3 context 1's.
         with m.If(cycle == 0):
             self._read(m, p.a_slot, 0)
-            with m.If(p.square):
-                m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(0)]
-        with m.Elif(p.square):
-            with m.If(cycle < rows):
-                self._read(m, p.b_slot, cycle)
-                m.d.sync += [s.b_copy_valid.eq(1), s.b_copy_row.eq(cycle)]
         with m.Elif(pair):
             with m.If(cycle == 1):
                 self._read(m, p.a_slot, p.context1_a_row)

@@ -25,12 +25,11 @@ Architecture
   and V - 2N (``.resolve``), then a second row pass writes V, V - N or V - 2N (< N) into the destination
   slot; both passes are value-independent.
 * The core copies b into a row buffer in the first iteration (whose rows take b's rows as they are read),
-  so the register file's read port is free to fetch rows of a during the loop.  A squaring (a and b one
-  slot) reads each row once: the row of a read in the accepting cycle is b's row 0 too.
+  so the register file's read port is free to fetch rows of a during the loop.
 
-Cycles of one MUL command: P*(size + gap) + 2*rows + 8, one more with several rows, one less for a
-squaring (size in W-bit words, P as above, gap = 1 when P >= 4, else 2); see ``gateware.model`` (the
-cycle model, checked against this RTL).  The command's accepting cycle makes the product's first read.
+Cycles of one MUL command: P*(size + gap) + 2*rows + 8, one more with several rows (size in W-bit
+words, P as above, gap = 1 when P >= 4, else 2); see ``gateware.model`` (the cycle model, checked
+against this RTL).  The command's accepting cycle makes the product's first read.
 
 Pairs (MUL_PAIR, EXP_FIXED_PAIR's products): two moduli of one row each, two independent products run
 as the two rows of one: row k is context k, with its own operand row, modulus bank and quotient head
@@ -38,8 +37,7 @@ as the two rows of one: row k is context k, with its own operand row, modulus ba
 the contexts every cycle instead of waiting every other cycle.  No carry crosses from row 0 to row 1,
 and the final passes resolve and select each row on its own, row 0's choice written while row 1's is
 still being made.  A pair reads context 0's a row in its accepting cycle, context 1's in the next, then
-the two b rows (a squaring, a = b = b1 without a shared a, none: two cycles less): 2*(iterations + 2) +
-12 cycles, iterations being the larger size or, with a shared a,
+the two b rows: 2*(iterations + 2) + 12 cycles, iterations being the larger size or, with a shared a,
 its length.
 
 Operand contract: b < N and a < R = 2^(W*size) (a >= N is allowed: ab/R + 2N < 3N still holds, so the
@@ -77,13 +75,10 @@ class MontMulCore(wiring.Component):
       the K rows of b (masked above the size, row k read in cycle k + 1 and issued to the lanes in that
       cycle, which take it from the read port and copy it), hand a_0 to the lanes and clear their
       digit register (q_{-1} = 0); a pair has 5 (cycle 1 reads context 1's a row, cycles 2 and 3 the
-      contexts' b rows, each issued as it is read).  A squaring has a cycle less (a pair's, two): row k
-      of a is b's row k, read in cycle k (the accepting cycle's row 0 issued in that cycle, its a_0 taken
-      by the head from the read data in the next);
+      contexts' b rows, each issued as it is read);
     * iteration i owns cycles mu_i .. mu_i + P - 1, while the lanes' digit register holds q_{i-1}.  Row
-      k is issued at mu_i + k - 3: b row read (N''s row a cycle later, its address from registers, so
-      that an issue in the accepting cycle feeds only registers) | DSP input registers | a_i*b_j |
-      q_{i-1}*n'_j and z_j = a_i*b_j + c_j + t_j | u_j = q_{i-1}*n'_j + z_j written back.  Row 0 is in the last stage at
+      k is issued at mu_i + k - 3: b/N' row read | DSP input registers | a_i*b_j | q_{i-1}*n'_j and
+      z_j = a_i*b_j + c_j + t_j | u_j = q_{i-1}*n'_j + z_j written back.  Row 0 is in the last stage at
       mu_i + 1: its lane 0's low word is q_i, which the head loads into the digit register at
       mu_i + P - 1;
     * after the last iteration (s - 1), the classic pass (rows with N, a = 0, m in the digit register);

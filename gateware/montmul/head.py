@@ -127,14 +127,12 @@ class QuotientHead(wiring.Component):
                              rd.addr.eq(row_address(cfg, s.a_slot, s.a_row + ((s.iteration + 4) >> log_lanes)))]
 
         # prologue: at 1 the row of a holding a_0..a_3 arrives; a_0 goes to the lanes at ``lead`` (the
-        # context's row of iteration 0 reaches s2 in the next cycle; at 1, for a squaring, straight from
-        # the read), a_1 at iteration 0's phase P - 2
-        first_row = Mux(s.lead == 1, rd.data, a_row)
+        # context's row of iteration 0 reaches s2 in the next cycle), a_1 at iteration 0's phase P - 2
         with m.If(at(1)):
             m.d.sync += a_row.eq(rd.data)
         with m.If(at(s.lead)):
-            m.d.sync += [a_after.eq(first_row.word_select(2, W)), a_next.eq(first_row.word_select(1, W))]
-            m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(first_row.word_select(0, W))]
+            m.d.sync += [a_after.eq(a_row.word_select(2, W)), a_next.eq(a_row.word_select(1, W))]
+            m.d.comb += [self.a_lane_load.eq(1), self.a_lane.eq(a_row.word_select(0, W))]
         with m.If(self.wipe):
             m.d.sync += [q.eq(0), a_row.eq(0), a_next.eq(0), a_after.eq(0)]
         return m

@@ -72,7 +72,7 @@ class LanePipeline(wiring.Component):
     instead of the copy's read).
 
     ``issue`` with ``issue_row`` (``first``: of the first iteration; ``issue_classic``: a classic row)
-    starts a row in s0; ``modulus_row`` is N''s or N's row, read in the cycle the row is in s1.  The heads (one per
+    starts a row in s0; ``modulus_row`` is N''s or N's row, read data one cycle later.  The heads (one per
     context) load a_i and the digit: ``a_load[h]`` with ``a_word[h]``, ``quotient_update[h]`` with
     ``quotient[h]``, the last head taking priority (the heads never load in the same cycle).  ``acc_low``/``acc_carry`` are the accumulator's row
     ``s3_row``, ``acc_next_low0`` lane 0's low word of the row after ``s4_row``; ``column_sum`` is
@@ -150,7 +150,8 @@ class LanePipeline(wiring.Component):
             return lane_signals(L, name, width)
 
         b = lanes("b", W)                   # s1: b_j
-        n_s2 = lanes("n_s2_", W)            # s2: n_j (its row read in s1)
+        n_s1 = lanes("n_s1_", W)            # s1: n_j
+        n_s2 = lanes("n_s2_", W)            # s2: n_j
         z = lanes("z", 2 * W + 1)           # s4: a_i*b_j + c_j + t_j
         # a row of the first iteration is issued in the cycle its row of b is read from the register file,
         # and the copy written in the next (while the row is in s1) is its b
@@ -158,7 +159,8 @@ class LanePipeline(wiring.Component):
         for j in range(L):
             m.d.sync += [
                 b[j].eq(b_row.word_select(j, W)),
-                n_s2[j].eq(self.modulus_row.word_select(j, W)),
+                n_s1[j].eq(self.modulus_row.word_select(j, W)),
+                n_s2[j].eq(n_s1[j]),
             ]
         ab = [word_product(m, f"ab{j}", a_lane, b[j]) for j in range(L)]       # s3: a_i*b_j
         mn = [word_product(m, f"mn{j}", lane_m, n_s2[j]) for j in range(L)]    # s4: q*n_j

@@ -102,9 +102,8 @@ async def start_and_wait(ctx, core):
     return cycles
 
 
-def run_products(config, cases, seed, square=False):
-    """cases: (n, size) -> list of (a, b); returns [(got, expected, cycles)] per product.  ``square``: each
-    product a*a with a and b one slot (b unused)."""
+def run_products(config, cases, seed):
+    """cases: (n, size) -> list of (a, b); returns [(got, expected, cycles)] per product."""
     W = config.word_bits
     bench = CoreBench(config)
     rf, core = bench.regfile, bench.core
@@ -124,13 +123,13 @@ def run_products(config, cases, seed, square=False):
                 await write_slot(2, b | junk)
                 await write_slot(3, rng.getrandbits(config.max_bits))
                 ctx.set(core.ctl.a, 1)
-                ctx.set(core.ctl.b, 1 if square else 2)
+                ctx.set(core.ctl.b, 2)
                 ctx.set(core.ctl.dst, 3)
                 cycles = await start_and_wait(ctx, core) - 1       # without the accepting cycle
                 await ctx.tick()
                 assert not ctx.get(core.ctl.busy)
                 got = await read_slot(ctx, bench, config, 3) & ((1 << (W * size)) - 1)
-                results.append((got, mont_textbook(a, a if square else b, n, size, W), cycles, size, rows))
+                results.append((got, mont_textbook(a, b, n, size, W), cycles, size, rows))
 
     sim = Simulator(bench)
     sim.add_clock(1e-8)
@@ -161,28 +160,6 @@ def test_core_products_and_cycles(word_bits):
         # accepting cycle
         P = max(rows, 2)
         assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 7 + (rows > 1), (size, cycles)
-
-
-@pytest.mark.parametrize("word_bits", [16, 8])
-def test_core_squarings(word_bits):
-    """A squaring (a and b one slot) reads each row once: a cycle less than a product of two slots, at
-    every number of rows (1 to 4: P = 2 with one or two rows, then P = rows)."""
-    config = PeripheralConfig(max_bits=256, lanes=4, word_bits=word_bits)
-    W = config.word_bits
-    rng = random.Random(5)
-    cases = {}
-    for size in (2, 4, 5, 9, 16):
-        bits = W * size - (3 if size % 2 else 0)
-        n = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
-        # b < N: a squaring's a is below N too
-        cases[(n, size)] = [(rng.randrange(n), 0), (n - 1, 0), (1, 0)]
-    results = run_products(config, cases, seed=6, square=True)
-    assert len(results) == 3 * len(cases)
-    for got, expected, cycles, size, rows in results:
-        assert got == expected, size
-        P = max(rows, 2)
-        assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 6 + (rows > 1), (size, cycles)
-        assert cycles + 1 == model.mul_cycles(config, W * size, square=True) == model.mul_cycles(config, W * size) - 1
 
 
 def test_core_rows_wider_than_a_carry_segment():
@@ -224,8 +201,7 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
     EXP_FIXED does).  Chains over one-row and two-row singles and pairs, each product reading the
     result just written: after a pair or a product of several rows the next one costs a cycle less
     than from idle; after a single of one row (whose row 0 is written in that cycle) its first read
-    waits a cycle, a pair's too.  Squarings among them (a single's a cycle shorter, a pair's two),
-    chained, late and from idle."""
+    waits a cycle, a pair's too."""
     config = PeripheralConfig(max_bits=128, lanes=4, word_bits=8)
     W = config.word_bits
     assert config.has_pairs
@@ -261,19 +237,17 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
         await regfile_access.write_slot(ctx, rf, config, 1, a | a1 << row_bits)
         await regfile_access.write_slot(ctx, rf, config, 2, b | b1 << row_bits)
         await regfile_access.write_slot(ctx, rf, config, 4, a1 << row_bits)    # the singles write its row 0
-        lengths = await chain(ctx, [(0, 3, 1, 2), (0, 4, 3, 3), (1, 5, 4, 2), (1, 6, 5, 5), (0, 7, 6, 1),
-                                    (1, 1, 6, 6)])
+        lengths = await chain(ctx, [(0, 3, 1, 2), (0, 4, 3, 3), (1, 5, 4, 2), (1, 6, 5, 5), (0, 7, 6, 1)])
         x = mont_textbook(a, b, n0, 3, W)
         y = mont_textbook(x, x, n0, 3, W)
         p0, p1 = mont_textbook(y, b, n0, 3, W), mont_textbook(a1, b1, n1, 2, W)    # slot 4's row 1: a1
         q0, q1 = mont_textbook(p0, p0, n0, 3, W), mont_textbook(p1, p1, n1, 2, W)
         z = mont_textbook(q0, a, n0, 3, W)
         mask = (1 << row_bits) - 1
-        got = [await read_slot(ctx, bench, config, slot) for slot in (3, 4, 5, 6, 7, 1)]
+        got = [await read_slot(ctx, bench, config, slot) for slot in (3, 4, 5, 6, 7)]
         seen.append(("one row", lengths, [got[0] & mask, got[1] & mask, got[2] & mask, got[2] >> row_bits & mask,
-                                          got[3] & mask, got[3] >> row_bits & mask, got[4] & mask,
-                                          got[5] & mask, got[5] >> row_bits & mask],
-                     [x, y, p0, p1, q0, q1, z, mont_textbook(q0, q0, n0, 3, W), mont_textbook(q1, q1, n1, 2, W)]))
+                                          got[3] & mask, got[3] >> row_bits & mask, got[4] & mask],
+                     [x, y, p0, p1, q0, q1, z]))
         # two-row singles (6 words)
         n0 = odd(6 * W)
         await load_modulus(ctx, bench, config, core.modulus, 0, n0, 6)
@@ -291,13 +265,10 @@ def test_core_products_started_in_the_last_cycle_of_the_one_before():
     sim.add_testbench(tb)
     sim.run()
     single3, single6 = model.mul_cycles(config, 3 * W), model.mul_cycles(config, 6 * W)
-    square3, square6 = model.mul_cycles(config, 3 * W, square=True), model.mul_cycles(config, 6 * W, square=True)
     pair = model.pair_mul_cycles(config, 3 * W, 2 * W)
-    square_pair = model.pair_mul_cycles(config, 3 * W, 2 * W, square=True)
-    assert (square3, square6, square_pair) == (single3 - 1, single6 - 1, pair - 2)
     (_, lengths, got, expected), (_, lengths2, got2, expected2) = seen
     assert got == expected and got2 == expected2
     # from its accepting cycle a product takes the model's cycles, idle or chained, and one more when it
     # follows a one-row single
-    assert lengths == [single3, square3 + 1, pair + 1, square_pair, single3, square_pair + 1]
-    assert lengths2 == [single6, square6, single6]
+    assert lengths == [single3, single3 + 1, pair + 1, pair, single3]
+    assert lengths2 == [single6, single6, single6]

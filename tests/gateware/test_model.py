@@ -43,27 +43,6 @@ def test_mul_cycles_depend_only_on_size():
         model.mul_cycles(SMALL, 0)
 
 
-def test_mul_squarings():
-    """A MUL whose a and b are one slot (also in place, dst = a = b) takes a cycle less, in the model as in
-    the RTL, at one row and at several."""
-    async def scenario(d):
-        rng = random.Random(9)
-        seen = []
-        for size in (MIN_WORDS, 4, 5, 9, SMALL.max_words):
-            n = random_modulus(rng, size * W)
-            await d.write_slot(0, n, bus_words(size))
-            await d.setmod(0, size)
-            a = rng.randrange(n)
-            await d.write_slot(2, a, bus_words(size))
-            seen.append((size, await d.mul(4, 2, 2), await d.read_slot(4, bus_words(size)) == mont_ref(a, a, n, size)))
-            seen.append((size, await d.mul(2, 2, 2), await d.read_slot(2, bus_words(size)) == mont_ref(a, a, n, size)))
-        return seen
-
-    seen = assert_twins(SMALL, scenario)
-    assert all(ok for _, _, ok in seen)
-    assert [cycles for _, cycles, _ in seen] == [(model.mul_cycles(SMALL, size * W) - 1, OK) for size, _, _ in seen]
-
-
 def test_setmod():
     """Odd and even moduli at several sizes: cycles, status, irq; the even one leaves the old modulus."""
     async def scenario(d):
@@ -167,15 +146,12 @@ def test_exp_from_other_accumulator():
 
 def test_exp_cycles_api():
     ladder = model.exp_cycles(SMALL, 64, "ladder")
-    # a squaring (a and b one slot) is a cycle shorter: one of the ladder's two products a bit
-    assert model.mul_cycles(SMALL, 64, square=True) == model.mul_cycles(SMALL, 64) - 1
-    assert ladder == 1 + model.mul_cycles(SMALL, 64) * (1 + 2 * 64) - 64 + 3 * 64
+    assert ladder == 1 + model.mul_cycles(SMALL, 64) * (1 + 2 * 64) + 3 * 64
     assert ladder == model.exp_cycles(SMALL, 64, Opcode.EXP_LADDER, exponent=0)
     assert model.exp_cycles(SMALL, 64, "window") > model.exp_cycles(SMALL, 64, "window", exponent=1)
     k = FIXED_WINDOW_BITS
     # every product but the table's first and each window's first starts in its predecessor's last
-    # cycle, a cycle less, but after a product of one row (64 bits here; 128 bits are two rows); the
-    # squarings (the table's first two, each window's but the first) a cycle less
+    # cycle, a cycle less, but after a product of one row (64 bits here; 128 bits are two rows)
     for bits, overlap in ((64, 0), (128, 1)):
         for ebits in (1, k, k + 1, 64):
             patterns = (0, 1, 1 << (ebits - 1), (1 << ebits) - 1)
@@ -183,10 +159,8 @@ def test_exp_cycles_api():
             windows = -(-ebits // k)
             products = 2 ** k - 1 + windows + k * (windows - 1)
             chained = 2 ** k - 2 + k * (windows - 1)
-            squares = 2 + k * (windows - 1)
             assert fixed == {model.exp_cycles(SMALL, bits, Opcode.EXP_FIXED, exponent_bits=ebits)} \
-                   == {1 + model.mul_cycles(SMALL, bits) * products - squares - overlap * chained
-                       + 3 * windows + 1}, ebits
+                   == {1 + model.mul_cycles(SMALL, bits) * products - overlap * chained + 3 * windows + 1}, ebits
     # the window width is a parameter, to compare widths: wider windows, a longer table
     assert model.exp_cycles(SMALL, 64, "fixed", exponent_bits=5, fixed_window_bits=5) \
            < model.exp_cycles(SMALL, 64, "fixed", exponent_bits=5, fixed_window_bits=6)
@@ -345,10 +319,6 @@ def test_pair_cycles_api():
         size = max(model.size_words(bits0, W), model.size_words(bits1, W))
         # the larger size's iterations and two more for the classic second pass
         assert model.pair_mul_cycles(SMALL, bits0, bits1) == 1 + 4 + 2 * (size + 2) + (2 + 3) + 2
-        # a squaring (a, b and b1 one slot) two cycles less, but with a shared a
-        assert model.pair_mul_cycles(SMALL, bits0, bits1, square=True) == model.pair_mul_cycles(SMALL, bits0, bits1) - 2
-        assert model.pair_mul_cycles(SMALL, bits0, bits1, a_words=3, square=True) \
-               == model.pair_mul_cycles(SMALL, bits0, bits1, a_words=3)
     assert model.pair_mul_cycles(SMALL, 64, 32) == model.pair_mul_cycles(SMALL, 32, 64) \
            == model.pair_mul_cycles(SMALL, 64, 64)
     for bits0, bits1 in ((L * W + 1, 32), (32, L * W + 1), (0, 32)):
@@ -362,9 +332,7 @@ def test_pair_cycles_api():
         windows = -(-ebits // k)
         products = 2 ** k - 1 + windows + k * (windows - 1)
         chained = 2 ** k - 2 + k * (windows - 1)
-        squares = 2 + k * (windows - 1)
-        assert model.pair_exp_cycles(SMALL, 64, 48, ebits) \
-               == 1 + mul * products - 2 * squares - chained + 6 * windows + 1, ebits
+        assert model.pair_exp_cycles(SMALL, 64, 48, ebits) == 1 + mul * products - chained + 6 * windows + 1, ebits
         programs = [model.pair_program((e0, e1), ebits, dst=3, base=1)
                     for e0, e1 in ((0, 0), ((1 << ebits) - 1, 0), (1, 1 << (ebits - 1)))]
         assert len({tuple((s.overhead, len(s.products)) for s in p) for p in programs}) == 1

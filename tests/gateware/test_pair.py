@@ -42,9 +42,8 @@ async def set_bank(d, config, n, size, bank, slot=0):
 
 
 async def check_mul_pair(d, config, mods, a, b, dst=3, sa=1, sb=2, junk=None):
-    """MUL_PAIR dst = a*b in both contexts: results against mont_ref, cycles against the model (two
-    fewer for a squaring, ``sa`` = ``sb``), rows of dst above row 1 kept (``junk``: dst's whole slot
-    beforehand, default random)."""
+    """MUL_PAIR dst = a*b in both contexts: results against mont_ref, cycles against the model, rows of
+    dst above row 1 kept (``junk``: dst's whole slot beforehand, default random)."""
     (n0, s0), (n1, s1) = mods
     nw = config.bus_words_per_slot
     if sa != dst:
@@ -62,7 +61,7 @@ async def check_mul_pair(d, config, mods, a, b, dst=3, sa=1, sb=2, junk=None):
     expected = (mont_ref(a[0], b[0], n0, s0), mont_ref(a[1], b[1], n1, s1))
     got = await d.read_slot(dst, nw)
     assert got == with_rows(config, junk, expected), (hex(n0), hex(n1), a, b, hex(got))
-    assert cycles == model.pair_mul_cycles(config, s0 * W, s1 * W, square=sa == sb), (s0, s1, cycles)
+    assert cycles == model.pair_mul_cycles(config, s0 * W, s1 * W), (s0, s1, cycles)
     return expected
 
 
@@ -165,8 +164,7 @@ def test_mul_pair_chained_and_aliased():
         for dst, sa, sb in [(3, 1, 2), (4, 3, 3), (5, 4, 1), (3, 5, 4), (1, 1, 2), (2, 1, 2), (2, 2, 2),
                             (6, 2, 3), (6, 6, 6), (7, 6, 5)]:
             cycles, st = await d.mul_pair(dst, sa, sb)
-            mul = model.pair_mul_cycles(config, s0 * W, s1 * W)
-            assert st == OK and cycles == (mul - 2 if sa == sb else mul), (cycles, st)
+            assert st == OK and cycles == model.pair_mul_cycles(config, s0 * W, s1 * W), (cycles, st)
             ref[dst] = tuple(mont_ref(ref[sa][c], ref[sb][c], *mods[c]) for c in (0, 1))
         for slot, expected in ref.items():
             assert await d.read_pair(slot, config) == expected, slot
