@@ -66,6 +66,34 @@ class CommandDecoder(wiring.Component):
             "clear":         Out(1),
         })
 
+    def _word_serial_cases(self, m, refuse, accept, bad_dst, bad_a, bad_b):
+        """The word-serial unit's commands (ADD, SUB, EQUAL, COPY), inside elaborate's switch."""
+        cfg, cmd, state, state1 = self.config, self.command, self.modulus, self.modulus1
+        arg = cmd.arg
+        with m.Case(Opcode.ADD, Opcode.SUB):
+            with m.If(bad_dst | bad_a | bad_b):
+                refuse(ErrorCode.BAD_SLOT)
+            with m.Elif(~state.valid):
+                refuse(ErrorCode.NO_MODULUS)
+            with m.Else():
+                accept(self.word_serial)
+        with m.Case(Opcode.EQUAL):
+            with m.If(bad_a | bad_b):
+                refuse(ErrorCode.BAD_SLOT)
+            with m.Elif(~state.valid):
+                refuse(ErrorCode.NO_MODULUS)
+            with m.Else():
+                accept(self.word_serial)
+        with m.Case(Opcode.COPY):
+            with m.If(bad_dst | bad_a):
+                refuse(ErrorCode.BAD_SLOT)
+            with m.Elif((arg >= NUM_BANKS) | ((arg == 1) & (not cfg.has_pairs))):
+                refuse(ErrorCode.BAD_BANK)
+            with m.Elif(~Mux(arg[0], state1.valid, state.valid)):
+                refuse(ErrorCode.NO_MODULUS)
+            with m.Else():
+                accept(self.word_serial)
+
     def elaborate(self, platform):
         m = Module()
         cfg = self.config
@@ -127,29 +155,7 @@ class CommandDecoder(wiring.Component):
                     refuse(ErrorCode.BAD_EXP_BITS)
                 with m.Else():
                     accept(self.exp)
-            with m.Case(Opcode.ADD, Opcode.SUB):
-                with m.If(bad_dst | bad_a | bad_b):
-                    refuse(ErrorCode.BAD_SLOT)
-                with m.Elif(~state.valid):
-                    refuse(ErrorCode.NO_MODULUS)
-                with m.Else():
-                    accept(self.word_serial)
-            with m.Case(Opcode.EQUAL):
-                with m.If(bad_a | bad_b):
-                    refuse(ErrorCode.BAD_SLOT)
-                with m.Elif(~state.valid):
-                    refuse(ErrorCode.NO_MODULUS)
-                with m.Else():
-                    accept(self.word_serial)
-            with m.Case(Opcode.COPY):
-                with m.If(bad_dst | bad_a):
-                    refuse(ErrorCode.BAD_SLOT)
-                with m.Elif((arg >= NUM_BANKS) | ((arg == 1) & (not cfg.has_pairs))):
-                    refuse(ErrorCode.BAD_BANK)
-                with m.Elif(~Mux(arg[0], state1.valid, state.valid)):
-                    refuse(ErrorCode.NO_MODULUS)
-                with m.Else():
-                    accept(self.word_serial)
+            self._word_serial_cases(m, refuse, accept, bad_dst, bad_a, bad_b)
             if cfg.has_pairs:
                 pair_size = Mux(state1.size > state.size, state1.size, state.size)
                 with m.Case(Opcode.MUL_PAIR):
@@ -286,18 +292,12 @@ class MontgomeryPeripheral(wiring.Component):
         wiring.connect(m, modulus.state1, core.modulus1, decoder.modulus1, serial.modulus1)
         return regfile, core, modulus, sequencer, decoder, data_port, serial
 
-    def elaborate(self, platform):
-        m = Module()
-        cfg = self.config
-        regfile, core, modulus, sequencer, decoder, data_port, serial = self._parts(m)
-
+    def _route(self, m, parts, wipe, wipe_row, mul_start, mul_pair):
+        """The bus ports and the command's fields to every engine (``parts``: ``_parts``'s)."""
+        regfile, core, modulus, sequencer, decoder, data_port, serial = parts
         # The command's fields go to every engine; the core's products are the sequencer's while it
         # starts one, else the one of a MUL command.
         cmd = Command(self.cmd)
-        wipe = Signal()                         # CLEAR runs: row wipe_row of every memory is zeroed
-        wipe_row = Signal(range(cfg.operand_rows))
-        mul_start = Signal()
-        mul_pair = Signal()
         m.d.comb += [decoder.strobe.eq(self.cmd_stb), decoder.command.eq(self.cmd),
                      data_port.slot.eq(Mux(decoder.write_pointer, cmd.dst, cmd.a)), data_port.wdata.eq(self.wdata),
                      data_port.wdata_stb.eq(self.wdata_stb),
@@ -318,6 +318,19 @@ class MontgomeryPeripheral(wiring.Component):
         with m.Else():
             m.d.comb += [core.ctl.dst.eq(cmd.dst), core.ctl.a.eq(cmd.a), core.ctl.b.eq(cmd.b), core.ctl.b1.eq(cmd.b),
                          core.ctl.pair.eq(mul_pair), core.ctl.a_words.eq(cmd.arg)]
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self.config
+        regfile, core, modulus, sequencer, decoder, data_port, serial = self._parts(m)
+
+        cmd = Command(self.cmd)
+        wipe = Signal()                         # CLEAR runs: row wipe_row of every memory is zeroed
+        wipe_row = Signal(range(cfg.operand_rows))
+        mul_start = Signal()
+        mul_pair = Signal()
+        self._route(m, (regfile, core, modulus, sequencer, decoder, data_port, serial), wipe, wipe_row, mul_start,
+                    mul_pair)
 
         # Status.
         done = Signal()

@@ -34,6 +34,8 @@ dst's row 0 (masked to bank k's size) in the next, then zeroes dst's other rows 
 the pairs going out and the carries.
 """
 
+from types import SimpleNamespace
+
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -79,6 +81,88 @@ class WordSerialUnit(wiring.Component):
             "write":        Out(PairWriteSignature(config)),
             "wipe":         In(1),
         })
+
+    def _control(self, m, v):
+        """The unit's states: the command latched, the pass over the words, the flush, the pass over
+        the rows (ADD, SUB), COPY's rows; ``v``: elaborate's signals and helpers."""
+        cfg, W, KM, size, rows, ones, log_lanes = v.cfg, v.W, v.KM, v.size, v.rows, v.ones, v.log_lanes
+        dst, a_slot, b_slot, subtract, compare, copy_bank = v.dst, v.a_slot, v.b_slot, v.subtract, v.compare, v.copy_bank
+        last_pair, word_g, phase, count, a_pair, a_in = v.last_pair, v.word_g, v.phase, v.count, v.a_pair, v.a_in
+        b_in, n_in, c_sum, c_fix, differ, s1_low = v.b_in, v.n_in, v.c_sum, v.c_fix, v.differ, v.s1_low
+        s1_g, rd, n_rd, read, write_row, word_row = v.s1_g, v.rd, v.n_rd, v.read, v.write_row, v.word_row
+        pair_index, use_fix = v.pair_index, v.use_fix
+        with m.FSM():
+            m.d.comb += self.busy.eq(1)
+            with m.State("IDLE"):
+                m.d.comb += self.busy.eq(0)
+                with m.If(self.start):
+                    op = self.op
+                    m.d.sync += [dst.eq(self.dst), a_slot.eq(self.a), b_slot.eq(self.b), copy_bank.eq(self.bank),
+                                 subtract.eq(op == Opcode.SUB), compare.eq(op == Opcode.EQUAL),
+                                 c_sum.eq(op == Opcode.SUB), c_fix.eq(op == Opcode.ADD), differ.eq(0),
+                                 last_pair.eq((size - 1) & ~1), word_g.eq(0), phase.eq(0), count.eq(0)]
+                    with m.If(op == Opcode.COPY):
+                        read(self.a, self.bank * PAIR_ROW)
+                        m.next = "COPY"
+                    with m.Else():
+                        read(self.a, 0)
+                        m.next = "WORDS"
+            with m.State("WORDS"):
+                selected = rd.data.word_select(pair_index, 2 * W)
+                m.d.sync += phase.eq(~phase)
+                with m.If(~phase):
+                    # a's row is on the read port: its pair; b's row next
+                    m.d.sync += a_pair.eq(selected)
+                    read(b_slot, word_row)
+                with m.Else():
+                    # b's row and N's: their pairs and a's into the word registers; a's next row next
+                    m.d.sync += [a_in.eq(a_pair), b_in.eq(selected),
+                                 n_in.eq(n_rd.data.word_select(pair_index, 2 * W)),
+                                 s1_low.eq(1), s1_g.eq(word_g), word_g.eq(word_g + 2)]
+                    read(a_slot, (word_g + 2) >> log_lanes)
+                    with m.If(word_g == last_pair):
+                        m.next = "FLUSH"
+            with m.State("FLUSH"):
+                # the last pair is added, then written into dst and into the scratch slot
+                m.d.sync += count.eq(count + 1)
+                with m.If(compare & (count == 2)):
+                    m.d.comb += [self.done.eq(1), self.compared.eq(1)]
+                    m.next = "IDLE"
+                # the pass over the rows may read the last row once the scratch slot's pair is in it:
+                # a cycle later with one row
+                with m.If(~compare & ((count == 3) | ((count == 2) & (rows != 1)))):
+                    m.d.sync += count.eq(0)
+                    m.next = "SELECT"
+            with m.State("SELECT"):
+                # row `count` of the chosen candidate read, the row before written into dst
+                with m.If(count < rows):
+                    read(Mux(use_fix, SCRATCH_SLOT, dst), count)
+                with m.If(count != 0):
+                    write_row(dst, count - 1, Mux(count == rows, word_mask(cfg, self.modulus.last_row_mask), ones))
+                m.d.sync += count.eq(count + 1)
+                with m.If(count == rows):
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
+            with m.State("COPY"):
+                # row k of a, read in the accepting cycle, into dst's row 0, its words below bank k's size
+                mask0 = Mux(self.modulus.rows == 1, word_mask(cfg, self.modulus.last_row_mask), ones)
+                if cfg.has_pairs:
+                    mask = Mux(copy_bank, word_mask(cfg, self.modulus1.last_row_mask), mask0)
+                else:
+                    mask = mask0
+                write_row(dst, 0, mask)
+                m.d.sync += count.eq(1)
+                if KM == 1:
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
+                else:
+                    m.next = "ZERO"
+            with m.State("ZERO"):
+                write_row(dst, count, 0)
+                m.d.sync += count.eq(count + 1)
+                with m.If(count == KM - 1):
+                    m.d.comb += self.done.eq(1)
+                    m.next = "IDLE"
 
     def elaborate(self, platform):
         m = Module()
@@ -160,78 +244,14 @@ class WordSerialUnit(wiring.Component):
                          wr.en.eq(pair_en), wr.data.eq(Mux(w1_valid, s_pair, t_pair))]
         use_fix = Mux(subtract, ~c_sum, c_sum | c_fix)
 
-        with m.FSM():
-            m.d.comb += self.busy.eq(1)
-            with m.State("IDLE"):
-                m.d.comb += self.busy.eq(0)
-                with m.If(self.start):
-                    op = self.op
-                    m.d.sync += [dst.eq(self.dst), a_slot.eq(self.a), b_slot.eq(self.b), copy_bank.eq(self.bank),
-                                 subtract.eq(op == Opcode.SUB), compare.eq(op == Opcode.EQUAL),
-                                 c_sum.eq(op == Opcode.SUB), c_fix.eq(op == Opcode.ADD), differ.eq(0),
-                                 last_pair.eq((size - 1) & ~1), word_g.eq(0), phase.eq(0), count.eq(0)]
-                    with m.If(op == Opcode.COPY):
-                        read(self.a, self.bank * PAIR_ROW)
-                        m.next = "COPY"
-                    with m.Else():
-                        read(self.a, 0)
-                        m.next = "WORDS"
-            with m.State("WORDS"):
-                selected = rd.data.word_select(pair_index, 2 * W)
-                m.d.sync += phase.eq(~phase)
-                with m.If(~phase):
-                    # a's row is on the read port: its pair; b's row next
-                    m.d.sync += a_pair.eq(selected)
-                    read(b_slot, word_row)
-                with m.Else():
-                    # b's row and N's: their pairs and a's into the word registers; a's next row next
-                    m.d.sync += [a_in.eq(a_pair), b_in.eq(selected),
-                                 n_in.eq(n_rd.data.word_select(pair_index, 2 * W)),
-                                 s1_low.eq(1), s1_g.eq(word_g), word_g.eq(word_g + 2)]
-                    read(a_slot, (word_g + 2) >> log_lanes)
-                    with m.If(word_g == last_pair):
-                        m.next = "FLUSH"
-            with m.State("FLUSH"):
-                # the last pair is added, then written into dst and into the scratch slot
-                m.d.sync += count.eq(count + 1)
-                with m.If(compare & (count == 2)):
-                    m.d.comb += [self.done.eq(1), self.compared.eq(1)]
-                    m.next = "IDLE"
-                # the pass over the rows may read the last row once the scratch slot's pair is in it:
-                # a cycle later with one row
-                with m.If(~compare & ((count == 3) | ((count == 2) & (rows != 1)))):
-                    m.d.sync += count.eq(0)
-                    m.next = "SELECT"
-            with m.State("SELECT"):
-                # row `count` of the chosen candidate read, the row before written into dst
-                with m.If(count < rows):
-                    read(Mux(use_fix, SCRATCH_SLOT, dst), count)
-                with m.If(count != 0):
-                    write_row(dst, count - 1, Mux(count == rows, word_mask(cfg, self.modulus.last_row_mask), ones))
-                m.d.sync += count.eq(count + 1)
-                with m.If(count == rows):
-                    m.d.comb += self.done.eq(1)
-                    m.next = "IDLE"
-            with m.State("COPY"):
-                # row k of a, read in the accepting cycle, into dst's row 0, its words below bank k's size
-                mask0 = Mux(self.modulus.rows == 1, word_mask(cfg, self.modulus.last_row_mask), ones)
-                if cfg.has_pairs:
-                    mask = Mux(copy_bank, word_mask(cfg, self.modulus1.last_row_mask), mask0)
-                else:
-                    mask = mask0
-                write_row(dst, 0, mask)
-                m.d.sync += count.eq(1)
-                if KM == 1:
-                    m.d.comb += self.done.eq(1)
-                    m.next = "IDLE"
-                else:
-                    m.next = "ZERO"
-            with m.State("ZERO"):
-                write_row(dst, count, 0)
-                m.d.sync += count.eq(count + 1)
-                with m.If(count == KM - 1):
-                    m.d.comb += self.done.eq(1)
-                    m.next = "IDLE"
+        self._control(m, SimpleNamespace(cfg=cfg, W=W, KM=KM, size=size, rows=rows, ones=ones, log_lanes=log_lanes,
+                                                 dst=dst, a_slot=a_slot, b_slot=b_slot, subtract=subtract,
+                                                 compare=compare, copy_bank=copy_bank, last_pair=last_pair,
+                                                 word_g=word_g, phase=phase, count=count, a_pair=a_pair, a_in=a_in,
+                                                 b_in=b_in, n_in=n_in, c_sum=c_sum, c_fix=c_fix, differ=differ,
+                                                 s1_low=s1_low, s1_g=s1_g, rd=rd, n_rd=n_rd, read=read,
+                                                 write_row=write_row, word_row=word_row, pair_index=pair_index,
+                                                 use_fix=use_fix))
 
         # the pipeline is empty when a command ends (it always is by then; said here, it is plain that
         # nothing runs on while the unit is idle)
