@@ -66,10 +66,10 @@ unsigned bn_bits(const uint32_t *a, unsigned words);
 
 /* Compare a and b: -1 if a < b, 0 if equal, 1 if a > b. Runs in time independent of the values. */
 int bn_cmp(const uint32_t *a, const uint32_t *b, unsigned words);
-/* 1 if a == b, else 0; 1 if a < b, else 0. Constant time: every limb read, no branch on them
-   (cheaper than bn_cmp where only one answer is wanted). */
-int bn_equal(const uint32_t *a, const uint32_t *b, unsigned words);
-int bn_less(const uint32_t *a, const uint32_t *b, unsigned words);
+/* An argument check's two comparisons in one pass, n read once: returns 1 if x < n, else 0, and sets
+   *same to all ones if n == m, else 0. Constant time: every limb read, no branch on them (cheaper
+   than bn_cmp where these answers are all that is wanted). */
+int bn_less_same(const uint32_t *x, const uint32_t *n, const uint32_t *m, unsigned words, uint32_t *same);
 
 /* r = a + b (mod 2^(32*words)), returns the carry out (0 or 1). r may alias a and/or b. */
 uint32_t bn_add(uint32_t *r, const uint32_t *a, const uint32_t *b, unsigned words);

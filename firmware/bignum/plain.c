@@ -177,24 +177,17 @@ void bn_wipe(void *p, size_t len)
 		*v++ = 0;
 }
 
-int bn_equal(const uint32_t *a, const uint32_t *b, unsigned words)
+int bn_less_same(const uint32_t *x, const uint32_t *n, const uint32_t *m, unsigned words, uint32_t *same)
 {
-	uint32_t diff = 0;
-
-	for (unsigned i = 0; i < words; i++)
-		diff |= a[i] ^ b[i];
-	return (int)(ct_eq_mask(diff, 0) & 1);
-}
-
-int bn_less(const uint32_t *a, const uint32_t *b, unsigned words)
-{
-	/* the borrow out of a - b: a limb borrows when it is below the other, or equal to it less the
-	   borrow coming in (its difference is then 0 and the borrow 1) */
-	uint32_t borrow = 0;
+	/* the borrow out of x - n: a limb borrows when it is below n's, or equal to it less the borrow
+	   coming in (its difference is then 0 and the borrow 1) */
+	uint32_t borrow = 0, diff = 0;
 
 	for (unsigned i = 0; i < words; i++) {
-		uint32_t d = a[i] - b[i];
-		borrow = (uint32_t)(a[i] < b[i]) | (uint32_t)(d < borrow);
+		uint32_t ni = n[i], d = x[i] - ni;
+		borrow = (uint32_t)(x[i] < ni) | (uint32_t)(d < borrow);
+		diff |= ni ^ m[i];
 	}
+	*same = ct_eq_mask(diff, 0);
 	return (int)borrow;
 }

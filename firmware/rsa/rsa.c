@@ -97,9 +97,13 @@ static int check_args(const rsa_key *k, const rsa_ctx *c, const uint32_t *in)
 	if (k->bits < 16 || k->bits > BN_MAX_BITS)
 		return RSA_ERR_KEY;
 	const unsigned nw = BN_WORDS(k->bits);
-	if (c->n.words != nw || !bn_equal(c->n.n, k->n, nw))
+	if (c->n.words != nw)
 		return RSA_ERR_KEY;
-	if (!bn_less(in, k->n, nw))
+	uint32_t same;
+	const int below = bn_less_same(in, k->n, c->n.n, nw, &same);
+	if (!same)
+		return RSA_ERR_KEY;
+	if (!below)
 		return RSA_ERR_RANGE;
 	return RSA_OK;
 }

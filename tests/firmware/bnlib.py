@@ -123,8 +123,7 @@ class BigNumLib:
             "bn_to_hex": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, u32p, u]),
             "bn_bits": (u, [u32p, u]),
             "bn_cmp": (ctypes.c_int, [u32p, u32p, u]),
-            "bn_equal": (ctypes.c_int, [u32p, u32p, u]),
-            "bn_less": (ctypes.c_int, [u32p, u32p, u]),
+            "bn_less_same": (ctypes.c_int, [u32p, u32p, u32p, u, ctypes.POINTER(ctypes.c_uint32)]),
             "bn_add": (ctypes.c_uint32, [u32p, u32p, u32p, u]),
             "bn_sub": (ctypes.c_uint32, [u32p, u32p, u32p, u]),
             "bn_mul": (None, [u32p, u32p, u32p, u]),
@@ -170,11 +169,11 @@ class BigNumLib:
     def cmp(self, a, b, words):
         return self.lib.bn_cmp(limbs(a, words), limbs(b, words), words)
 
-    def equal(self, a, b, words):
-        return self.lib.bn_equal(limbs(a, words), limbs(b, words), words)
-
-    def less(self, a, b, words):
-        return self.lib.bn_less(limbs(a, words), limbs(b, words), words)
+    def less_same(self, x, n, m, words):
+        """(1 if x < n else 0, the mask bn_less_same sets: all ones if n == m, else 0)."""
+        same = ctypes.c_uint32(0x5a5a5a5a)
+        less = self.lib.bn_less_same(limbs(x, words), limbs(n, words), limbs(m, words), words, ctypes.byref(same))
+        return less, same.value
 
     def add(self, a, b, words):
         r = (ctypes.c_uint32 * words)()

@@ -47,8 +47,7 @@ CONSTANT_TIME = {
     "bn_mul": (9, "the rows two at a time and the last one alone (the count is the size's), the inner "
                   "passes over the limbs"),
     "bn_cmp": (2, "the pass over the limbs (guard, latch)"),
-    "bn_equal": (2, "the pass over the limbs (guard, latch)"),
-    "bn_less": (2, "the pass over the limbs (guard, latch)"),
+    "bn_less_same": (2, "the pass over the limbs (guard, latch)"),
     "bn_add": (2, "the pass over the limbs (guard, latch)"),
     "bn_sub": (2, "the pass over the limbs (guard, latch)"),
     "cswap": (1, "the latch of the pass over the limbs"),
