@@ -99,13 +99,13 @@ def mul_cycles(config, bits):
     cycle (which reads a's first row), the rest of the prologue (3: the first row is issued with its
     row of b, read in the cycle after the accepting one), ``size`` iterations of
     P = max(rows, 2) cycles and the classic second pass (one iteration, after another when P < 4), a
-    cycle for the last row to land when there are several, the two row passes (rows + 4, rows).  The
+    cycle for the last row to land when there are several, the two row passes (rows + 3, rows).  The
     sequencer's products cost the same (issuing state, call, core), or a cycle less when chained
     (``Step``)."""
     size = _check_bits(config, bits)
     rows = _rows(config, size)
     period = max(rows, 2)
-    return 1 + 3 + (size + _classic_gap(period)) * period + (rows > 1) + (rows + 4) + rows
+    return 1 + 3 + (size + _classic_gap(period)) * period + (rows > 1) + (rows + 3) + rows
 
 
 def pair_mul_cycles(config, bits0, bits1, a_words=0):
@@ -113,7 +113,7 @@ def pair_mul_cycles(config, bits0, bits1, a_words=0):
     accepting cycle (which reads context 0's a row), the prologue (4: context 1's a row, then each
     context's b row, issued to the lanes as it is read), max(size0, size1) iterations of
     2 cycles (context 0's row, then context 1's) and two more for the classic second pass, then the
-    two row passes over both rows (2 + 3 and 2: each row is its own number, so row 0's choice is made
+    two row passes over both rows (2 + 2 and 2: each row is its own number, so row 0's choice is made
     while row 1 is still being resolved).  The sequencer's pair products cost the same.  With a shared
     a of ``a_words`` words (MUL_PAIR's arg), that many iterations instead."""
     sizes = [_check_bits(config, bits) for bits in (bits0, bits1)]
@@ -121,7 +121,7 @@ def pair_mul_cycles(config, bits0, bits1, a_words=0):
         raise ValueError(f"no pair of {bits0}- and {bits1}-bit moduli in this configuration")
     if not 0 <= a_words <= config.max_words:
         raise ValueError(f"MUL_PAIR refuses a {a_words}-word a")
-    return 1 + 4 + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + (2 + 3) + 2
+    return 1 + 4 + 2 * ((a_words or max(sizes)) + _classic_gap(2)) + (2 + 2) + 2
 
 
 def setmod_cycles(config, bits, odd=True):

@@ -330,7 +330,7 @@ class ProductControl(wiring.Component):
             with m.State("FIN1W"):
                 m.d.comb += ctl.busy.eq(1)
                 m.d.sync += cycle.eq(cycle + 1)
-                with m.If(cycle == Mux(pair, 2, 3)):
+                with m.If(cycle == Mux(pair, 1, 2)):
                     # the last row's V - N is written and the final borrow registered in this cycle (a
                     # pair's row 0, which the select pass writes first, a cycle earlier than its row 1);
                     # the select pass's N rows are read a cycle ahead

@@ -78,7 +78,7 @@ class ResolvePass(wiring.Component):
     ``issue``/``issue_row``: that row of the accumulator is read in this cycle, ``acc_low[j]`` and
     ``acc_carry[j]`` its columns, ``acc_next_low0`` the low word of lane 0 of the next row, ``modulus_row``
     the same row of N (read in the same cycle, used a cycle later), ``top_carry`` the carry each
-    context's top column keeps outside the rows (``LanePipeline``).  Four cycles later ``valid`` is high
+    context's top column keeps outside the rows (``LanePipeline``).  Three cycles later ``valid`` is high
     with ``row``, the resolved words ``value``, ``diff`` = V - N and the borrows into each column of
     V - 2N (``borrow2``).  After the last row ``select`` says whether the result is V - N or less and
     ``select2`` whether it is V - 2N (for row ``select_row``).  ``clear`` empties the registers that
@@ -118,13 +118,10 @@ class ResolvePass(wiring.Component):
         L, W, KM = config.lanes, config.word_bits, config.rows_per_slot
         pair = self.pair if config.has_pairs else None
         acc_lo, acc_c = self.acc_low, self.acc_carry
-        f1_v, f1_k = Signal(), Signal(range(KM))
-        f1_y = lane_signals(L, "f1_y", W + 2)
         f2_v, f2_k = Signal(), Signal(range(KM))
         f2_r = lane_signals(L, "f2_r", W)
         f2_g = lane_signals(L, "f2_g", 1)
         f2_p = lane_signals(L, "f2_p", 1)
-        f2_n = lane_signals(L, "f2_n", W)
         f3_v, f3_k = Signal(), Signal(range(KM))
         f3_val = lane_signals(L, "f3_val", W)
         f3_n = lane_signals(L, "f3_n", W)
@@ -137,10 +134,10 @@ class ResolvePass(wiring.Component):
         f4_p2 = lane_signals(L, "f4_p2", 1)
         # carries between rows: one set per number (two in a pair); a row's set is that of its context
         n_sets = 1 if pair is None else 2
-        hiprevs = [Signal(len(f1_y[L - 1]) - W, name=f"hiprev{c}") for c in range(n_sets)]  # the high bits
-        cins = [Signal(name=f"cin{c}") for c in range(n_sets)]                              # of the last
-        bins = [Signal(name=f"bin{c}") for c in range(n_sets)]                              # column, carry
-        bins2 = [Signal(name=f"bin2_{c}") for c in range(n_sets)]                           # and borrows;
+        hiprevs = [Signal(2, name=f"hiprev{c}") for c in range(n_sets)]     # the high bits of the last
+        cins = [Signal(name=f"cin{c}") for c in range(n_sets)]              # column, carry and borrows
+        bins = [Signal(name=f"bin{c}") for c in range(n_sets)]              # out of the previous row
+        bins2 = [Signal(name=f"bin2_{c}") for c in range(n_sets)]
         ntops = [Signal(name=f"ntop{c}") for c in range(n_sets)]    # N's top bit of the previous row
 
         def context(k):
@@ -154,36 +151,38 @@ class ResolvePass(wiring.Component):
                 with m.If(context(k) == c):
                     m.d.sync += reg.eq(value)
 
+        # the row as it is read: y_j = c_j + t_{j+1}, then r_j = y_j's low word + y_{j-1}'s high bits
         f_last = self.issue_row == self.rows - 1
         if pair is not None:
             f_last = pair | f_last
+        ys = []
         for j in range(L):
             if j < L - 1:
                 t_next = acc_lo[j + 1]
             else:
                 t_next = Mux(f_last, of(self.top_carry, self.issue_row), self.acc_next_low0)
-            m.d.sync += f1_y[j].eq(acc_c[j] + t_next)
-        m.d.sync += [f1_v.eq(self.issue), f1_k.eq(self.issue_row)]
+            y = Signal(W + 2, name=f"f_y{j}")
+            m.d.comb += y.eq(acc_c[j] + t_next)
+            ys.append(y)
         for j in range(L):
-            y = f1_y[j]
-            carry_in = of(hiprevs, f1_k) if j == 0 else f1_y[j - 1][W:]
+            carry_in = of(hiprevs, self.issue_row) if j == 0 else ys[j - 1][W:]
             r = Signal(W + 1, name=f"f_r{j}")
-            m.d.comb += r.eq(y[:W] + carry_in)
+            m.d.comb += r.eq(ys[j][:W] + carry_in)
             m.d.sync += [
                 f2_r[j].eq(r[:W]),
                 f2_g[j].eq(r[W]),
                 f2_p[j].eq(~r[W] & (r[:W] == (1 << W) - 1)),
             ]
-        with m.If(f1_v):
-            update(hiprevs, f1_k, f1_y[L - 1][W:])
-        m.d.sync += [f2_v.eq(f1_v), f2_k.eq(f1_k)]
-        m.d.sync += [f2_n[j].eq(self.modulus_row.word_select(j, W)) for j in range(L)]
+        with m.If(self.issue):
+            update(hiprevs, self.issue_row, ys[L - 1][W:])
+        m.d.sync += [f2_v.eq(self.issue), f2_k.eq(self.issue_row)]
         carries, carry_out = carry_chain(m, Cat(f2_g), Cat(f2_p), of(cins, f2_k))
         with m.If(f2_v):
             update(cins, f2_k, carry_out)
         m.d.sync += [f3_v.eq(f2_v), f3_k.eq(f2_k)]
         for j in range(L):
-            m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]), f3_n[j].eq(f2_n[j])]
+            m.d.sync += [f3_val[j].eq((f2_r[j] + carries[j])[:W]),
+                         f3_n[j].eq(self.modulus_row.word_select(j, W))]
         with m.If(f3_v):
             update(ntops, f3_k, f3_n[L - 1][W - 1])
         for j in range(L):

@@ -156,10 +156,10 @@ def test_core_products_and_cycles(word_bits):
     assert len(results) == 4 * len(sizes)
     for got, expected, cycles, size, rows in results:
         assert got == expected
-        # start .. done: the MUL command's P*(size + gap) + 2*rows + 8 (+ 1 with several rows) without its
+        # start .. done: the MUL command's P*(size + gap) + 2*rows + 7 (+ 1 with several rows) without its
         # accepting cycle
         P = max(rows, 2)
-        assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 7 + (rows > 1), (size, cycles)
+        assert cycles == P * (size + (1 if P >= 4 else 2)) + 2 * rows + 6 + (rows > 1), (size, cycles)
 
 
 def test_core_rows_wider_than_a_carry_segment():
@@ -171,7 +171,7 @@ def test_core_rows_wider_than_a_carry_segment():
     results = run_products(config, {(n, 65): [(rng.randrange(n), rng.randrange(n)), (n - 1, n - 1)]}, seed=4)
     for got, expected, cycles, size, rows in results:
         assert got == expected
-        assert cycles == 2 * (65 + 2) + 2 * 2 + 8
+        assert cycles == 2 * (65 + 2) + 2 * 2 + 7
 
 
 @pytest.mark.parametrize("word_bits", [8, 16])

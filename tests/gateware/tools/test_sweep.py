@@ -71,7 +71,7 @@ def test_rsa2048_crt_estimate_counts_the_firmware_commands(lanes):
         # recombination's product and ADD mod n, the check's three products and its EQUAL; no widened
         # moduli
         pair = model.pair_mul_cycles(config, 1024, 1024)
-        assert pair == 2 * (64 + 2) + 12
+        assert pair == 2 * (64 + 2) + 11
         shared = model.pair_mul_cycles(config, 1024, 1024, a_words=128)
         assert shared == pair + 2 * 64
         exp_pair = 1 + 6 * windows + 1 + (table + 1 + (windows - 1) * (FIXED_WINDOW_BITS + 1)) * pair - chained
