@@ -147,19 +147,24 @@ class ProductControl(wiring.Component):
                      self.dst_slot.eq(p.dst_slot)]
         with m.If(start):
             m.d.sync += [p.a_slot.eq(ctl.a), p.b_slot.eq(ctl.b), p.b1_slot.eq(ctl.b1), p.dst_slot.eq(ctl.dst)]
+        # the iteration counts are latched too (from the requested a_words and the banks' sizes, which
+        # no command changes while a product runs): they set the end of the iterations, the schedule's
+        # longest path, which then starts at a register
         if cfg.has_pairs:
             assert PAIR_ROW == 1
-            m.d.comb += [p.rows.eq(Mux(p.pair, 2, mod.rows)),
-                         p.own[0].eq(Mux(p.shared, p.a_words, mod.size)),
-                         p.own[1].eq(Mux(p.shared, p.a_words, mod1.size)),
-                         p.size.eq(Mux(p.pair & (p.own[1] > p.own[0]), p.own[1], p.own[0]))]
+            shared = ctl.pair & (ctl.a_words != 0)
+            own = [Mux(shared, ctl.a_words, mod.size), Mux(shared, ctl.a_words, mod1.size)]
+            m.d.comb += p.rows.eq(Mux(p.pair, 2, mod.rows))
             with m.If(start):
                 m.d.sync += [p.pair.eq(ctl.pair), p.a_words.eq(Mux(ctl.pair, ctl.a_words, 0)),
-                             p.period.eq(Mux(ctl.pair | (mod.rows <= 2), 2, mod.rows))]
+                             p.period.eq(Mux(ctl.pair | (mod.rows <= 2), 2, mod.rows)),
+                             p.own[0].eq(own[0]), p.own[1].eq(own[1]),
+                             p.size.eq(Mux(ctl.pair & (own[1] > own[0]), own[1], own[0]))]
         else:
-            m.d.comb += [p.rows.eq(mod.rows), p.size.eq(mod.size), p.own[0].eq(mod.size)]
+            m.d.comb += p.rows.eq(mod.rows)
             with m.If(start):
-                m.d.sync += p.period.eq(Mux(mod.rows > 2, mod.rows, 2))
+                m.d.sync += [p.period.eq(Mux(mod.rows > 2, mod.rows, 2)), p.size.eq(mod.size),
+                             p.own[0].eq(mod.size)]
         return p
 
     def _drive_schedules(self, m, p, running, cycle, head_counter):
@@ -304,7 +309,6 @@ class ProductControl(wiring.Component):
             # word); a product of more rows waits a cycle for its last one.
             m.d.sync += s.final_row.eq(0)
             with m.If(pair | (rows == 1)):
-                m.d.comb += self.resolve_clear.eq(1)
                 m.next = "FIN1"
             with m.Else():
                 m.next = "DRAIN"
@@ -318,7 +322,7 @@ class ProductControl(wiring.Component):
             with m.State("RUN"):
                 self._run(m, p, s)
             with m.State("DRAIN"):
-                m.d.comb += [ctl.busy.eq(1), self.resolve_clear.eq(1)]
+                m.d.comb += ctl.busy.eq(1)
                 m.d.sync += final_row.eq(0)
                 m.next = "FIN1"
             with m.State("FIN1"):
@@ -354,4 +358,10 @@ class ProductControl(wiring.Component):
         p = self._latch_product(m, start)
         s = self._datapath(m, p, start)
         self._fsm(m, p, s, start)
+        # the resolve pass's registers that carry between rows are emptied in the cycle after the
+        # accepting one (the product before has made its last choice by then), from a register: not at
+        # the end of the iterations, whose count is the schedule's longest path
+        clear = Signal()
+        m.d.sync += clear.eq(start)
+        m.d.comb += self.resolve_clear.eq(clear)
         return m

@@ -157,7 +157,6 @@ class CommandDecoder(wiring.Component):
                     accept(self.exp)
             self._word_serial_cases(m, refuse, accept, bad_dst, bad_a, bad_b)
             if cfg.has_pairs:
-                pair_size = Mux(state1.size > state.size, state1.size, state.size)
                 with m.Case(Opcode.MUL_PAIR):
                     with m.If(bad_dst | bad_a | bad_b):
                         refuse(ErrorCode.BAD_SLOT)
@@ -177,7 +176,9 @@ class CommandDecoder(wiring.Component):
                         refuse(ErrorCode.BAD_SIZE)
                     with m.Elif(aliased):
                         refuse(ErrorCode.ALIAS)
-                    with m.Elif((arg == 0) | (arg > pair_size * cfg.word_bits)):
+                    # longer than the larger modulus: two comparisons side by side, not one after a maximum
+                    longer = (arg > state.size * cfg.word_bits) & (arg > state1.size * cfg.word_bits)
+                    with m.Elif((arg == 0) | longer):
                         refuse(ErrorCode.BAD_EXP_BITS)
                     with m.Else():
                         accept(self.exp)
