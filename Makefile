@@ -12,11 +12,13 @@ bench:
 	@t0=$$(date +%s%N); bash tools/setup.sh; t1=$$(date +%s%N); \
 	$(PY) -m sim bench --setup-seconds $$(( (t1 - t0) / 1000000 ))e-3 $(if $(SIZES),--sizes $(SIZES)) $(if $(FULL),--full)
 
-# The whole pytest suite, one worker per core (pytest-xdist), tests dealt one by one except the groups
-# that share an expensive fixture (xdist_group: the board runs, the leak run), which stay on one worker;
-# builds shared across workers take turns (a lock).
+# The whole pytest suite over pytest-xdist workers, one more than the cores (a worker often waits: on a
+# build another holds the lock of, on a simulated serial link or a TLS client, on a model's exit), tests
+# dealt one by one except the groups that share an expensive fixture (xdist_group: the board runs, the
+# leak run), which stay on one worker; builds shared across workers take turns (a lock).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: setup
-	$(PY) -m pytest -n auto --dist loadgroup --durations=40
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=40
 
 setup:
 	@bash tools/setup.sh

@@ -27,7 +27,7 @@ def _start_order(item):
 
 def pytest_collection_modifyitems(config, items):
     """The long tests first, the longest groups at their head (a stable sort: the order is otherwise
-    the collection's). pytest-xdist deals the tests out in this order, so under `make test` the two
+    the collection's). pytest-xdist deals the tests out in this order, so under `make test` the
     workers start on the long ones and finish together on the short ones, instead of one waiting
     minutes at the end for the board runs collected last (tests/soc).
 
