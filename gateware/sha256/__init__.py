@@ -1,0 +1,13 @@
+"""A SHA-256 engine: FIPS 180-4's compression function in gateware, knowing nothing of the SoC.
+
+=============  ==============================================================================
+``interface``  the contract: widths, the computed constants, commands, status, cycles.
+``model``      the Python reference: ``compress`` and ``EngineModel``, the engine edge by edge.
+=============  ==============================================================================
+
+Padding and the message's length are the firmware's: the engine compresses whole blocks.
+"""
+
+from .model import EngineModel, compress
+
+__all__ = ["EngineModel", "compress"]
