@@ -2,12 +2,14 @@
 
 =============  ==============================================================================
 ``interface``  the contract: widths, the computed constants, commands, status, cycles.
+``engine``     ``SHA256Engine``: message and state words by index, INIT and BLOCK, one round a cycle.
 ``model``      the Python reference: ``compress`` and ``EngineModel``, the engine edge by edge.
 =============  ==============================================================================
 
 Padding and the message's length are the firmware's: the engine compresses whole blocks.
 """
 
+from .engine import SHA256Engine
 from .model import EngineModel, compress
 
-__all__ = ["EngineModel", "compress"]
+__all__ = ["SHA256Engine", "EngineModel", "compress"]
