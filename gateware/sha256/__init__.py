@@ -7,6 +7,9 @@
 =============  ==============================================================================
 
 Padding and the message's length are the firmware's: the engine compresses whole blocks.
+
+``gateware.tools.sha256_formal`` proves that the status word (busy and the refusals) does not depend on the
+message or the state: the same commands and writes take the same cycles whatever the data.
 """
 
 from .engine import SHA256Engine
