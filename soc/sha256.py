@@ -14,6 +14,8 @@ gateware/sha256/interface.py):
 - `command`       write: `code`, a `Command` (INIT, BLOCK); the write itself issues it.
 - `status`        read: busy, busy_refused, bad_command (fields from the contract's `Status` layout).
 
+The SoC also gets `SHA256_COMMAND_INIT`, `SHA256_COMMAND_BLOCK` and `SHA256_BLOCK_CYCLES` (soc.h).
+
 A block takes `BLOCK_CYCLES` cycles after its command, whatever the data: the firmware loads a context's
 state (8 words), writes the 16 message words, issues BLOCK, waits for `busy` to fall and reads the state
 back (firmware/hash/sha256_hw.c).
@@ -101,7 +103,15 @@ class SHA256CSR(LiteXModule):
         self._platform.add_source(str(path.resolve()))
 
 
+def soc_constants():
+    """What the firmware takes from soc.h besides the registers: the command codes and a block's cycles."""
+    return {**{f"SHA256_COMMAND_{command.name}": int(command) for command in Command},
+            "SHA256_BLOCK_CYCLES": BLOCK_CYCLES}
+
+
 def add_sha256_engine(soc):
-    """The engine in `soc` (its CSRs `sha256_*`), at its pinned CSR location."""
+    """The engine in `soc` (its CSRs `sha256_*`), at its pinned CSR location, and its constants (soc.h)."""
     soc.csr.add("sha256", n=config.SHA256_CSR_LOCATION)
     soc.sha256 = SHA256CSR(soc.platform)
+    for name, value in soc_constants().items():
+        soc.add_constant(name, value)
