@@ -289,6 +289,19 @@ def entropy_defines():
             *(f"-DCSR_ENTROPY_STATUS_{name.upper()}_OFFSET={layout[name].offset}" for name in STATUS_FIELDS)]
 
 
+def sha256_defines():
+    """What LiteX's csr.h and soc.h give the firmware of the SHA-256 engine, from the contract (soc/sha256.py,
+    gateware/sha256/interface.py): -D flags for the host stand-in (sha256_model.c)."""
+    from amaranth.lib import data
+
+    from gateware.sha256.interface import Status
+    from soc.sha256 import STATUS_FIELDS, soc_constants
+    layout = data.Layout.cast(Status)
+    return ["-DCSR_SHA256_COMMAND_CODE_OFFSET=0",
+            *(f"-DCSR_SHA256_STATUS_{name.upper()}_OFFSET={layout[name].offset}" for name in STATUS_FIELDS),
+            *(f"-D{name}={value}" for name, value in soc_constants().items())]
+
+
 def compile_with_bearssl(name, bearssl_sources, sources):
     """build/test-firmware/<name>-<pid>/lib<name>.so: the firmware's C `sources` (with compile_host's
     files) over BearSSL's modules `bearssl_sources` (paths below its src/), built as BearSSL's makefile
