@@ -8,8 +8,6 @@
 
 #if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 
-static unsigned char message[HASH_MAX_BYTES];
-
 /* A context of either class. */
 static union {
 	const br_hash_class *vtable;
@@ -21,6 +19,7 @@ static void cmd_hash(int argc, char **argv)
 {
 	static const char digits[] = "0123456789abcdef";
 	const br_hash_class *cls;
+	unsigned char *message;
 	unsigned char digest[br_sha256_SIZE];
 	char hex[2 * br_sha256_SIZE + 1];
 	timed_region t;
@@ -41,7 +40,10 @@ static void cmd_hash(int argc, char **argv)
 		printf(ERR_UNKNOWN_IMPL " impl=%s (%s or %s)\n", argv[1], HASH_IMPL_SW, HASH_IMPL_HW);
 		return;
 	}
-	if (console_hex_bytes("message", argv[2], message, sizeof(message), &len) < 0)
+	/* the bytes replace their hex in the line's own buffer (byte i is written after digits 2i and 2i + 1
+	   are read): no buffer of their own, which the board's image has no room for */
+	message = (unsigned char *)argv[2];
+	if (console_hex_bytes("message", argv[2], message, HASH_MAX_BYTES, &len) < 0)
 		return;
 	cls = hw ? &sha256_hw_vtable : &br_sha256_vtable;
 	_Static_assert(sizeof(context) >= sizeof(sha256_hw_context) && sizeof(context) >= sizeof(br_sha256_context),
