@@ -276,6 +276,10 @@ def compile_host(out, extra=()):
 RNG_SOURCES = [FIRMWARE / "rand" / "rng.c", FIRMWARE / "rand" / "entropy.c", Path(__file__).resolve().parent / "entropy_model.c"]
 
 
+#: The SHA-256 engine's driver and hash class, over a host model of the engine's CSRs.
+SHA256_HW_SOURCES = [FIRMWARE / "hash" / "sha256_hw.c", Path(__file__).resolve().parent / "sha256_model.c"]
+
+
 def entropy_defines():
     """What LiteX's csr.h and soc.h give the firmware of the entropy source, from the contract (soc/entropy.py,
     gateware/entropy/interface.py): -D flags for the host stand-ins, with their include directory."""
@@ -324,7 +328,8 @@ def compile_with_bearssl(name, bearssl_sources, sources):
                        check=True, capture_output=True, text=True)
         objects.append(str(obj))
     path = work / f"lib{name}.so"
-    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *entropy_defines(), *map(str, sources), *objects])
+    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *entropy_defines(), *sha256_defines(), *map(str, sources),
+                              *objects])
     return path
 
 
