@@ -59,11 +59,11 @@ def test_engine_takes_fewer_cycles_than_software_on_a_long_message(hashes):
 
 
 @pytest.mark.parametrize("line, code", [
-    ("hash md5 616263", Error.UNKNOWN_IMPL),
-    ("hash hw 61626", Error.BAD_HEX),
-    ("hash sw zz", Error.BAD_HEX),
-    (f"hash hw {'00' * (HASH_MAX_BYTES + 1)}", Error.TOO_LARGE),
-    ("hash hw", Error.USAGE),
+    pytest.param("hash md5 616263", Error.UNKNOWN_IMPL, id="unknown_impl"),
+    pytest.param("hash hw 61626", Error.BAD_HEX, id="odd_digits"),
+    pytest.param("hash sw zz", Error.BAD_HEX, id="not_hex"),
+    pytest.param(f"hash hw {'00' * (HASH_MAX_BYTES + 1)}", Error.TOO_LARGE, id="too_long"),
+    pytest.param("hash hw", Error.USAGE, id="no_message"),
 ])
 def test_bad_input_gives_one_error_line_and_the_console_carries_on(shared_console, line, code):
     out = shared_console.command(line)
