@@ -36,6 +36,9 @@ MAIN_RAM_BASE = 0x40000000  # LiteX's usual `main_ram` origin
 # the CSRs LiteX places itself (ctrl, identifier, the peripheral, the timer, the UART) keep the
 # addresses they had without it, and the timed code its bytes.
 ENTROPY_CSR_LOCATION = 7
+# The SHA-256 engine's (soc/sha256.py): pinned too, after the ones LiteX places (the last is the UART's,
+# 4), leaving 5 to the next CSR LiteX places itself; every CSR keeps the address it had without it.
+SHA256_CSR_LOCATION = 6
 # The firmware image with both peer libraries (mbedTLS, BearSSL; README "Peer libraries"): text,
 # data, bss and a stack in main RAM. The simulation runs this one. A power of two: the bus decodes a
 # power-of-two window onto it, and Verilator's model of a smaller RAM reads past its array on an

@@ -98,6 +98,14 @@ KEYGEN_STEPS = {
     "round": "its R^2 mod c and one Miller-Rabin round to a base drawn, untimed, from a generator seeded with it",
 }
 
+#: `hash`'s implementations of SHA-256, each a BearSSL br_hash_class, with what they are.
+HASH_IMPLS = {
+    "sw": "BearSSL's software SHA-256 (br_sha256_vtable)",
+    "hw": "the SHA-256 engine (firmware/hash/sha256_hw.c, soc/sha256.py)",
+}
+#: Most bytes `hash` takes: their hex fits the console's line.
+HASH_MAX_BYTES = 1024
+
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
@@ -133,6 +141,9 @@ COMMANDS = {
     "entropy": ("raw <words> | restart",
                 "the device's entropy source: raw words as it gives them (hex, for an SP 800-90B assessment), "
                 "or restart it (clears a health-test failure)"),
+    "hash": (f"{'|'.join(HASH_IMPLS)} <hex>",
+             f"SHA-256 of the bytes (at most {HASH_MAX_BYTES}) through BearSSL's hash class, timed: "
+             + "; ".join(f"{name}: {what}" for name, what in HASH_IMPLS.items())),
     "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
     "cert": ("[clear | add <der-hex>]",
              "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
@@ -189,6 +200,8 @@ class Error(enum.Enum):
     NOT_CONSTANT_TIME = "not_constant_time"     # a board's TLS server runs only TLS_CONSTANT_TIME_IMPLS
     SHORT_SEED = "short_seed"                   # `keygen` takes a seed of at least KEYGEN_MIN_SEED bytes
     BAD_CANDIDATE = "bad_candidate"             # `keygen_step`: not a number the prime search could make
+    # The SHA-256 engine refused a command or write, or stayed busy past its bound (a fault).
+    HASH_ENGINE = "hash_engine"
 
     @property
     def prefix(self):
@@ -335,6 +348,13 @@ ENTROPY_RAW = Line("ENTROPY_RAW", (), (Field("raw", "s", lambda text: [int(text[
 # `entropy restart`: the source's health right after.
 ENTROPY_RESTARTED = Line("ENTROPY_RESTARTED", ("entropy", "restarted"), (Field("entropy_health", "s"),))
 
+# ---- SHA-256 (firmware/hash/, soc/sha256.py) ----
+
+# `hash`: the implementation, the message's bytes, the cycles of the whole hash (init, update, out) and
+# the digest (hex).
+HASH = Line("HASH", ("hash",), (Field("impl", "s"), Field("bytes", "u"), Field("cycles", "llu"),
+                                Field("digest", "s", _bytes)))
+
 # ---- the TLS server (firmware/tls/tls_*.c, jobs/tls.py, docs/tls.md) ----
 
 #: The suites the TLS server offers (IANA names and code points), and the curves of its ECDHE (TLS
@@ -392,7 +412,7 @@ PROFILE_PREFIX = "profile"
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
          DECRYPTION_FAILED, KEYGEN, KEY_PUBLIC, KEY_EXPORT, KEYGEN_STEP, TLS_START, TLS_HANDSHAKE,
-         TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW, ENTROPY_RESTARTED)
+         TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW, ENTROPY_RESTARTED, HASH)
 
 
 def _c_string(text):
@@ -444,6 +464,9 @@ def c_header():
     lines += ["#define ENTROPY_HEALTH_NAMES { " + ", ".join(map(_c_string, ENTROPY_HEALTH)) + " }",
               f"#define ENTROPY_RAW_MAX_WORDS {ENTROPY_RAW_MAX_WORDS}",
               f"#define ENTROPY_RAW_WORDS_PER_LINE {ENTROPY_RAW_WORDS_PER_LINE}"]
+    lines += ["", "/* SHA-256. */"]
+    lines += [f"#define HASH_IMPL_{name.upper()} {_c_string(name)}" for name in HASH_IMPLS]
+    lines += [f"#define HASH_MAX_BYTES {HASH_MAX_BYTES}"]
     lines += ["", "/* Error lines start with these; details follow. */"]
     lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
     lines += ["", "#endif", ""]

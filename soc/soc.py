@@ -1,6 +1,6 @@
 """The RSA benchmark SoC: VexRiscv, the LiteX BIOS in integrated ROM, integrated SRAM and main RAM,
-UART, a 64-bit cycle counter, the entropy source (soc/entropy.py; its noise by build: `entropy_noise`)
-and (optionally) the Montgomery peripheral. Board targets add a
+UART, a 64-bit cycle counter, the entropy source (soc/entropy.py; its noise by build: `entropy_noise`),
+the SHA-256 engine (soc/sha256.py) and (optionally) the Montgomery peripheral. Board targets add a
 clock/reset generator and pick the UART.
 
 The firmware lives in main RAM (soc/config.py, "Memory map"): `main_ram_init` preloads it, and the
@@ -10,7 +10,7 @@ BIOS jumps there when no host answers its serial-boot request (`ROM_BOOT_ADDRESS
 
 from litex.soc.integration.soc_core import SoCCore
 
-from soc import config, entropy
+from soc import config, entropy, sha256
 
 
 class RSABenchSoC(SoCCore):
@@ -46,6 +46,7 @@ class RSABenchSoC(SoCCore):
             self.csr.add(name, n=location)
 
         entropy.add_entropy_source(self, entropy_noise)
+        sha256.add_sha256_engine(self)
 
         if with_montmul:
             from soc.montmul import MontgomeryCSR

@@ -276,6 +276,10 @@ def compile_host(out, extra=()):
 RNG_SOURCES = [FIRMWARE / "rand" / "rng.c", FIRMWARE / "rand" / "entropy.c", Path(__file__).resolve().parent / "entropy_model.c"]
 
 
+#: The SHA-256 engine's driver and hash class, over a host model of the engine's CSRs.
+SHA256_HW_SOURCES = [FIRMWARE / "hash" / "sha256_hw.c", Path(__file__).resolve().parent / "sha256_model.c"]
+
+
 def entropy_defines():
     """What LiteX's csr.h and soc.h give the firmware of the entropy source, from the contract (soc/entropy.py,
     gateware/entropy/interface.py): -D flags for the host stand-ins, with their include directory."""
@@ -287,6 +291,19 @@ def entropy_defines():
     return [f"-I{Path(__file__).resolve().parent / 'host_litex'}", f"-DENTROPY_SEED_WORDS={SEED_RAW_WORDS}",
             "-DCSR_ENTROPY_CTRL_RESTART_OFFSET=0",
             *(f"-DCSR_ENTROPY_STATUS_{name.upper()}_OFFSET={layout[name].offset}" for name in STATUS_FIELDS)]
+
+
+def sha256_defines():
+    """What LiteX's csr.h and soc.h give the firmware of the SHA-256 engine, from the contract (soc/sha256.py,
+    gateware/sha256/interface.py): -D flags for the host stand-in (sha256_model.c)."""
+    from amaranth.lib import data
+
+    from gateware.sha256.interface import Status
+    from soc.sha256 import STATUS_FIELDS, soc_constants
+    layout = data.Layout.cast(Status)
+    return ["-DCSR_SHA256_COMMAND_CODE_OFFSET=0",
+            *(f"-DCSR_SHA256_STATUS_{name.upper()}_OFFSET={layout[name].offset}" for name in STATUS_FIELDS),
+            *(f"-D{name}={value}" for name, value in soc_constants().items())]
 
 
 def compile_with_bearssl(name, bearssl_sources, sources):
@@ -311,7 +328,8 @@ def compile_with_bearssl(name, bearssl_sources, sources):
                        check=True, capture_output=True, text=True)
         objects.append(str(obj))
     path = work / f"lib{name}.so"
-    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *entropy_defines(), *map(str, sources), *objects])
+    compile_host(path, extra=[f"-I{work / 'gen'}", *includes, *entropy_defines(), *sha256_defines(), *map(str, sources),
+                              *objects])
     return path
 
 

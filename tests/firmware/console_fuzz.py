@@ -185,9 +185,9 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
     peers = {name: peer_libs.cached(peer) for name, peer in peer_libs.PEERS.items()}
     for name, text in generated_headers(max_bits, peers).items():
         _write_if_changed(gen / name, text)
-    from bnlib import entropy_defines       # the entropy source's CSR fields, from the contract
+    from bnlib import entropy_defines, sha256_defines    # the engines' CSR fields, from their contracts
     includes = [f"-I{gen}", f"-I{FUZZ_SOURCES / 'host'}", f"-I{HERE / 'host_litex'}", f"-I{FIRMWARE}",
-                *entropy_defines()]
+                *entropy_defines(), *sha256_defines()]
     peer_objects, jobs_list = [], []
     if peers["bearssl"]:
         tree = peers["bearssl"]
@@ -230,7 +230,8 @@ def build(max_bits=FUZZ_MAX_BITS, out_dir=None, jobs=os.cpu_count() or 2, source
     # every console source but the TLS server's, which drives the UART and the interrupt controller
     # itself (fuzz/no_tls.c stands in for its command table)
     sources = [path for path in firmware_sources() if path.parent.name != "tls" and path not in ARITHMETIC]
-    harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "no_tls.c", HERE / "entropy_model.c"]
+    harness = [FUZZ_SOURCES / "console_fuzz.c", FUZZ_SOURCES / "no_tls.c", HERE / "entropy_model.c",
+               HERE / "sha256_model.c"]
     stack_bytes = 4 * 2048          # console_fuzz.c's fuzz_stack_space
     _compile([CLANG, *COMMON, *SANITIZE, "-fsanitize=fuzzer", *coverage_flags, *warnings,
               "-include", "firmware_config.h", *includes, "-Dmain=firmware_main",

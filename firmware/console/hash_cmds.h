@@ -1,0 +1,9 @@
+/* `hash <sw|hw> <hex>`: SHA-256 through BearSSL's hash class, BearSSL's own or the engine's, timed. */
+#ifndef HASH_CMDS_H
+#define HASH_CMDS_H
+
+#include "console/console.h"
+
+extern const struct console_command hash_commands[];
+
+#endif

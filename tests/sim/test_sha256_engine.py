@@ -1,0 +1,80 @@
+"""The SHA-256 engine on the simulated SoC (soc/sha256.py, firmware/hash/): `hash sw` (BearSSL's software
+SHA-256) and `hash hw` (the engine's BearSSL hash class) agree with hashlib on messages of none, one and
+several blocks, each hash timed, the engine's fewer cycles than software's on a long message; bad input
+gives one `error=` line and the console carries on. The engine's CSRs sit at their pinned location and
+the others where they were without it."""
+
+import hashlib
+import random
+
+import pytest
+
+from soc import config
+from soc.console_protocol import HASH, HASH_IMPLS, HASH_MAX_BYTES, Error, error_code, error_lines, hex_argument
+
+#: One worker: the module's tests share one boot.
+pytestmark = pytest.mark.xdist_group("sha256_engine")
+
+#: FIPS 180-4's examples (one block, two blocks) and the edges of the padding, then a long random message.
+MESSAGES = [
+    b"",
+    b"abc",
+    b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",     # 448 bits: two blocks
+    bytes(range(55)), bytes(range(56)), bytes(range(64)),
+    random.Random(20261129).randbytes(1000),
+]
+#: The CSR locations of the SoC before the engine (build/sim/csr.csv then): unchanged with it.
+CSR_LOCATIONS = {"ctrl": 0, "identifier_mem": 1, "montmul": 2, "timer0": 3, "uart": 4,
+                 "entropy": config.ENTROPY_CSR_LOCATION}
+CSR_PAGE = 0x800
+CSR_BASE = 0xf0000000
+
+
+def _hash(con, impl, message):
+    out = con.command(f"hash {impl} {hex_argument(message)}")
+    lines = HASH.parse_all(out)
+    assert len(lines) == 1 and len(out.strip().splitlines()) == 1, out
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def hashes(shared_console):
+    """{(impl, message index): HASH line} for every message on both implementations, interleaved."""
+    return {(impl, i): _hash(shared_console, impl, message)
+            for i, message in enumerate(MESSAGES) for impl in HASH_IMPLS}
+
+
+@pytest.mark.parametrize("impl", list(HASH_IMPLS))
+def test_hash_agrees_with_hashlib(hashes, impl):
+    for i, message in enumerate(MESSAGES):
+        line = hashes[impl, i]
+        assert line["impl"] == impl and line["bytes"] == len(message)
+        assert line["digest"] == hashlib.sha256(message).digest(), (impl, len(message))
+        assert line["cycles"] > 0
+
+
+def test_engine_takes_fewer_cycles_than_software_on_a_long_message(hashes):
+    long = len(MESSAGES) - 1
+    assert hashes["hw", long]["cycles"] < hashes["sw", long]["cycles"]
+
+
+@pytest.mark.parametrize("line, code", [
+    pytest.param("hash md5 616263", Error.UNKNOWN_IMPL, id="unknown_impl"),
+    pytest.param("hash hw 61626", Error.BAD_HEX, id="odd_digits"),
+    pytest.param("hash sw zz", Error.BAD_HEX, id="not_hex"),
+    pytest.param(f"hash hw {'00' * (HASH_MAX_BYTES + 1)}", Error.TOO_LARGE, id="too_long"),
+    pytest.param("hash hw", Error.USAGE, id="no_message"),
+])
+def test_bad_input_gives_one_error_line_and_the_console_carries_on(shared_console, line, code):
+    out = shared_console.command(line)
+    errors = error_lines(out)
+    assert len(errors) == 1 and len(out.strip().splitlines()) == 1, out
+    assert error_code(errors[0]) == code
+    assert _hash(shared_console, "hw", b"abc")["digest"] == hashlib.sha256(b"abc").digest()
+
+
+def test_engine_csrs_are_pinned_and_the_others_keep_their_addresses(sim_soc):
+    rows = [line.split(",") for line in (sim_soc.gateware_dir.parent / "csr.csv").read_text().splitlines()]
+    bases = {row[1]: int(row[2], 16) for row in rows if row[0] == "csr_base"}
+    expected = {**CSR_LOCATIONS, "sha256": config.SHA256_CSR_LOCATION}
+    assert bases == {name: CSR_BASE + CSR_PAGE * location for name, location in expected.items()}
