@@ -219,7 +219,7 @@ def generate_soc(build_dir, cpu_type, cpu_variant, with_montmul, montmul_config,
             platform = sim_board.Platform()
             soc = RSABenchSoC(platform, cpu_type=cpu_type, cpu_variant=cpu_variant, uart_name="sim",
                               with_montmul=with_montmul, montmul_config=montmul_config,
-                              reserved_csrs=reserved_csrs, montmul_idle_clock_gate=True,
+                              reserved_csrs=reserved_csrs, idle_clock_gate=True,
                               entropy_noise=entropy.SIMULATED)
             soc.crg = sim_board.CRG(platform)
             # The BIOS's CRC of its own ROM is half of a simulated boot (0.16 of 0.34 s of wall time on

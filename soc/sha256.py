@@ -22,6 +22,8 @@ back (firmware/hash/sha256_hw.c).
 """
 
 import functools
+from functools import reduce
+from operator import or_
 from pathlib import Path
 
 from amaranth.lib import data
@@ -32,7 +34,7 @@ from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 
 from gateware.sha256.interface import (BLOCK_CYCLES, COMMAND_BITS, MESSAGE_ADDR_BITS, STATE_ADDR_BITS, WORD_BITS,
                                        Command, Status)
-from soc import config
+from soc import config, sim_clock_gate
 
 _STATUS = data.Layout.cast(Status)
 #: The status fields the firmware reads, in the register as in the contract.
@@ -52,7 +54,7 @@ def _verilog(name):
 
 
 class SHA256CSR(LiteXModule):
-    def __init__(self, platform, name="sha256_engine"):
+    def __init__(self, platform, name="sha256_engine", idle_clock_gate=False):
         self.message_index = CSRStorage(MESSAGE_ADDR_BITS, description="Which message word `message_data` "
                                                                        "writes (0: the block's first 4 bytes).")
         self.message_data = CSRStorage(WORD_BITS, description="Write: the message word at `message_index` "
@@ -74,23 +76,34 @@ class SHA256CSR(LiteXModule):
 
         status = Signal(32)
         # A CSRStorage's `re` rises in the cycle its new value is in `storage`: value and strobe line up.
+        clk = ClockSignal("sys")
+        inputs = [ResetSignal("sys"), self.message_index.storage, self.message_data.storage, self.message_data.re,
+                  self.state_index.storage, self.state_data.storage, self.state_data.re,
+                  self.command.storage, self.command.re]
+        if idle_clock_gate:
+            # every write to a register opens the gate (an index that changes, too: `state` follows it)
+            writes = [csr.re for csr in (self.message_index, self.message_data, self.state_index,
+                                         self.state_data, self.command)]
+            busy = status[_STATUS["busy"].offset]
+            clk, inputs = sim_clock_gate.gate(self, inputs, reduce(or_, writes, ResetSignal("sys") | busy))
+        rst, message_addr, message_data, message_we, state_addr, state_data, state_we, command, command_stb = inputs
         self.specials += Instance(name,
-            i_clk          = ClockSignal("sys"),
-            i_rst          = ResetSignal("sys"),
-            i_message_addr = self.message_index.storage,
-            i_message_data = self.message_data.storage,
-            i_message_we   = self.message_data.re,
-            i_state_addr   = self.state_index.storage,
-            i_state_data   = self.state_data.storage,
-            i_state_we     = self.state_data.re,
+            i_clk          = clk,
+            i_rst          = rst,
+            i_message_addr = message_addr,
+            i_message_data = message_data,
+            i_message_we   = message_we,
+            i_state_addr   = state_addr,
+            i_state_data   = state_data,
+            i_state_we     = state_we,
             o_state_rdata  = self.state.status,
-            i_command      = self.command.storage,
-            i_command_stb  = self.command.re,
+            i_command      = command,
+            i_command_stb  = command_stb,
             o_status       = status,
         )
         self.comb += [getattr(self.status.fields, field).eq(status[_STATUS[field].offset])
                       for field in STATUS_FIELDS]
-        self._platform, self._name = platform, name
+        self._platform, self._name, self._idle_clock_gate = platform, name, idle_clock_gate
 
     def do_finalize(self):
         # The builder has chosen the output directory by now: convert the engine there.
@@ -101,6 +114,8 @@ class SHA256CSR(LiteXModule):
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
         self._platform.add_source(str(path.resolve()))
+        if self._idle_clock_gate:
+            sim_clock_gate.add_source(self._platform, out_dir)
 
 
 def soc_constants():
@@ -109,9 +124,10 @@ def soc_constants():
             "SHA256_BLOCK_CYCLES": BLOCK_CYCLES}
 
 
-def add_sha256_engine(soc):
-    """The engine in `soc` (its CSRs `sha256_*`), at its pinned CSR location, and its constants (soc.h)."""
+def add_sha256_engine(soc, idle_clock_gate=False):
+    """The engine in `soc` (its CSRs `sha256_*`), at its pinned CSR location, and its constants (soc.h).
+    `idle_clock_gate`: its clock stops while it idles (simulation only, soc/sim_clock_gate.py)."""
     soc.csr.add("sha256", n=config.SHA256_CSR_LOCATION)
-    soc.sha256 = SHA256CSR(soc.platform)
+    soc.sha256 = SHA256CSR(soc.platform, idle_clock_gate=idle_clock_gate)
     for name, value in soc_constants().items():
         soc.add_constant(name, value)

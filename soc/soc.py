@@ -17,7 +17,7 @@ class RSABenchSoC(SoCCore):
     def __init__(self, platform, sys_clk_freq=config.SYS_CLK_FREQ, cpu_type=config.CPU_TYPE,
                  cpu_variant=config.CPU_VARIANT, with_montmul=False, montmul_config=None,
                  main_ram_size=config.MAIN_RAM_SIZE, main_ram_init=None, reserved_csrs=None,
-                 montmul_idle_clock_gate=False, entropy_noise=entropy.RING_OSCILLATORS, **kwargs):
+                 idle_clock_gate=False, entropy_noise=entropy.RING_OSCILLATORS, **kwargs):
         kwargs.setdefault("uart_name", "serial")
         kwargs.setdefault("uart_baudrate", config.UART_BAUDRATE)
         # A non-empty init makes LiteX mark main RAM as preloaded (CONFIG_MAIN_RAM_INIT: the BIOS
@@ -46,11 +46,11 @@ class RSABenchSoC(SoCCore):
             self.csr.add(name, n=location)
 
         entropy.add_entropy_source(self, entropy_noise)
-        sha256.add_sha256_engine(self)
+        sha256.add_sha256_engine(self, idle_clock_gate)
 
         if with_montmul:
             from soc.montmul import MontgomeryCSR
-            self.montmul = MontgomeryCSR(platform, montmul_config, idle_clock_gate=montmul_idle_clock_gate)
+            self.montmul = MontgomeryCSR(platform, montmul_config, idle_clock_gate=idle_clock_gate)
             self.montmul.add_to_bus(self)
             if self.irq.enabled:
                 self.irq.add("montmul", use_loc_if_exists=True)

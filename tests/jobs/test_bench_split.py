@@ -13,7 +13,7 @@ from jobs import bench
 from sim import build as sim_build
 from link.console import ConsoleError, SimConsole
 from soc import console_protocol as protocol
-from soc import montmul
+from soc import sim_clock_gate
 from soc.console_protocol import RESULT, Error, error_code, error_lines
 
 
@@ -85,11 +85,11 @@ def every_hw_row(bench_ours_512_1024):
 def test_the_idle_clock_gate_changes_no_count(sim_soc, every_hw_row):
     """Every hardware row (the CPU loop's commands come with idle gaps between them, where the gated
     clock stops and starts again) with the gate, and with the same model's plain clock (`bench hw`)."""
-    assert montmul.CLOCK_GATE_MODULE in (sim_soc.gateware_dir / "sim.v").read_text()
+    assert sim_clock_gate.MODULE in (sim_soc.gateware_dir / "sim.v").read_text()
     gated = every_hw_row
     assert len(gated) == 2 * len([row for row in protocol.bench_rows(peers=False) if row[1] != "sw"])
     assert all(ok == 1 for *_, ok in gated)
-    assert _bench(sim_soc, "bench hw 512 1024", model_args=[montmul.PLAIN_CLOCK_ARG]) == gated
+    assert _bench(sim_soc, "bench hw 512 1024", model_args=[sim_clock_gate.PLAIN_CLOCK_ARG]) == gated
 
 
 @pytest.mark.xdist_group("bench_ours")
