@@ -1,4 +1,5 @@
 """The bignum/RSA sources build for the softcore (rv32im, freestanding) warning-free and self-contained."""
+import os
 import re
 import shutil
 import subprocess
@@ -19,7 +20,9 @@ def rv_tool(name):
 
 
 def compile_rv32(source, max_bits, extra=()):
-    out_dir = BUILD / f"rv32-{max_bits}"
+    # a directory per pytest-xdist worker: two workers compiling the same source (with other flags, or
+    # one reading the object the other is writing) never share a file
+    out_dir = BUILD / f"rv32-{max_bits}" / os.environ.get("PYTEST_XDIST_WORKER", "main")
     out_dir.mkdir(parents=True, exist_ok=True)
     obj = out_dir / source.replace(".c", ".o").replace("/", "_")
     cmd = [rv_tool("gcc"), *RV_FLAGS, f"-I{FIRMWARE}", f"-DBN_MAX_BITS={max_bits}", *extra, "-c",
