@@ -18,25 +18,35 @@
    may alias the caller's bytes. */
 typedef uint32_t __attribute__((may_alias)) message_word;
 
-int sha256_hw_wait(void)
+/* Polls the status until the engine is idle: SHA256_HW_OK with that status word in *status, or
+   SHA256_HW_ERR_TIMEOUT. */
+static int poll_idle(uint32_t *status)
 {
 	uint32_t polls;
 
 	for (polls = 0; polls < SHA256_HW_MAX_POLLS; polls++)
-		if (!(sha256_status_read() & STATUS_BIT(BUSY)))
+		if (!((*status = sha256_status_read()) & STATUS_BIT(BUSY)))
 			return SHA256_HW_OK;
 	return SHA256_HW_ERR_TIMEOUT;
 }
 
+int sha256_hw_wait(void)
+{
+	uint32_t status;
+
+	return poll_idle(&status);
+}
+
 /* Waits for the engine to be idle, then says whether it refused anything since its last accepted command
-   (the driver issues nothing while it is busy: a refusal is a fault). */
+   (the driver issues nothing while it is busy: a refusal is a fault). The idle status word says both. */
 static int wait_idle_unrefused(void)
 {
-	int err = sha256_hw_wait();
+	uint32_t status;
+	int err = poll_idle(&status);
 
 	if (err)
 		return err;
-	return sha256_status_read() & REFUSED ? SHA256_HW_ERR_REFUSED : SHA256_HW_OK;
+	return status & REFUSED ? SHA256_HW_ERR_REFUSED : SHA256_HW_OK;
 }
 
 int sha256_hw_init(void)
@@ -152,26 +162,29 @@ static void initial_state(sha256_hw_context *ctx)
 	record(ctx, err ? err : take_state(ctx));
 }
 
-/* The blocks of one call, streamed: the first after the state (unless the engine holds it), each block's
-   words written while the engine may still run the one before. */
-struct stream {
-	const uint32_t *state;      /* the state to start from */
-	int engine_holds_it;        /* the engine holds it already */
-	int started;                /* a block was issued */
-	int err;                    /* the first error; once set, no more blocks */
-};
-
-static void stream_block(struct stream *s, const unsigned char block[64])
+/* Before a call's first block: the engine gets ctx's state unless it holds it already. */
+static int begin(const sha256_hw_context *ctx)
 {
-	if (s->err)
-		return;
-	if (!s->started && !s->engine_holds_it)
-		s->err = sha256_hw_load(s->state);
-	if (!s->err) {
-		sha256_hw_write_block(block);
-		s->err = sha256_hw_block();
+	return engine_holds(ctx) ? SHA256_HW_OK : sha256_hw_load(ctx->val);
+}
+
+/* Streams `blocks` whole blocks from `in` into the engine: each block's words into the window while the
+   engine may still run the one before, then BLOCK once it is idle. A block at an unaligned address goes
+   through `buf` (aligned, 64 bytes). Stops at the first error. */
+static int stream(const unsigned char *in, size_t blocks, unsigned char *buf)
+{
+	int err = SHA256_HW_OK;
+
+	for (; blocks && !err; blocks--, in += 64) {
+		if ((uintptr_t)in % sizeof(uint32_t) == 0)
+			sha256_hw_write_block(in);
+		else {
+			memcpy(buf, in, 64);
+			sha256_hw_write_block(buf);
+		}
+		err = sha256_hw_block();
 	}
-	s->started = 1;
+	return err;
 }
 
 static void hw_init(const br_hash_class **vtable)
@@ -188,9 +201,9 @@ static void hw_init(const br_hash_class **vtable)
 static void hw_update(const br_hash_class **vtable, const void *data, size_t len)
 {
 	sha256_hw_context *ctx = (sha256_hw_context *)vtable;
-	struct stream s = { ctx->val, engine_holds(ctx), 0, SHA256_HW_OK };
 	const unsigned char *in = data;
 	size_t used = (size_t)ctx->count & 63, n;
+	int started = 0, err = SHA256_HW_OK;
 
 	ctx->count += len;
 	if (used) {                          /* fill the buffered block first */
@@ -198,24 +211,27 @@ static void hw_update(const br_hash_class **vtable, const void *data, size_t len
 		memcpy(ctx->buf + used, in, n);
 		in += n;
 		len -= n;
-		used += n;
-		if (used < 64)
+		if (used + n < 64)
 			return;
-		stream_block(&s, ctx->buf);
+		started = 1;
+		if (!(err = begin(ctx)))
+			err = stream(ctx->buf, 1, ctx->buf);
 	}
-	for (; len >= 64; in += 64, len -= 64) {
-		/* a whole block goes from the caller's bytes when they are aligned, else through the buffer */
-		if ((uintptr_t)in % sizeof(uint32_t) == 0)
-			stream_block(&s, in);
-		else {
-			memcpy(ctx->buf, in, 64);
-			stream_block(&s, ctx->buf);
+	if (len >= 64) {
+		/* whole blocks from the caller's bytes */
+		if (!started) {
+			started = 1;
+			err = begin(ctx);
 		}
+		if (!err)
+			err = stream(in, len / 64, ctx->buf);
+		in += len & ~(size_t)63;
+		len &= 63;
 	}
 	memcpy(ctx->buf, in, len);
-	if (s.started)
-		record(ctx, s.err ? s.err : take_state(ctx));
-	if (s.err)
+	if (started)
+		record(ctx, err ? err : take_state(ctx));
+	if (err)
 		holder = NULL;
 }
 
@@ -223,10 +239,10 @@ static void hw_update(const br_hash_class **vtable, const void *data, size_t len
 static void hw_out(const br_hash_class *const *vtable, void *dst)
 {
 	const sha256_hw_context *ctx = (const sha256_hw_context *)vtable;
-	_Alignas(uint32_t) unsigned char buf[64];
+	_Alignas(sizeof(uint32_t)) unsigned char buf[64];
 	uint32_t val[SHA256_HW_STATE_WORDS];
-	struct stream s = { ctx->val, engine_holds(ctx), 0, SHA256_HW_OK };
 	size_t used = (size_t)ctx->count & 63;
+	int err = begin(ctx);
 	unsigned i;
 
 	memcpy(val, ctx->val, sizeof(val));      /* what a failed engine leaves in the digest */
@@ -234,22 +250,24 @@ static void hw_out(const br_hash_class *const *vtable, void *dst)
 	buf[used++] = 0x80;
 	if (used > 56) {
 		memset(buf + used, 0, 64 - used);
-		stream_block(&s, buf);
+		if (!err)
+			err = stream(buf, 1, buf);
 		used = 0;
 	}
 	memset(buf + used, 0, 56 - used);
 	store32be(buf + 56, (uint32_t)(ctx->count >> 29));
 	store32be(buf + 60, (uint32_t)(ctx->count << 3));
-	stream_block(&s, buf);
-	if (!s.err)
-		s.err = sha256_hw_save(val);
+	if (!err)
+		err = stream(buf, 1, buf);
+	if (!err)
+		err = sha256_hw_save(val);
 	/* the engine now holds a state no context has */
 	holder = NULL;
 	for (i = 0; i < SHA256_HW_STATE_WORDS; i++)
 		store32be((unsigned char *)dst + 4 * i, val[i]);
 	/* out() leaves the hash as it was; only the record of a fault, which makes the digest wrong, is kept
 	   (a context is never a const object: the class's functions take the vtable pointer inside it) */
-	record((sha256_hw_context *)vtable, s.err);
+	record((sha256_hw_context *)vtable, err);
 }
 
 static uint64_t hw_state(const br_hash_class *const *vtable, void *dst)

@@ -50,7 +50,7 @@ int sha256_hw_block(void);
    its state in the engine. */
 typedef struct {
 	const br_hash_class *vtable;
-	_Alignas(uint32_t) unsigned char buf[64];   /* aligned: a whole block goes to the engine as words */
+	_Alignas(sizeof(uint32_t)) unsigned char buf[64];   /* aligned: a whole block goes to the engine as words */
 	uint64_t count;                          /* bytes hashed */
 	uint32_t val[SHA256_HW_STATE_WORDS];     /* the chaining state */
 	uint32_t serial;                         /* the driver's serial of the call that left val; 0: none */
