@@ -99,3 +99,23 @@ def test_engine_csrs_are_pinned_and_the_others_keep_their_addresses(sim_soc):
     assert bases == {name: CSR_BASE + CSR_PAGE * location for name, location in expected.items()}
     regions = {row[1]: (int(row[2], 16), int(row[3]), row[4]) for row in rows if row[0] == "memory_region"}
     assert regions["sha256_window"] == (config.SHA256_WINDOW_BASE, WINDOW_BYTES, "io")
+
+
+def test_the_idle_clock_gate_changes_no_count(sim_soc, shared_console):
+    """The engine's clock stops while it idles and opens on a window access or a command: the same hashes
+    (the window's stores and loads, BLOCKs streamed while it is busy, idle gaps between commands) take the
+    same cycles with the model's plain clock."""
+    from link.console import SimConsole
+    from soc import sim_clock_gate
+
+    message = random.Random(7).randbytes(1000)
+    commands = [("hw", message, 3), ("hw", b"abc", None), ("sw", b"abc", None)]
+    gated = [_hash(shared_console, *command) for command in commands]
+    plain = SimConsole(sim_soc.model, sim_soc.gateware_dir, timeout=300,
+                       model_args=[sim_clock_gate.PLAIN_CLOCK_ARG])
+    try:
+        plain.wait_prompt()
+        assert [_hash(plain, *command) for command in commands] == gated
+    finally:
+        plain.close()
+    assert gated[0]["digest"] == hashlib.sha256(message * 3).digest()
