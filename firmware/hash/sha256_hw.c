@@ -7,6 +7,9 @@
 
 #include "hash/sha256_hw.h"
 
+/* The driver serves the hash class only: without BearSSL, nothing. */
+#if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
+
 #define STATUS_BIT(name) (1u << CSR_SHA256_STATUS_##name##_OFFSET)
 #define REFUSED (STATUS_BIT(BUSY_REFUSED) | STATUS_BIT(BAD_COMMAND))
 
@@ -30,7 +33,8 @@ static int poll_idle(uint32_t *status)
 	return SHA256_HW_ERR_TIMEOUT;
 }
 
-int sha256_hw_wait(void)
+/* Waits until the engine is idle: SHA256_HW_OK, or SHA256_HW_ERR_TIMEOUT. */
+static int sha256_hw_wait(void)
 {
 	uint32_t status;
 
@@ -49,7 +53,8 @@ static int wait_idle_unrefused(void)
 	return status & REFUSED ? SHA256_HW_ERR_REFUSED : SHA256_HW_OK;
 }
 
-int sha256_hw_init(void)
+/* The engine's state := FIPS 180-4's initial hash value (waits for it). */
+static int sha256_hw_init(void)
 {
 	int err = sha256_hw_wait();
 
@@ -59,7 +64,8 @@ int sha256_hw_init(void)
 	return wait_idle_unrefused();
 }
 
-int sha256_hw_load(const uint32_t state[SHA256_HW_STATE_WORDS])
+/* The engine's state := state (H0..H7), once it is idle. */
+static int sha256_hw_load(const uint32_t state[SHA256_HW_STATE_WORDS])
 {
 	unsigned i;
 	int err = sha256_hw_wait();
@@ -72,7 +78,8 @@ int sha256_hw_load(const uint32_t state[SHA256_HW_STATE_WORDS])
 	return SHA256_HW_OK;
 }
 
-int sha256_hw_save(uint32_t state[SHA256_HW_STATE_WORDS])
+/* state := the engine's state, once it is idle and if it refused nothing since its last command. */
+static int sha256_hw_save(uint32_t state[SHA256_HW_STATE_WORDS])
 {
 	unsigned i;
 	int err = wait_idle_unrefused();
@@ -84,7 +91,8 @@ int sha256_hw_save(uint32_t state[SHA256_HW_STATE_WORDS])
 	return SHA256_HW_OK;
 }
 
-void sha256_hw_write_block(const unsigned char block[64])
+/* The engine's message buffer := block (64 bytes as in the message, 4-byte aligned), busy or not. */
+static void sha256_hw_write_block(const unsigned char block[64])
 {
 	const message_word *words = (const message_word *)block;
 	unsigned i;
@@ -95,7 +103,8 @@ void sha256_hw_write_block(const unsigned char block[64])
 		MESSAGE_WORDS[i] = words[i];
 }
 
-int sha256_hw_block(void)
+/* Once the engine is idle (and if it refused nothing), issues BLOCK on its buffer without waiting for it. */
+static int sha256_hw_block(void)
 {
 	int err = wait_idle_unrefused();
 
@@ -116,8 +125,6 @@ static void store32be(unsigned char *p, uint32_t x)
 	p[2] = (unsigned char)(x >> 8);
 	p[3] = (unsigned char)x;
 }
-
-#if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 
 /* Whose state the engine holds: the context and the serial number the driver gave the call that left it
    there (a context's `serial` says which call left its `val`). A copied context is elsewhere, a context
@@ -176,12 +183,11 @@ static int stream(const unsigned char *in, size_t blocks, unsigned char *buf)
 	int err = SHA256_HW_OK;
 
 	for (; blocks && !err; blocks--, in += 64) {
-		if ((uintptr_t)in % sizeof(uint32_t) == 0)
-			sha256_hw_write_block(in);
-		else {
-			memcpy(buf, in, 64);
-			sha256_hw_write_block(buf);
-		}
+		const unsigned char *block = in;
+
+		if ((uintptr_t)in % sizeof(uint32_t) != 0)
+			block = memcpy(buf, in, 64);
+		sha256_hw_write_block(block);
 		err = sha256_hw_block();
 	}
 	return err;

@@ -26,22 +26,6 @@
    busy SHA256_BLOCK_CYCLES cycles; the bound is far beyond that. */
 #define SHA256_HW_MAX_POLLS (64u * SHA256_BLOCK_CYCLES)
 
-/* Waits until the engine is idle: SHA256_HW_OK, or SHA256_HW_ERR_TIMEOUT. */
-int sha256_hw_wait(void);
-/* The engine's state := FIPS 180-4's initial hash value (waits for it). */
-int sha256_hw_init(void);
-/* The engine's state := state (H0..H7), once it is idle. */
-int sha256_hw_load(const uint32_t state[SHA256_HW_STATE_WORDS]);
-/* state := the engine's state, once it is idle; SHA256_HW_ERR_REFUSED when the engine refused something
-   since its last command was accepted. */
-int sha256_hw_save(uint32_t state[SHA256_HW_STATE_WORDS]);
-/* The engine's message buffer := block (64 bytes as in the message, at a 4-byte aligned address), whether
-   or not the engine is busy. */
-void sha256_hw_write_block(const unsigned char block[64]);
-/* Once the engine is idle, compresses its message buffer into its state: issues BLOCK and returns without
-   waiting for it (the next sha256_hw_* call that needs the engine idle waits). */
-int sha256_hw_block(void);
-
 #include "peer_build.h"       /* generated: which BearSSL this firmware has */
 #if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 #include "bearssl_hash.h"
