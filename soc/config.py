@@ -39,6 +39,10 @@ ENTROPY_CSR_LOCATION = 7
 # The SHA-256 engine's (soc/sha256.py): pinned too, after the ones LiteX places (the last is the UART's,
 # 4), leaving 5 to the next CSR LiteX places itself; every CSR keeps the address it had without it.
 SHA256_CSR_LOCATION = 6
+# Its bus window's address (an uncached I/O region): pinned, so that the SoC without the Montgomery
+# peripheral has it where the one with it does (one firmware image runs on both), and the peripheral's
+# data window keeps the address LiteX gives it (the first of the I/O region's).
+SHA256_WINDOW_BASE = 0x80010000
 # The firmware image with both peer libraries (mbedTLS, BearSSL; README "Peer libraries"): text,
 # data, bss and a stack in main RAM. The simulation runs this one. A power of two: the bus decodes a
 # power-of-two window onto it, and Verilator's model of a smaller RAM reads past its array on an

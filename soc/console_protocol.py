@@ -105,6 +105,10 @@ HASH_IMPLS = {
 }
 #: Most bytes `hash` takes: their hex fits the console's line.
 HASH_MAX_BYTES = 1024
+#: `hash`'s option: the message fed to the hash that many times over (1 to HASH_MAX_REPEAT; 1 by default),
+#: so that a long hash needs no long line.
+HASH_REPEAT_OPTION = "repeat"
+HASH_MAX_REPEAT = 64
 
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
@@ -141,9 +145,9 @@ COMMANDS = {
     "entropy": ("raw <words> | restart",
                 "the device's entropy source: raw words as it gives them (hex, for an SP 800-90B assessment), "
                 "or restart it (clears a health-test failure)"),
-    "hash": (f"{'|'.join(HASH_IMPLS)} <hex>",
-             f"SHA-256 of the bytes (at most {HASH_MAX_BYTES}) through BearSSL's hash class, timed: "
-             + "; ".join(f"{name}: {what}" for name, what in HASH_IMPLS.items())),
+    "hash": (f"{'|'.join(HASH_IMPLS)} <hex> [{HASH_REPEAT_OPTION}=<n>]",
+             f"SHA-256 of the bytes (at most {HASH_MAX_BYTES}), n times over (1 to {HASH_MAX_REPEAT}), through "
+             "BearSSL's hash class, timed: " + "; ".join(f"{name}: {what}" for name, what in HASH_IMPLS.items())),
     "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
     "cert": ("[clear | add <der-hex>]",
              "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
@@ -202,6 +206,7 @@ class Error(enum.Enum):
     BAD_CANDIDATE = "bad_candidate"             # `keygen_step`: not a number the prime search could make
     # The SHA-256 engine refused a command or write, or stayed busy past its bound (a fault).
     HASH_ENGINE = "hash_engine"
+    BAD_REPEAT = "bad_repeat"                   # `hash`'s repeat= not a count from 1 to HASH_MAX_REPEAT
 
     @property
     def prefix(self):
@@ -350,8 +355,8 @@ ENTROPY_RESTARTED = Line("ENTROPY_RESTARTED", ("entropy", "restarted"), (Field("
 
 # ---- SHA-256 (firmware/hash/, soc/sha256.py) ----
 
-# `hash`: the implementation, the message's bytes, the cycles of the whole hash (init, update, out) and
-# the digest (hex).
+# `hash`: the implementation, the bytes hashed (the message's times the repeat), the cycles of the whole
+# hash (init, every update, out) and the digest (hex).
 HASH = Line("HASH", ("hash",), (Field("impl", "s"), Field("bytes", "u"), Field("cycles", "llu"),
                                 Field("digest", "s", _bytes)))
 
@@ -466,7 +471,9 @@ def c_header():
               f"#define ENTROPY_RAW_WORDS_PER_LINE {ENTROPY_RAW_WORDS_PER_LINE}"]
     lines += ["", "/* SHA-256. */"]
     lines += [f"#define HASH_IMPL_{name.upper()} {_c_string(name)}" for name in HASH_IMPLS]
-    lines += [f"#define HASH_MAX_BYTES {HASH_MAX_BYTES}"]
+    lines += [f"#define HASH_MAX_BYTES {HASH_MAX_BYTES}",
+              f"#define OPT_REPEAT {_c_string(HASH_REPEAT_OPTION + '=')}",
+              f"#define HASH_MAX_REPEAT {HASH_MAX_REPEAT}"]
     lines += ["", "/* Error lines start with these; details follow. */"]
     lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
     lines += ["", "#endif", ""]

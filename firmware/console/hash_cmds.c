@@ -1,4 +1,5 @@
-/* `hash <sw|hw> <hex>` (hash_cmds.h): one hash through a br_hash_class, init to out timed, and one line. */
+/* `hash <sw|hw> <hex> [repeat=<n>]` (hash_cmds.h): one hash through a br_hash_class, the message fed to it
+   n times, init to out timed, and one line. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,26 @@ static union {
 	sha256_hw_context hw;
 } context;
 
+/* The count of OPT_REPEAT's argument `arg` (1 when there is none); else prints the error line, -1. */
+static long parse_repeat(const char *cmd, const char *arg)
+{
+	long n;
+
+	if (!arg)
+		return 1;
+	if (strncmp(arg, OPT_REPEAT, strlen(OPT_REPEAT)) != 0) {
+		console_usage(cmd);
+		printf(" arg=%s\n", arg);
+		return -1;
+	}
+	n = console_decimal(arg + strlen(OPT_REPEAT));
+	if (n < 1 || n > HASH_MAX_REPEAT) {
+		printf(ERR_BAD_REPEAT " %s (a count from 1 to %d)\n", arg, HASH_MAX_REPEAT);
+		return -1;
+	}
+	return n;
+}
+
 static void cmd_hash(int argc, char **argv)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -25,13 +46,16 @@ static void cmd_hash(int argc, char **argv)
 	timed_region t;
 	uint64_t cycles;
 	size_t len;
+	long repeat, r;
 	int hw, i;
 
-	if (argc != 3) {
+	if (argc != 3 && argc != 4) {
 		console_usage(argv[0]);
 		printf("\n");
 		return;
 	}
+	if ((repeat = parse_repeat(argv[0], argc == 4 ? argv[3] : NULL)) < 0)
+		return;
 	if (strcmp(argv[1], HASH_IMPL_SW) == 0)
 		hw = 0;
 	else if (strcmp(argv[1], HASH_IMPL_HW) == 0)
@@ -51,7 +75,8 @@ static void cmd_hash(int argc, char **argv)
 
 	t = timed_start();
 	cls->init(&context.vtable);
-	cls->update(&context.vtable, message, len);
+	for (r = 0; r < repeat; r++)
+		cls->update(&context.vtable, message, len);
 	cls->out(&context.vtable, digest);
 	cycles = timed_stop(t);
 
@@ -65,7 +90,7 @@ static void cmd_hash(int argc, char **argv)
 		hex[2 * i + 1] = digits[digest[i] & 15];
 	}
 	hex[2 * br_sha256_SIZE] = 0;
-	printf(HASH_LINE, argv[1], (unsigned)len, (unsigned long long)cycles, hex);
+	printf(HASH_LINE, argv[1], (unsigned)(len * (size_t)repeat), (unsigned long long)cycles, hex);
 }
 
 #else

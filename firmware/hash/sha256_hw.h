@@ -1,11 +1,14 @@
 /* Driver of the SHA-256 engine (soc/sha256.py around gateware/sha256/engine.py), and a BearSSL hash class
-   over it. The register map, the status fields, the command codes and a block's cycles come from LiteX's
-   generated csr.h and soc.h: nothing is copied by hand.
+   over it. The registers, the status fields, the command codes, a block's cycles and the window's address
+   and word offsets come from LiteX's generated csr.h, soc.h and mem.h: nothing is copied by hand.
 
-   The engine holds one chaining state; a context holds its own (with its buffer and byte count) and loads
-   it into the engine before every block it compresses, reading it back after: contexts interleave freely.
-   A wait on the engine is bounded (SHA256_HW_MAX_POLLS reads of the status): an engine that stays busy
-   fails the block instead of hanging the console. */
+   The engine holds one chaining state and a message buffer it copies at each BLOCK, so the CPU writes the
+   next block's words into the window while the engine compresses the last. A context keeps its own state
+   (with its buffer and byte count); the driver remembers whose state the engine holds (the context's
+   address and a serial number it gives each call that compresses) and loads a context's state only when
+   the engine holds another. It reads the state back once at the end of each call that compressed blocks.
+   Contexts interleave freely. A wait on the engine is bounded (SHA256_HW_MAX_POLLS reads of the status):
+   an engine that stays busy fails the hash instead of hanging the console. */
 #ifndef SHA256_HW_H
 #define SHA256_HW_H
 
@@ -14,7 +17,7 @@
 
 #define SHA256_HW_OK            0
 #define SHA256_HW_ERR_TIMEOUT (-1)   /* busy after SHA256_HW_MAX_POLLS polls */
-#define SHA256_HW_ERR_REFUSED (-2)   /* the engine refused a command (status error bits after it) */
+#define SHA256_HW_ERR_REFUSED (-2)   /* the engine refused a command or a state write (its status's error bits) */
 
 #define SHA256_HW_BLOCK_WORDS 16
 #define SHA256_HW_STATE_WORDS 8
@@ -23,27 +26,18 @@
    busy SHA256_BLOCK_CYCLES cycles; the bound is far beyond that. */
 #define SHA256_HW_MAX_POLLS (64u * SHA256_BLOCK_CYCLES)
 
-/* The engine's state := FIPS 180-4's initial hash value. */
-int sha256_hw_init(void);
-/* The engine's state := state (H0..H7). */
-int sha256_hw_load(const uint32_t state[SHA256_HW_STATE_WORDS]);
-/* state := the engine's state. */
-void sha256_hw_save(uint32_t state[SHA256_HW_STATE_WORDS]);
-/* Compresses one block (64 bytes, as in the message) into the engine's state. */
-int sha256_hw_block(const unsigned char block[64]);
-/* Waits until the engine is idle: SHA256_HW_OK, or SHA256_HW_ERR_TIMEOUT. */
-int sha256_hw_wait(void);
-
 #include "peer_build.h"       /* generated: which BearSSL this firmware has */
 #if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 #include "bearssl_hash.h"
 
-/* A context of sha256_hw_vtable: as br_sha256_context, plus the first engine error it met. */
+/* A context of sha256_hw_vtable: as br_sha256_context, plus the first engine error it met and the tag of
+   its state in the engine. */
 typedef struct {
 	const br_hash_class *vtable;
-	unsigned char buf[64];
+	_Alignas(sizeof(uint32_t)) unsigned char buf[64];   /* aligned: a whole block goes to the engine as words */
 	uint64_t count;                          /* bytes hashed */
 	uint32_t val[SHA256_HW_STATE_WORDS];     /* the chaining state */
+	uint32_t serial;                         /* the driver's serial of the call that left val; 0: none */
 	int err;                                 /* SHA256_HW_OK, or the first engine error */
 } sha256_hw_context;
 

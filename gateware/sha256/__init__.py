@@ -2,7 +2,7 @@
 
 =============  ==============================================================================
 ``interface``  the contract: widths, the computed constants, commands, status, cycles.
-``engine``     ``SHA256Engine``: message and state words by index, INIT and BLOCK, one round a cycle.
+``engine``     ``SHA256Engine``: a message buffer and state words by index, INIT and BLOCK, a round a cycle.
 ``model``      the Python reference: ``compress`` and ``EngineModel``, the engine edge by edge.
 =============  ==============================================================================
 

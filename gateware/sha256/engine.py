@@ -1,20 +1,23 @@
 """``SHA256Engine``: FIPS 180-4's compression function, one round per cycle, with a loadable state.
 
-The 16 message words live in a window of registers that is also the message schedule: in round t it
-holds W[t..t+15], and each round shifts it by one word, the new last word computed from four of the
-window's (W[t+16] = s1(W[t+14]) + W[t+9] + s0(W[t+1]) + W[t]).  So the schedule costs no storage beyond
-the message, and BLOCK leaves W[64..79] in it.
+The 16 message words the CPU writes live in a buffer of their own, written by index in any cycle, busy
+or not: the next block's words go in while a block runs.  The message schedule is a second window of 16
+registers: the edge that accepts BLOCK copies the buffer into it, and in round t it holds W[t..t+15],
+each round shifting it by one word, the new last word computed from four of the window's
+(W[t+16] = s1(W[t+14]) + W[t+9] + s0(W[t+1]) + W[t]).  The buffer keeps its words.
 
-A BLOCK accepted at an edge loads a..h from the state and K[0] + W[0] into ``kw``; each of the next 64
-edges is a round, which also prepares the next round's K[t+1] + W[t+1], so a round's T1 adds four terms
-(h, Sigma1(e), Ch(e, f, g), kw) rather than five; the edge after the last round adds a..h into the
-state.  INIT loads the initial hash value at the edge that accepts it.  Nothing in the sequence looks at
-the data: the cycles are the contract's (``BLOCK_CYCLES``, ``INIT_CYCLES``) for every message and state.
+A BLOCK accepted at an edge copies the buffer into the window and loads a..h from the state and
+K[0] + W[0] (from the buffer) into ``kw``; each of the next 64 edges is a round, which also prepares the
+next round's K[t+1] + W[t+1], so a round's T1 adds four terms (h, Sigma1(e), Ch(e, f, g), kw) rather
+than five; the edge after the last round adds a..h into the state.  INIT loads the initial hash value at
+the edge that accepts it.  Nothing in the sequence looks at the data: the cycles are the contract's
+(``BLOCK_CYCLES``, ``INIT_CYCLES``) for every message and state.
 
-A command or write while busy is refused (``Status.busy_refused``), as is a write in the cycle of an
-accepted command, which has taken the message and the state as they were; a command with an unknown code
-is refused (``Status.bad_command``).  A refusal changes nothing else; the bits stay until the next
-accepted command.
+A command or state write while busy is refused (``Status.busy_refused``), as is a state write in the
+cycle of an accepted command, which has taken the state as it was; a command with an unknown code is
+refused (``Status.bad_command``).  A refusal changes nothing else; the bits stay until the next accepted
+command.  A message write is never refused: one in the cycle of an accepted BLOCK lands in the buffer
+after the copy, for the next block.
 """
 
 from amaranth import Array, Cat, Module, Mux, Signal
@@ -46,7 +49,7 @@ def _big_sigma1(x):
 class SHA256Engine(wiring.Component):
     message_addr: In(MESSAGE_ADDR_BITS)   # which message word ``message_data`` writes
     message_data: In(WORD_BITS)
-    message_we: In(1)                     # write ``message_data`` (refused while busy)
+    message_we: In(1)                     # write ``message_data`` into the buffer (any cycle)
     state_addr: In(STATE_ADDR_BITS)       # which state word is written and read
     state_data: In(WORD_BITS)
     state_we: In(1)                       # write ``state_data`` (refused while busy)
@@ -58,8 +61,9 @@ class SHA256Engine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         state = [Signal(WORD_BITS, name=f"state{i}") for i in range(STATE_WORDS)]
-        window = [Signal(WORD_BITS, name=f"window{i}") for i in range(BLOCK_WORDS)]
-        # the working variables and kw are loaded before every use: no reset needed
+        message = [Signal(WORD_BITS, name=f"message{i}") for i in range(BLOCK_WORDS)]
+        # the schedule window, the working variables and kw are loaded before every use: no reset needed
+        window = [Signal(WORD_BITS, name=f"window{i}", reset_less=True) for i in range(BLOCK_WORDS)]
         work = [Signal(WORD_BITS, name=name, reset_less=True) for name in "abcdefgh"]
         kw = Signal(WORD_BITS, reset_less=True)      # K[t] + W[t] for the coming round t
         busy = Signal()
@@ -76,20 +80,21 @@ class SHA256Engine(wiring.Component):
         with m.Elif(running):
             m.d.sync += round_index.eq(round_index + 1)
 
-        self._schedule(m, window, kw, round_index, start_block, running, write_ok)
+        self._message(m, message)
+        self._schedule(m, message, window, kw, round_index, start_block, running)
         self._rounds(m, work, kw, state, start_block, running)
         self._state(m, state, work, start_init, finishing, write_ok)
         m.d.comb += self.state_rdata.eq(Array(state)[self.state_addr])
         return m
 
     def _control(self, m, busy):
-        """Accepts or refuses the strobes, keeps the status; returns (start INIT, start BLOCK, a write may
-        land) for this cycle."""
+        """Accepts or refuses the strobes, keeps the status; returns (start INIT, start BLOCK, a state write
+        may land) for this cycle."""
         known = Signal()
         accepted = Signal()
         busy_refused = Signal()
         bad_command = Signal()
-        writing = self.message_we | self.state_we
+        writing = self.state_we            # message writes are never refused
         m.d.comb += [
             known.eq(Cat(self.command == code for code in Command).any()),
             accepted.eq(self.command_stb & ~busy & known),
@@ -110,8 +115,15 @@ class SHA256Engine(wiring.Component):
         return (accepted & (self.command == Command.INIT), accepted & (self.command == Command.BLOCK),
                 ~busy & ~accepted)
 
-    def _schedule(self, m, window, kw, round_index, start, running, write_ok):
-        """The message window: written by index while idle, shifted one word per round; and ``kw``."""
+    def _message(self, m, message):
+        """The message buffer: a word written by index in any cycle."""
+        with m.If(self.message_we):
+            for index, word in enumerate(message):
+                with m.If(self.message_addr == index):
+                    m.d.sync += word.eq(self.message_data)
+
+    def _schedule(self, m, message, window, kw, round_index, start, running):
+        """The schedule window: the buffer copied in at the start, shifted one word per round; and ``kw``."""
         m.submodules.round_constants = constants = memory.Memory(
             shape=WORD_BITS, depth=ROUNDS, init=ROUND_CONSTANTS)
         k = constants.read_port(domain="comb")
@@ -119,15 +131,12 @@ class SHA256Engine(wiring.Component):
         m.d.comb += k.addr.eq(Mux(running, round_index + 1, 0))
 
         with m.If(start):
-            m.d.sync += kw.eq(k.data + window[0])
+            m.d.sync += [kw.eq(k.data + message[0])]
+            m.d.sync += [scheduled.eq(word) for scheduled, word in zip(window, message)]
         with m.Elif(running):
             next_word = (_small_sigma1(window[14]) + window[9]) + (_small_sigma0(window[1]) + window[0])
             m.d.sync += [kw.eq(k.data + window[1]), window[-1].eq(next_word)]
             m.d.sync += [older.eq(newer) for older, newer in zip(window, window[1:])]
-        with m.Elif(self.message_we & write_ok):
-            for index, word in enumerate(window):
-                with m.If(self.message_addr == index):
-                    m.d.sync += word.eq(self.message_data)
 
     def _rounds(self, m, work, kw, state, start, running):
         """The working variables a..h: loaded from the state at the start, one round per cycle after."""

@@ -7,9 +7,10 @@ the initial hash value those of the square roots of the first 8 primes.
 
 What software sees:
 
-* 16 message words (``BLOCK_WORDS``), written by index; a block's words in FIPS order (word 0 is the
-  first 4 bytes of the block, big-endian).  They cannot be read back.  BLOCK consumes them: afterwards they
-  hold the message schedule's words W[64..79] (the window has moved on), so every block writes all 16.
+* 16 message words (``BLOCK_WORDS``), a buffer written by index in any cycle, busy or not; a block's
+  words in FIPS order (word 0 is the first 4 bytes of the block, big-endian).  They cannot be read back.
+  A BLOCK takes the buffer as it was before the edge that accepts it (a write in that cycle is for the
+  next block) and leaves it as it was: the next block's words may be written while a block runs.
 * 8 state words (``STATE_WORDS``), written and read by index: H0..H7 of FIPS 180-4, the hash after
   the last block.  Writing them restores a saved state, so hashes can be interleaved.  They read 0 after
   reset; INIT loads the initial hash value.
@@ -18,7 +19,8 @@ What software sees:
 Timing: a command accepted at a clock edge keeps ``busy`` high for exactly ``cycles(command)`` cycles
 after it (``INIT_CYCLES``, ``BLOCK_CYCLES``), whatever the message and the state hold.  While busy the
 state words read as they were before the command; the result is in them from the first cycle ``busy``
-reads 0.  Refusals change nothing but the status's error bits (see ``Status``).
+reads 0.  Commands and state writes while busy are refused; message writes never are.  Refusals change
+nothing but the status's error bits (see ``Status``).
 """
 
 from amaranth.lib import data, enum
@@ -52,10 +54,11 @@ class Command(enum.IntEnum, shape=COMMAND_BITS):
 
 
 class Status(data.Struct):
-    """The status word.  The error bits tell why a command or write was refused since the last accepted
-    command; an accepted command clears them (but for a write it refuses in its own cycle)."""
-    busy: 1           # a command runs: commands and writes are refused
-    busy_refused: 1   # a command or write came while busy, or a write in the cycle of an accepted command
+    """The status word.  The error bits tell why a command or state write was refused since the last
+    accepted command; an accepted command clears them (but for a state write it refuses in its own cycle)."""
+    busy: 1           # a command runs: commands and state writes are refused
+    busy_refused: 1   # a command or state write came while busy, or a state write in the cycle of an
+                      # accepted command
     bad_command: 1    # a command with a code not in ``Command`` came while idle
     reserved: 29      # reads 0
 
@@ -67,7 +70,7 @@ STATUS_BITS = {name: Status.as_shape()[name].offset for name in ("busy", "busy_r
 INIT_CYCLES = 0
 #: Cycles BLOCK keeps the engine busy: one round per cycle, then one cycle adding the working variables
 #: into the state (the addition is not chained behind the last round's adders).  The cycle of the command
-#: itself loads the working variables from the state.
+#: itself loads the working variables from the state and copies the message buffer into the schedule.
 BLOCK_CYCLES = ROUNDS + 1
 
 

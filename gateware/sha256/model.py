@@ -71,32 +71,31 @@ class EngineModel:
     def edge(self, command=None, message=None, state=None):
         """One clock edge.  ``command``: the code on the command port when strobed; ``message``, ``state``:
         (index, word) when that write is strobed; None for a port not strobed."""
-        writes = [w for w in (message, state) if w is not None]
+        self._edge(command, state)
+        # the buffer takes every write, after a BLOCK at this edge has taken the words before it
+        if message is not None:
+            self.message[message[0]] = message[1]
+
+    def _edge(self, command, state):
+        """The edge's command and state write."""
         if self.busy:
             self._remaining -= 1
             if self._remaining == 0:
                 self.state = list(self._result)
-            self.busy_refused |= command is not None or bool(writes)
+            self.busy_refused |= command is not None or state is not None
             return
         accepted = command is not None and any(command == known for known in Command)
         if accepted:
-            # the command takes this edge: a write beside it is refused
-            self.busy_refused, self.bad_command = bool(writes), False
+            # the command takes this edge: a state write beside it is refused
+            self.busy_refused, self.bad_command = state is not None, False
             self._start(Command(command))
             return
         self.bad_command |= command is not None
-        if message is not None:
-            self.message[message[0]] = message[1]
         if state is not None:
             self.state[state[0]] = state[1]
 
     def _start(self, command):
-        if command is Command.INIT:
-            result = INITIAL_HASH
-        else:
-            result = compress(self.state, self.message)
-            # the window moved on by ROUNDS words
-            self.message = schedule(self.message, ROUNDS + BLOCK_WORDS)[ROUNDS:]
+        result = INITIAL_HASH if command is Command.INIT else compress(self.state, self.message)
         self._remaining = cycles(command)
         if self._remaining:
             self._result = result

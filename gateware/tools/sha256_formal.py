@@ -2,13 +2,14 @@
 
 Two copies of ``SHA256Engine`` take the same ``command``, ``command_stb``, ``message_we``, ``message_addr``,
 ``state_we``, ``state_addr`` and reset in the same cycles, and independent ``message_data`` and
-``state_data``.  Nothing is assumed about the inputs.  Asserted in every cycle: the whole ``status`` word (``busy``, the
-refusal bits and the reserved bits) is equal in the two copies.  The proof is by k-induction (SymbiYosys,
-smtbmc with yices), made inductive by also asserting that the copies' control registers (busy, the round
-counter, the refusal bits) are equal; the solver proves those too.  The datapath (message window, working
-variables, state) feeds no assertion, so Yosys drops it from the flattened model before the solver sees it.
-A cover shows a BLOCK run to its end (``busy`` falls after being high), and a variant of the engine whose
-rounds look at the message fails the same check.
+``state_data``.  Nothing is assumed about the inputs: message writes come in any cycle, busy or not, as
+the buffer takes them.  Asserted in every cycle: the whole ``status`` word (``busy``, the refusal bits
+and the reserved bits) is equal in the two copies.  The proof is by k-induction (SymbiYosys, smtbmc with
+yices), made inductive by also asserting that the copies' control registers (busy, the round counter,
+the refusal bits) are equal; the solver proves those too.  The datapath (message buffer, schedule
+window, working variables, state) feeds no assertion, so Yosys drops it from the flattened model before
+the solver sees it.  A cover shows a BLOCK run to its end (``busy`` falls after being high), and a
+variant of the engine whose rounds look at the message fails the same check.
 
     proved = prove_constant_time(Path("build/formal/sha256"))
 """

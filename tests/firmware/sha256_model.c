@@ -1,7 +1,9 @@
-/* Host stand-in for the SHA-256 engine's CSRs (soc/sha256.py), for its driver and hash class
-   (firmware/hash/sha256_hw.c) on the host: FIPS 180-4's compression function done at once (never busy),
-   the refusals of the contract (gateware/sha256/interface.py) for an unknown command. The status fields'
-   positions, the command codes and a block's cycles come from the contract as -D flags
+/* Host stand-in for the SHA-256 engine (soc/sha256.py), for its driver and hash class
+   (firmware/hash/sha256_hw.c) on the host: the window is an array (generated/mem.h points the driver's
+   SHA256_WINDOW_BASE at it), its message words in memory byte order as the bus window takes them; the
+   command CSR does FIPS 180-4's compression function at once (never busy), with the refusals of the
+   contract (gateware/sha256/interface.py) for an unknown command. The status fields' positions, the
+   command codes, a block's cycles and the window's offsets come from the contract as -D flags
    (bnlib.sha256_defines). */
 #include <stdint.h>
 #include <generated/csr.h>
@@ -20,8 +22,8 @@ static const uint32_t round_constants[64] = {
 	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
 
-static uint32_t message[16], state[8];
-static unsigned message_index, state_index;
+/* The window: 16 message words from SHA256_WINDOW_MESSAGE, 8 state words from SHA256_WINDOW_STATE. */
+volatile uint32_t sha256_model_window[SHA256_WINDOW_STATE + 8];
 static uint32_t status;
 
 static uint32_t ror(uint32_t x, unsigned n)
@@ -29,13 +31,22 @@ static uint32_t ror(uint32_t x, unsigned n)
 	return x >> n | x << (32 - n);
 }
 
+/* The message word i as the engine takes it: the window's bytes in FIPS (big-endian) order. */
+static uint32_t message(unsigned i)
+{
+	const volatile unsigned char *p = (const volatile unsigned char *)&sha256_model_window[SHA256_WINDOW_MESSAGE + i];
+
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static void compress(void)
 {
+	volatile uint32_t *state = sha256_model_window + SHA256_WINDOW_STATE;
 	uint32_t w[64], v[8], t1, t2;
 	unsigned t, i;
 
 	for (t = 0; t < 64; t++)
-		w[t] = t < 16 ? message[t]
+		w[t] = t < 16 ? message(t)
 		     : (ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ w[t - 2] >> 10) + w[t - 7]
 		       + (ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ w[t - 15] >> 3) + w[t - 16];
 	for (i = 0; i < 8; i++)
@@ -51,34 +62,6 @@ static void compress(void)
 	}
 	for (i = 0; i < 8; i++)
 		state[i] = state[i] + v[i];
-	/* the engine's window has moved on: BLOCK consumes the message words */
-	for (i = 0; i < 16; i++)
-		message[i] = w[48 + i];
-}
-
-void sha256_message_index_write(uint32_t value)
-{
-	message_index = value & 15;
-}
-
-void sha256_message_data_write(uint32_t value)
-{
-	message[message_index] = value;
-}
-
-void sha256_state_index_write(uint32_t value)
-{
-	state_index = value & 7;
-}
-
-void sha256_state_data_write(uint32_t value)
-{
-	state[state_index] = value;
-}
-
-uint32_t sha256_state_read(void)
-{
-	return state[state_index];
 }
 
 void sha256_command_write(uint32_t value)
@@ -88,7 +71,7 @@ void sha256_command_write(uint32_t value)
 
 	if (code == SHA256_COMMAND_INIT) {
 		for (i = 0; i < 8; i++)
-			state[i] = initial_hash[i];
+			sha256_model_window[SHA256_WINDOW_STATE + i] = initial_hash[i];
 	} else if (code == SHA256_COMMAND_BLOCK) {
 		compress();
 	} else {

@@ -1,7 +1,9 @@
-"""firmware/hash/sha256_hw.c on the host, over a model of the SHA-256 engine's CSRs (sha256_model.c): its
-BearSSL hash class gives hashlib's digests, with contexts interleaved block by block (each loads its own
-state into the one engine), out() leaving a context as it was, and state()/set_state() moving a hash from
-one context to another; its descriptor is BearSSL's SHA-256's."""
+"""firmware/hash/sha256_hw.c on the host, over a model of the SHA-256 engine's window and CSRs
+(sha256_model.c): its BearSSL hash class gives hashlib's digests, with contexts interleaved block by block
+(each loads its own state into the one engine), whole blocks taken from the caller's bytes at any
+alignment, the engine's state used between a context's calls but never for a copy of it, out() leaving a
+context as it was, and state()/set_state() moving a hash from one context to another; its descriptor is
+BearSSL's SHA-256's."""
 import ctypes
 import hashlib
 import random
@@ -85,3 +87,59 @@ def test_state_moves_a_hash_to_another_context(hw):
     hw.set_state(ctypes.addressof(second.buf), state, 256)
     second.update(message[256:])
     assert second.out() == hashlib.sha256(message).digest()
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2, 3])
+def test_whole_blocks_at_any_alignment(hw, offset):
+    """Whole blocks from an aligned buffer go to the engine as words, from an unaligned one through the
+    context's buffer; after a partial block, they go through it too: the digest is hashlib's either way."""
+    message = random.Random(3).randbytes(64 * 5 + 7)
+    for split in (0, 10):
+        backing = ctypes.create_string_buffer(offset + len(message) + 8)
+        address = ctypes.addressof(backing) + (-ctypes.addressof(backing) % 4) + offset
+        ctypes.memmove(address, message, len(message))
+        ctx = Context(hw)
+        ctx.cls.update(ctypes.addressof(ctx.buf), address, split)
+        ctx.cls.update(ctypes.addressof(ctx.buf), address + split, len(message) - split)
+        assert ctx.out() == hashlib.sha256(message).digest(), (offset, split)
+
+
+def state_words(ctx):
+    """The context's chaining state as the words its `val` holds (native order)."""
+    state = ctypes.create_string_buffer(32)
+    ctx.cls.state(ctypes.addressof(ctx.buf), state)
+    return b"".join(state.raw[i:i + 4][::-1] for i in range(0, 32, 4))
+
+
+def test_the_engine_keeps_a_contexts_state_between_calls(hw):
+    """After an update() the engine holds the context's state: the next call compresses on from it, not
+    from the context's copy (here overwritten, which only a load would read)."""
+    message = random.Random(4).randbytes(300)
+    ctx = Context(hw)
+    ctx.update(message[:128])
+    raw = ctx.buf.raw
+    val = raw.index(state_words(ctx))
+    ctypes.memset(ctypes.addressof(ctx.buf) + val, 0, 32)
+    ctx.update(message[128:])
+    assert ctx.out() == hashlib.sha256(message).digest()
+
+
+def test_a_copied_context_loads_its_own_state(hw):
+    """A context copied (memcpy) and both copies carried on: each its own digest, however the calls
+    alternate; a copy written back over a context the engine has moved on from loads its own state."""
+    rng = random.Random(5)
+    head, tails = rng.randbytes(200), [rng.randbytes(150), rng.randbytes(90)]
+    original = Context(hw)
+    original.update(head)
+    copy = Context(hw)
+    ctypes.memmove(copy.buf, original.buf, hw.context_size)
+    saved = ctypes.create_string_buffer(original.buf.raw, hw.context_size)
+    copy.update(tails[1])
+    original.update(tails[0])
+    assert original.out() == hashlib.sha256(head + tails[0]).digest()
+    assert copy.out() == hashlib.sha256(head + tails[1]).digest()
+    # the saved bytes back over the original, whose state the engine held after its own update
+    original.update(tails[0])
+    ctypes.memmove(original.buf, saved, hw.context_size)
+    original.update(tails[1])
+    assert original.out() == hashlib.sha256(head + tails[1]).digest()

@@ -1,5 +1,6 @@
 """The SHA-256 engine: its computed constants, its model against hashlib, and the gateware in lock step with
-the model (every status word and state read, cycle by cycle), hashing, interleaving and refusing."""
+the model (every status word and state read, cycle by cycle), hashing, interleaving, taking the next
+block's words while a block runs, and refusing."""
 
 import hashlib
 import random
@@ -202,6 +203,31 @@ def test_gateware_interleaves_two_hashes():
     run(body)
 
 
+@pytest.mark.parametrize("name", ["nist_448_bits", "random_200"])
+def test_next_block_written_while_a_block_runs(name):
+    """As the driver streams: each block's words go into the buffer while the block before runs (the
+    first word in the cycle of the BLOCK command itself, which takes the buffer as it was), then BLOCK
+    as soon as busy falls; the digest is hashlib's, every block BLOCK_CYCLES cycles."""
+    message = MESSAGES[name]
+    words = blocks(message)
+
+    async def body(engine):
+        assert await engine.issue(Command.INIT) == INIT_CYCLES
+        await engine.write_block(words[0])
+        for current, following in zip(words, words[1:] + [None]):
+            pending = list(enumerate(following or []))
+            busy = 0
+            status, _ = await engine.cycle(command=Command.BLOCK, message=pending.pop(0) if pending else None)
+            while True:
+                status, _ = await engine.cycle(message=pending.pop(0) if pending else None)
+                if not flag(status, "busy"):
+                    break
+                busy += 1
+            assert busy == BLOCK_CYCLES and not pending and status == 0
+        assert digest(await engine.read_state()) == hashlib.sha256(message).digest()
+    run(body)
+
+
 def test_block_time_does_not_depend_on_the_data():
     """BLOCK over zeros, ones and random words, from states of the same kinds: busy for BLOCK_CYCLES cycles
     every time (``LockStep.block`` counts them; the lock step sees busy in every cycle)."""
@@ -234,17 +260,20 @@ def test_refusals_change_nothing_and_say_why():
             assert flag(status, "bad_command") and not flag(status, "busy") and not flag(status, "busy_refused")
         assert await engine.read_state() == list(INITIAL_HASH)
 
-        # an accepted command clears the refusals; while it runs, every strobe is refused
+        # an accepted command clears the refusals; while it runs, a message write is taken (the buffer's)
+        # and every other strobe is refused
         await engine.write_block(abc)
         status = await status_after(engine, command=Command.BLOCK)
         assert flag(status, "busy") and not flag(status, "bad_command")
-        strobes = [{"message": (0, 0xdeadbeef)}, {"state": (1, 0x12345678)}, {"command": Command.INIT},
-                   {"command": Command.BLOCK}, {"command": 0}]
+        status = await status_after(engine, message=(0, 0xdeadbeef))
+        assert flag(status, "busy") and not flag(status, "busy_refused")
+        strobes = [{"state": (1, 0x12345678)}, {"command": Command.INIT}, {"command": Command.BLOCK},
+                   {"command": 0}]
         for strobe in strobes:
             await engine.cycle(**strobe)
         status = (await engine.cycle())[0]
         assert flag(status, "busy_refused") and not flag(status, "bad_command")
-        busy = 1 + len(strobes) + 1
+        busy = 1 + 2 + len(strobes) + 1
         while flag((await engine.cycle())[0], "busy"):
             busy += 1
         assert busy == BLOCK_CYCLES
@@ -259,7 +288,7 @@ def test_refusals_change_nothing_and_say_why():
         assert flag(status, "busy_refused") and not flag(status, "busy")
         assert await engine.read_state() == list(INITIAL_HASH)
         assert await status_after(engine, command=Command.INIT) == 0
-        # the window the last block left (W[64..79]) goes into the next block as the model says
+        # the buffer keeps its words: a BLOCK without writes compresses them again, as the model says
         assert await engine.issue(Command.BLOCK) == BLOCK_CYCLES
         await engine.read_state()
     run(body)

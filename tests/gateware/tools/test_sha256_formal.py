@@ -12,8 +12,8 @@ class EarlyEndEngine(SHA256Engine):
     then follows the message.  (It overrides the step that shifts the message window, which sees the window
     and the round counter; a later assignment to the counter wins over the engine's own.)"""
 
-    def _schedule(self, m, window, kw, round_index, start, running, write_ok):
-        super()._schedule(m, window, kw, round_index, start, running, write_ok)
+    def _schedule(self, m, message, window, kw, round_index, start, running):
+        super()._schedule(m, message, window, kw, round_index, start, running)
         with m.If(running & window[0][0]):
             m.d.sync += round_index.eq(ROUNDS)
 

@@ -19,12 +19,8 @@ unsigned long csr_read_simple(unsigned long address);
 uint32_t entropy_status_read(void);
 uint32_t entropy_data_read(void);
 void entropy_ctrl_write(uint32_t value);
-/* The SHA-256 engine's (sha256_model.c); its field positions come as -D flags (bnlib.sha256_defines). */
-void sha256_message_index_write(uint32_t value);
-void sha256_message_data_write(uint32_t value);
-void sha256_state_index_write(uint32_t value);
-void sha256_state_data_write(uint32_t value);
-uint32_t sha256_state_read(void);
+/* The SHA-256 engine's (sha256_model.c; its window is in generated/mem.h); its field positions come as -D
+   flags (bnlib.sha256_defines). */
 void sha256_command_write(uint32_t value);
 uint32_t sha256_status_read(void);
 void timer0_uptime_latch_write(uint32_t value);
