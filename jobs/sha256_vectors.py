@@ -1,0 +1,173 @@
+"""`python -m sim sha256-vectors`: NIST's SHA-256 test vectors through the SHA-256 engine.
+
+Three sets, from the CAVP response files that `cryptography_vectors` ships (hashes/SHA2/):
+
+- ShortMsg (65 messages of 0 to 512 bits) and LongMsg (64 messages of 1,304 to 51,200 bits), hashed by the
+  engine's RTL (gateware/sha256/engine.py) in Amaranth's simulator, block by block: padded here, each
+  block's words written, BLOCK issued, the state read at the end (`rtl_digests`);
+- the Monte Carlo test (SHA256Monte.txt): from the seed, 100 checkpoints of 1,000 chained hashes each, run
+  by the firmware's `hash_mct` on the simulated SoC through a BearSSL hash class, the engine's (`hw`) and,
+  with --impls, BearSSL's software one (`sw`); every checkpoint is compared with the file's.
+
+The RTL driver knows the engine only through its ports (gateware/sha256/interface.py's contract); how a
+block's message words reach the engine is in one function, `_write_message`.
+
+Outputs, under build/sha256-vectors/: report.json (every set's counts, the failures, each checkpoint's
+cycles) and report.md. Exits 1 when any digest or checkpoint differs from NIST's.
+"""
+
+import functools
+import re
+import struct
+import time
+
+from common import report as report_files
+from common.errors import ProjectError
+from common.paths import BUILD_DIR
+from jobs import options, registry
+from soc import console_protocol as protocol
+
+#: The response files, under cryptography_vectors' tree.
+VECTOR_DIR = "hashes/SHA2"
+MESSAGE_SETS = {"short": "SHA256ShortMsg.rsp", "long": "SHA256LongMsg.rsp"}
+MONTE_CARLO_FILE = "SHA256Monte.rsp"
+#: Hashes between two Monte Carlo checkpoints (SHA256Monte.txt: MD3 .. MD1002).
+MONTE_CARLO_ITERATIONS = 1000
+DEFAULT_IMPLS = ("hw",)
+
+
+# ---- the response files ----
+
+def _records(text):
+    """The `Name = value` records of a response file, each a dict, in order: a blank line ends a record;
+    comments and `[L = 32]` headers are skipped."""
+    records, record = [], {}
+    for line in text.splitlines() + [""]:
+        line = line.strip()
+        match = re.fullmatch(r"(\w+) = (\S*)", line)
+        if match:
+            record[match.group(1)] = match.group(2)
+        elif not line and record:
+            records.append(record)
+            record = {}
+    return records
+
+
+@functools.cache
+def _vector_text(name):
+    import cryptography_vectors
+    with cryptography_vectors.open_vector_file(f"{VECTOR_DIR}/{name}", "r") as f:
+        return f.read()
+
+
+def parse_messages(text):
+    """[(message, digest)] of a ShortMsg or LongMsg file; `Len` is in bits (Len = 0 comes with Msg = 00)."""
+    vectors = []
+    for record in _records(text):
+        bits = int(record["Len"])
+        if bits % 8:
+            raise ProjectError(f"a message of {bits} bits: the engine's driver takes whole bytes")
+        vectors.append((bytes.fromhex(record["Msg"])[:bits // 8], bytes.fromhex(record["MD"])))
+    return vectors
+
+
+def parse_monte_carlo(text):
+    """(seed, [checkpoint 0, 1, ...]) of SHA256Monte.rsp, as bytes."""
+    records = _records(text)
+    seed = bytes.fromhex(records[0]["Seed"])
+    checkpoints = [(int(r["COUNT"]), bytes.fromhex(r["MD"])) for r in records[1:]]
+    if [count for count, _ in checkpoints] != list(range(len(checkpoints))):
+        raise ProjectError("SHA256Monte.rsp: the checkpoints are not numbered 0, 1, ...")
+    return seed, [md for _, md in checkpoints]
+
+
+def message_vectors(name):
+    """The vectors of MESSAGE_SETS[name]."""
+    return parse_messages(_vector_text(MESSAGE_SETS[name]))
+
+
+def monte_carlo_vectors():
+    return parse_monte_carlo(_vector_text(MONTE_CARLO_FILE))
+
+
+def monte_carlo(seed, checkpoints, digest):
+    """The first `checkpoints` checkpoints from `seed`, with `digest(bytes) -> bytes` as the hash: each one
+    MD1002 of MD0 = MD1 = MD2 = the previous (the seed first), MDi = digest(MD(i-3) || MD(i-2) || MD(i-1))."""
+    found = []
+    for _ in range(checkpoints):
+        window = [seed] * 3
+        for _ in range(MONTE_CARLO_ITERATIONS):
+            window = window[1:] + [digest(b"".join(window))]
+        seed = window[-1]
+        found.append(seed)
+    return found
+
+
+# ---- the engine's RTL, block by block ----
+
+def pad(message):
+    """FIPS 180-4 5.1.1: a 1 bit, zeros to 448 mod 512 bits, the message's length in bits as 64 bits."""
+    return message + b"\x80" + bytes(-(len(message) + 9) % 64) + struct.pack(">Q", 8 * len(message))
+
+
+def message_blocks(message):
+    """The padded message as blocks of 16 big-endian words (5.2.1)."""
+    padded = pad(message)
+    return [struct.unpack(">16I", padded[i:i + 64]) for i in range(0, len(padded), 64)]
+
+
+async def _write_message(ctx, engine, words):
+    """Puts one block's 16 message words into the engine: the only code here that knows how. Today each
+    word is written by index (message_addr, message_data, message_we), one a cycle, while the engine is
+    idle."""
+    ctx.set(engine.message_we, 1)
+    for index, word in enumerate(words):
+        ctx.set(engine.message_addr, index)
+        ctx.set(engine.message_data, word)
+        await ctx.tick()
+    ctx.set(engine.message_we, 0)
+
+
+async def _issue(ctx, engine, command):
+    """Strobes `command` for one cycle, then waits until the engine is idle."""
+    ctx.set(engine.command, command)
+    ctx.set(engine.command_stb, 1)
+    await ctx.tick()
+    ctx.set(engine.command_stb, 0)
+    if ctx.get(engine.status.busy):
+        await ctx.tick().until(engine.status.busy == 0)
+
+
+async def _engine_digest(ctx, engine, message):
+    """The engine's SHA-256 of `message`: INIT, each block's words and BLOCK, then the state words read."""
+    from gateware.sha256.interface import STATE_WORDS, Command
+    await _issue(ctx, engine, Command.INIT)
+    for words in message_blocks(message):
+        await _write_message(ctx, engine, words)
+        await _issue(ctx, engine, Command.BLOCK)
+    status = ctx.get(engine.status)
+    if status.busy_refused or status.bad_command:
+        raise ProjectError(f"the engine refused a write or command hashing a message of {len(message)} bytes")
+    state = []
+    for index in range(STATE_WORDS):
+        ctx.set(engine.state_addr, index)
+        state.append(ctx.get(engine.state_rdata))
+    return struct.pack(f">{STATE_WORDS}I", *state)
+
+
+def rtl_digests(messages):
+    """The engine's RTL's SHA-256 of each message (bytes), one after another in one simulation."""
+    from amaranth.sim import Simulator
+    from gateware.sha256.engine import SHA256Engine
+    engine = SHA256Engine()
+    digests = []
+
+    async def testbench(ctx):
+        for message in messages:
+            digests.append(await _engine_digest(ctx, engine, message))
+
+    sim = Simulator(engine)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    return digests
