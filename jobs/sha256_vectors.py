@@ -171,3 +171,155 @@ def rtl_digests(messages):
     sim.add_testbench(testbench)
     sim.run()
     return digests
+
+
+def rtl_set(name):
+    """MESSAGE_SETS[name] through the engine's RTL: its vectors, those that passed, the lengths (bytes) of
+    those that failed, the blocks hashed and the wall-clock seconds."""
+    vectors = message_vectors(name)
+    started = time.monotonic()
+    digests = rtl_digests([message for message, _ in vectors])
+    failed = [len(message) for (message, expected), found in zip(vectors, digests) if found != expected]
+    return {"file": MESSAGE_SETS[name], "vectors": len(vectors), "passed": len(vectors) - len(failed),
+            "failed_bytes": failed, "blocks": sum(len(message_blocks(message)) for message, _ in vectors),
+            "seconds": round(time.monotonic() - started, 2)}
+
+
+# ---- the Monte Carlo test on the SoC ----
+
+def mct_command(impl, seed, checkpoints):
+    """The console line running checkpoints 0 .. checkpoints - 1 on `impl`."""
+    return f"hash_mct {impl} {seed.hex()} {checkpoints - 1}"
+
+
+def checkpoint_rows(impl, lines, expected):
+    """The record of one implementation's run from its output `lines`: each HASH_MCT line checked against
+    `expected` (the response file's checkpoints), its cycles; an error line or a missing checkpoint
+    fails the run."""
+    found = [protocol.HASH_MCT.parse(line) for line in lines]
+    checkpoints = [row for row in found if row is not None and row["impl"] == impl]
+    errors = [line for line in lines if protocol.error_code(line) is not None]
+    failed = [row["checkpoint"] for row in checkpoints
+              if row["checkpoint"] >= len(expected) or row["digest"] != expected[row["checkpoint"]]]
+    in_order = [row["checkpoint"] for row in checkpoints] == list(range(len(checkpoints)))
+    cycles = [row["cycles"] for row in checkpoints]
+    return {"impl": impl, "checkpoints": len(checkpoints), "passed": len(checkpoints) - len(failed),
+            "failed_checkpoints": failed, "in_order": in_order, "error": errors[0] if errors else None,
+            "cycles": cycles, "cycles_per_hash": round(sum(cycles) / (len(cycles) * MONTE_CARLO_ITERATIONS))
+            if cycles else None}
+
+
+def run_monte_carlo(console, impl, checkpoints, progress=None):
+    """`hash_mct` on `console` for `checkpoints` checkpoints from NIST's seed; checkpoint_rows' record,
+    with the wall-clock seconds and whether every checkpoint asked for came back right."""
+    seed, expected = monte_carlo_vectors()
+    started = time.monotonic()
+    lines = []
+    for line in console.command_lines(mct_command(impl, seed, checkpoints)):
+        lines.append(line)
+        if progress is not None:
+            print(f"[sha256-vectors] {line}", file=progress, flush=True)
+    row = checkpoint_rows(impl, lines, expected)
+    row["asked"] = checkpoints
+    row["ok"] = (row["checkpoints"] == row["passed"] == checkpoints and row["in_order"]
+                 and row["error"] is None)
+    row["seconds"] = round(time.monotonic() - started, 1)
+    return row
+
+
+# ---- the report ----
+
+def make_report(rtl, monte_carlo_rows, *, command, soc, seconds):
+    """The report of the RTL sets ({name: rtl_set record}) and the Monte Carlo runs (run_monte_carlo's)."""
+    passed = (all(row["passed"] == row["vectors"] for row in rtl.values())
+              and all(row["ok"] for row in monte_carlo_rows))
+    return {"command": command, "date": time.strftime("%Y-%m-%d"), "seconds": round(seconds, 1), "soc": soc,
+            "iterations": MONTE_CARLO_ITERATIONS, "rtl": rtl, "monte_carlo": monte_carlo_rows, "passed": passed}
+
+
+def markdown(report):
+    lines = [f"NIST's SHA-256 vectors (CAVP, `cryptography_vectors`) through the SHA-256 engine: "
+             f"`{report['command']}`, {report['date']}, {report['seconds']:.0f} s.", "",
+             "The message sets on the engine's RTL in Amaranth's simulator, block by block:", "",
+             "| set | vectors | passed | blocks | seconds | failed (bytes) |", "|---|---:|---:|---:|---:|---|"]
+    for row in report["rtl"].values():
+        lines.append(f"| {row['file']} | {row['vectors']} | {row['passed']} | {row['blocks']:,} | {row['seconds']} | "
+                     f"{', '.join(map(str, row['failed_bytes'])) or '-'} |")
+    if report["monte_carlo"]:
+        lines += ["", f"The Monte Carlo test (SHA256Monte.rsp) on the simulated SoC "
+                      f"({report_files.soc_text(report['soc'])}), `hash_mct`: each checkpoint "
+                      f"{report['iterations']:,} hashes of 96 bytes, timed by the firmware:", "",
+                  "| class | checkpoints | passed | cycles a checkpoint | cycles a hash | seconds | failed |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
+        for row in report["monte_carlo"]:
+            low, high = (min(row["cycles"]), max(row["cycles"])) if row["cycles"] else (None, None)
+            cycles = "-" if low is None else f"{low:,}" if low == high else f"{low:,} to {high:,}"
+            per_hash = f"{row['cycles_per_hash']:,}" if row["cycles"] else "-"
+            failed = ", ".join(map(str, row["failed_checkpoints"])) or row["error"] or "-"
+            lines.append(f"| {row['impl']} | {row['checkpoints']} of {row['asked']} | {row['passed']} | {cycles} | "
+                         f"{per_hash} | {row['seconds']} | {failed} |")
+    lines += ["", "Every vector and checkpoint agrees with NIST's." if report["passed"]
+              else "**Some vectors or checkpoints differ from NIST's.**", ""]
+    return "\n".join(lines)
+
+
+def check(report):
+    """Raises ProjectError naming what differed from NIST's."""
+    wrong = [f"{row['file']}: {row['vectors'] - row['passed']} of {row['vectors']}" for row in report["rtl"].values()
+             if row["passed"] != row["vectors"]]
+    wrong += [f"Monte Carlo on {row['impl']}: {row['passed']} of {row['asked']} checkpoints"
+              + (f" ({row['error']})" if row["error"] else "") for row in report["monte_carlo"] if not row["ok"]]
+    if wrong:
+        raise ProjectError("SHA-256 vectors failed: " + "; ".join(wrong))
+
+
+# ---- the job: `python -m sim sha256-vectors` ----
+
+def add_arguments(parser):
+    options.add_impls(parser, DEFAULT_IMPLS, tuple(protocol.HASH_IMPLS),
+                      help="hash classes the Monte Carlo test runs on (hw: the engine; sw: BearSSL's software, "
+                           "about 3 times the simulation)")
+    parser.add_argument("--checkpoints", type=options.at_least(0), default=protocol.HASH_MCT_CHECKPOINTS,
+                        metavar="N", help="Monte Carlo checkpoints on each class, 0: none, no simulated SoC "
+                                          f"(default: %(default)s, the whole test)")
+    options.add_out(parser, BUILD_DIR / "sha256-vectors")
+
+
+def check_arguments(args):
+    if args.checkpoints > protocol.HASH_MCT_CHECKPOINTS:
+        raise options.UsageError(f"--checkpoints: the Monte Carlo test has {protocol.HASH_MCT_CHECKPOINTS}")
+
+
+def main(args, log):
+    """The message sets on the RTL, then the Monte Carlo test on the simulated SoC; exits 1 (a ProjectError)
+    when anything differs from NIST's."""
+    started = time.monotonic()
+    rtl = {}
+    for name in MESSAGE_SETS:
+        log(f"[sha256-vectors] {MESSAGE_SETS[name]} on the engine's RTL")
+        rtl[name] = rtl_set(name)
+    rows, soc = [], None
+    if args.checkpoints:
+        build = options.simulation(args, log)
+        soc = build.soc_info
+        console = options.open_console(args, build)
+        try:
+            rows = [run_monte_carlo(console, impl, args.checkpoints, options.progress(args)) for impl in args.impls]
+        finally:
+            console.close()
+    command = (f"python -m sim sha256-vectors --impls {','.join(args.impls)}"
+               + (f" --checkpoints {args.checkpoints}" if args.checkpoints != protocol.HASH_MCT_CHECKPOINTS else ""))
+    report = make_report(rtl, rows, command=command, soc=soc, seconds=time.monotonic() - started)
+    report_files.write(args.out, "report", report, markdown)
+    print(markdown(report))
+    print(f"report: {args.out}/report.{{json,md}}")
+    check(report)
+    return 0
+
+
+registry.register(registry.Job(
+    "sha256-vectors", "NIST's SHA-256 vectors through the engine, build/sha256-vectors/", main,
+    add_arguments=add_arguments, check=check_arguments, groups=(options.BUILD,), timeout=7200,
+    description="Run NIST's SHA-256 ShortMsg and LongMsg vectors on the engine's RTL and the Monte Carlo test "
+                "on the simulated SoC (hash_mct), every digest checked; writes report.{json,md} and exits 1 if "
+                "any differs."))
