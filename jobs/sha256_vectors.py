@@ -31,8 +31,8 @@ from soc import console_protocol as protocol
 VECTOR_DIR = "hashes/SHA2"
 MESSAGE_SETS = {"short": "SHA256ShortMsg.rsp", "long": "SHA256LongMsg.rsp"}
 MONTE_CARLO_FILE = "SHA256Monte.rsp"
-#: Hashes between two Monte Carlo checkpoints (SHA256Monte.txt: MD3 .. MD1002).
-MONTE_CARLO_ITERATIONS = 1000
+#: Hashes between two Monte Carlo checkpoints (SHA256Monte.txt: MD3 .. MD1002), as the firmware runs them.
+MONTE_CARLO_ITERATIONS = protocol.HASH_MCT_ITERATIONS
 DEFAULT_IMPLS = ("hw",)
 
 
