@@ -12,7 +12,7 @@ from jobs import sha256_vectors
 from soc.console_protocol import HASH, Error, error_code, error_lines
 
 #: One worker: the module's tests share one boot.
-pytestmark = pytest.mark.xdist_group("sha256_vectors")
+pytestmark = pytest.mark.xdist_group("sha256_monte_carlo")
 
 NIST_SEED = sha256_vectors.monte_carlo_vectors()[0]
 
