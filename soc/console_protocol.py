@@ -109,6 +109,13 @@ HASH_MAX_BYTES = 1024
 #: so that a long hash needs no long line.
 HASH_REPEAT_OPTION = "repeat"
 HASH_MAX_REPEAT = 64
+#: `hash_mct`: NIST's SHA-256 Monte Carlo test (CAVP's SHA256Monte.txt): from a seed, each checkpoint is
+#: MD1002 of MD0 = MD1 = MD2 = the seed and MDi = SHA-256(MD(i-3) || MD(i-2) || MD(i-1)), and seeds the next.
+#: The hashes between two checkpoints, the seed's bytes, and the checkpoints of a whole test (the most a
+#: command runs: its index argument is the last checkpoint's, as the response file's COUNT numbers them).
+HASH_MCT_ITERATIONS = 1000
+HASH_MCT_SEED_BYTES = 32
+HASH_MCT_CHECKPOINTS = 100
 
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
@@ -148,6 +155,10 @@ COMMANDS = {
     "hash": (f"{'|'.join(HASH_IMPLS)} <hex> [{HASH_REPEAT_OPTION}=<n>]",
              f"SHA-256 of the bytes (at most {HASH_MAX_BYTES}), n times over (1 to {HASH_MAX_REPEAT}), through "
              "BearSSL's hash class, timed: " + "; ".join(f"{name}: {what}" for name, what in HASH_IMPLS.items())),
+    "hash_mct": (f"{'|'.join(HASH_IMPLS)} <seed-hex> [index]",
+                 f"NIST's SHA-256 Monte Carlo test from a {HASH_MCT_SEED_BYTES}-byte seed through `hash`'s class: "
+                 f"checkpoints 0 to index (0 by default; {HASH_MCT_CHECKPOINTS - 1}: the whole test), each "
+                 f"{HASH_MCT_ITERATIONS} chained hashes, timed, one line each"),
     "tls_key": ("<bits>", "make the built-in bench key of that size your key (the TLS server's key)"),
     "cert": ("[clear | add <der-hex>]",
              "the TLS server's certificate chain: append DER bytes (leaf first), clear it, or show it"),
@@ -359,6 +370,10 @@ ENTROPY_RESTARTED = Line("ENTROPY_RESTARTED", ("entropy", "restarted"), (Field("
 # hash (init, every update, out) and the digest (hex).
 HASH = Line("HASH", ("hash",), (Field("impl", "s"), Field("bytes", "u"), Field("cycles", "llu"),
                                 Field("digest", "s", _bytes)))
+# `hash_mct`: one Monte Carlo checkpoint (0 first): the implementation, the cycles of its HASH_MCT_ITERATIONS
+# hashes and the checkpoint's digest (hex), which seeds the next.
+HASH_MCT = Line("HASH_MCT", ("hash_mct",), (Field("impl", "s"), Field("checkpoint", "u"), Field("cycles", "llu"),
+                                            Field("digest", "s", _bytes)))
 
 # ---- the TLS server (firmware/tls/tls_*.c, jobs/tls.py, docs/tls.md) ----
 
@@ -417,7 +432,8 @@ PROFILE_PREFIX = "profile"
 LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY_SET, VECTOR, VECTORS_DONE,
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
          DECRYPTION_FAILED, KEYGEN, KEY_PUBLIC, KEY_EXPORT, KEYGEN_STEP, TLS_START, TLS_HANDSHAKE,
-         TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW, ENTROPY_RESTARTED, HASH)
+         TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW, ENTROPY_RESTARTED, HASH,
+         HASH_MCT)
 
 
 def _c_string(text):
@@ -474,6 +490,9 @@ def c_header():
     lines += [f"#define HASH_MAX_BYTES {HASH_MAX_BYTES}",
               f"#define OPT_REPEAT {_c_string(HASH_REPEAT_OPTION + '=')}",
               f"#define HASH_MAX_REPEAT {HASH_MAX_REPEAT}"]
+    lines += [f"#define HASH_MCT_ITERATIONS {HASH_MCT_ITERATIONS}",
+              f"#define HASH_MCT_SEED_BYTES {HASH_MCT_SEED_BYTES}",
+              f"#define HASH_MCT_CHECKPOINTS {HASH_MCT_CHECKPOINTS}"]
     lines += ["", "/* Error lines start with these; details follow. */"]
     lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
     lines += ["", "#endif", ""]

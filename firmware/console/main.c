@@ -12,6 +12,7 @@
 #include "console/console.h"
 #include "console/entropy_cmds.h"
 #include "console/hash_cmds.h"
+#include "console/hash_mct.h"
 #include "drivers/cycles.h"
 #include "drivers/montmul_drv.h"
 #include "montmul.h"
@@ -89,7 +90,8 @@ static const struct console_command base_commands[] = {
 };
 
 const struct console_command *const console_tables[] = { base_commands, bench_commands, rsa_commands, sig_commands,
-                                                     entropy_commands, hash_commands, tls_commands, NULL };
+                                                     entropy_commands, hash_commands, hash_mct_commands,
+                                                     tls_commands, NULL };
 
 /* After every command: the peripheral's memories cleared (CLEAR: constant-time, outside every timed
    region; on the SoC without the peripheral its registers read idle and this returns at once), and
