@@ -2,13 +2,15 @@
    generation (keygen.h), whose key becomes the user's key (rsa_cmds.c's `key`); with that key, sign
    and verify (PKCS#1 v1.5, PSS) and OAEP encrypt and decrypt with SHA-256 (rsa_padding.h). Refused
    input gives one `error=` line and leaves the key as it was. Hex arguments may be EMPTY_HEX for no
-   bytes (the console splits its line at spaces). */
+   bytes (the console splits its line at spaces). `sha256` chooses the SHA-256 they (and the generators, and
+   the TLS server) hash with. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers/cycles.h"
 #include "bignum/hex_digit.h"
+#include "hash/sha256_select.h"
 #include "keygen/keygen.h"
 #include "drivers/montmul_drv.h"
 #include "peers/peer_common.h"
@@ -155,6 +157,12 @@ static int parse_scheme(const char *text, enum pad_scheme *scheme)
 	return 0;
 }
 
+/* The line of a result refused because the SHA-256 engine faulted under it. */
+static void hash_engine_failed(void)
+{
+	printf(ERR_HASH_ENGINE " (the SHA-256 engine faulted: nothing released; `sha256 sw` hashes in software)\n");
+}
+
 /* The error line of a failed pad_* call (PAD_ERR_DECRYPT has its own, in cmd_oaep_decrypt). */
 static void pad_failed(int err)
 {
@@ -173,6 +181,9 @@ static void pad_failed(int err)
 		break;
 	case PAD_ERR_SALT_LENGTH:
 		printf(ERR_BAD_SALT_LENGTH " (no room for this salt in the modulus)\n");
+		break;
+	case PAD_ERR_HASH:
+		hash_engine_failed();
 		break;
 	default:
 		if (rsa_hw_error == MM_ERR_STUCK)
@@ -348,6 +359,8 @@ static void keygen_failed(int err, int lib_code)
 {
 	if (err == PEER_KEYGEN_ERR_LIBRARY)
 		printf(ERR_OPERATION_FAILED " library_code=%d\n", lib_code);
+	else if (err == KEYGEN_ERR_HASH)
+		hash_engine_failed();
 	else if (err == KEYGEN_ERR_SEARCH)
 		printf(ERR_OPERATION_FAILED " (no prime found: an exponentiation gives wrong results)\n");
 	else
@@ -408,9 +421,16 @@ static void cmd_keygen(int argc, char **argv)
 	} else {
 		/* no seed typed: one from the device's generator, reseeded from the entropy source first */
 		seed_len = KEYGEN_MIN_SEED;
+		uint32_t faults = sha256_sel_faults();
+
 		if ((err = rng_reseed()) != RNG_OK || (err = rng_generate(seed, seed_len)) != RNG_OK) {
 			bn_wipe(seed, sizeof(seed));
 			entropy_print_error(err);
+			return;
+		}
+		if (sha256_sel_faults() != faults) {
+			bn_wipe(seed, sizeof(seed));
+			hash_engine_failed();
 			return;
 		}
 	}
@@ -490,6 +510,28 @@ static void cmd_keygen_step(int argc, char **argv)
 	       (unsigned long long)cycles, pass);
 }
 
+/* sha256 [hw|sw]: the SHA-256 the padding, the generators and the TLS server take from the next hash on
+   (hash/sha256_select.h); without an argument, which one it is. */
+static void cmd_sha256(int argc, char **argv)
+{
+	if (argc > 2) {
+		console_usage(argv[0]);
+		printf("\n");
+		return;
+	}
+	if (argc == 2) {
+		if (strcmp(argv[1], SHA256_USERS_HW) == 0)
+			sha256_select(SHA256_IMPL_HW);
+		else if (strcmp(argv[1], SHA256_USERS_SW) == 0)
+			sha256_select(SHA256_IMPL_SW);
+		else {
+			printf(ERR_UNKNOWN_IMPL " impl=%s choices=%s,%s\n", argv[1], SHA256_USERS_HW, SHA256_USERS_SW);
+			return;
+		}
+	}
+	printf(SHA256_USERS_LINE, sha256_selected() == SHA256_IMPL_HW ? SHA256_USERS_HW : SHA256_USERS_SW);
+}
+
 const struct console_command sig_commands[] = {
 	{ CMD_SIGN, cmd_sign },
 	{ CMD_VERIFY, cmd_verify },
@@ -497,5 +539,6 @@ const struct console_command sig_commands[] = {
 	{ CMD_OAEP_DECRYPT, cmd_oaep_decrypt },
 	{ CMD_KEYGEN, cmd_keygen },
 	{ CMD_KEYGEN_STEP, cmd_keygen_step },
+	{ CMD_SHA256, cmd_sha256 },
 	{ NULL, NULL, NULL, NULL },
 };

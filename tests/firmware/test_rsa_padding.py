@@ -7,15 +7,18 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from bnlib import FIRMWARE, RNG_SOURCES, BigNumLib, compile_with_bearssl, key_numbers
+from bnlib import FIRMWARE, RNG_SOURCES, SHA256_HW_SOURCES, BigNumLib, compile_with_bearssl, key_numbers
 
 PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT, PAD_ERR_SALT_LENGTH = 0, -2, -3, -5, -6
 PAD_PKCS1, PAD_PSS = 0, 1
 PAD_SALT_HASH, PAD_SALT_ANY = -1, -2
+SHA256_IMPL_SW, SHA256_IMPL_HW = 0, 1         # firmware/hash/sha256_select.h
 #: BearSSL's modules rsa_padding.c uses (firmware/Makefile, PAD_BEARSSL_SOURCES), and ccopy.
 BEARSSL_SOURCES = ["hash/sha2small.c", "hash/mgf1.c", "mac/hmac.c", "rand/hmac_drbg.c", "codec/dec32be.c",
                    "codec/enc32be.c", "codec/ccopy.c", "rsa/rsa_pkcs1_sig_pad.c", "rsa/rsa_pkcs1_sig_unpad.c",
                    "rsa/rsa_oaep_pad.c"]
+#: The selection of the SHA-256 the padding takes (firmware/hash/sha256_select.c), over the engine's host model.
+SHA256_SELECT_SOURCES = [FIRMWARE / "hash" / "sha256_select.c", *SHA256_HW_SOURCES]
 SIZES = (512, 521, 1025, 1031, 2048)
 MESSAGE = b"a message to sign, of no particular length"
 OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -23,7 +26,8 @@ OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256()
 
 @pytest.fixture(scope="module")
 def lib():
-    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c", *RNG_SOURCES])
+    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c", *RNG_SOURCES,
+                                                             *SHA256_SELECT_SOURCES])
     yield BigNumLib(path)
     path.unlink(missing_ok=True)
 
@@ -168,3 +172,25 @@ def test_too_small_keys_are_refused(lib, keys):
     assert key.max_salt() == PAD_ERR_KEY_SIZE
     assert key.verify(PAD_PSS, MESSAGE, bytes(32), PAD_SALT_ANY) == 0
     assert key.oaep_encrypt(b"")[0] == PAD_ERR_KEY_SIZE
+
+
+@pytest.mark.parametrize("bits", [1031, 2048])
+def test_software_and_engine_hashes_give_the_same_results(lib, keys, bits):
+    """sha256_select: the deterministic results (PKCS#1 v1.5, PSS without a salt, OAEP decryption) are the same
+    bytes whichever SHA-256 the padding takes (the engine: the CSR model, its signing encoding made twice)."""
+    key = keys[bits]
+    ciphertext = key.public.encrypt(MESSAGE, OAEP)
+    made = {}
+    try:
+        for impl in (SHA256_IMPL_SW, SHA256_IMPL_HW):
+            lib.lib.sha256_select(impl)
+            assert lib.lib.sha256_selected() == impl
+            made[impl] = (key.sign(PAD_PKCS1, MESSAGE), key.sign(PAD_PSS, MESSAGE, 0), key.oaep_decrypt(ciphertext))
+            key.public.verify(key.sign(PAD_PSS, MESSAGE), MESSAGE, _pss(32), hashes.SHA256())
+            assert key.verify(PAD_PKCS1, MESSAGE, made[impl][0]) == 1
+    finally:
+        lib.lib.sha256_select(SHA256_IMPL_HW)
+    assert made[SHA256_IMPL_SW] == made[SHA256_IMPL_HW]
+    assert made[SHA256_IMPL_HW][0] == key.private.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
+    assert made[SHA256_IMPL_HW][2] == (PAD_OK, MESSAGE)
+    assert lib.lib.sha256_sel_faults() == 0
