@@ -259,34 +259,32 @@ static uint32_t oaep_decode(const unsigned char *label, size_t label_len, unsign
 /* ---- the operations ---- */
 
 /* x (k bytes) := the encoded message of msg: its SHA-256, then PKCS#1 v1.5's or PSS's encoding (with the
-   salt given). */
+   salt given). With the engine, whatever it hashes is hashed twice and compared (docs/security.md,
+   "Faults"): the message's digest, and for PSS the whole encoding (H and the MGF1 mask) from the second
+   digest; PKCS#1 v1.5 hashes nothing after the digest. A hash the engine got wrong once gives two results
+   that differ: PAD_ERR_HASH, and no signature of a wrong hash leaves. */
 static int sig_encode(enum pad_scheme scheme, const rsa_key *k, const unsigned char *msg, size_t msg_len,
                       const unsigned char *salt, size_t salt_len, unsigned char *x)
 {
-	unsigned char msg_hash[PAD_SHA256_BYTES];
+	unsigned char msg_hash[PAD_SHA256_BYTES], again[PAD_SHA256_BYTES];
+	int twice = sha256_selected() == SHA256_IMPL_HW, err = PAD_OK;
 
 	sha256(msg_hash, msg, msg_len);
-	if (scheme == PAD_PSS)
+	if (twice) {
+		sha256(again, msg, msg_len);
+		if (memcmp(msg_hash, again, PAD_SHA256_BYTES) != 0)
+			return PAD_ERR_HASH;
+	}
+	if (scheme == PAD_PSS) {
 		pss_encode(k, msg_hash, salt, salt_len, x);
-	else if (!br_rsa_pkcs1_sig_pad(BR_HASH_OID_SHA256, msg_hash, PAD_SHA256_BYTES, k->bits, x))
-		return PAD_ERR_KEY_SIZE;
-	return PAD_OK;
-}
-
-/* sig := the encoded message, made twice when the engine hashes and compared (docs/security.md, "Faults"):
-   a hash the engine got wrong once gives two encodings that differ, and no signature of a wrong hash
-   leaves. */
-static int sig_encode_checked(enum pad_scheme scheme, const rsa_key *k, const unsigned char *msg, size_t msg_len,
-                              const unsigned char *salt, size_t salt_len, unsigned char *sig)
-{
-	size_t len = pad_key_bytes(k);
-	int err = sig_encode(scheme, k, msg, msg_len, salt, salt_len, sig);
-
-	if (err == PAD_OK && sha256_selected() == SHA256_IMPL_HW) {
-		sig_encode(scheme, k, msg, msg_len, salt, salt_len, pad_work);
-		if (memcmp(sig, pad_work, len) != 0)
-			err = PAD_ERR_HASH;
-		memset(pad_work, 0, len);
+		if (twice) {
+			pss_encode(k, again, salt, salt_len, pad_work);
+			if (memcmp(x, pad_work, pad_key_bytes(k)) != 0)
+				err = PAD_ERR_HASH;
+			memset(pad_work, 0, pad_key_bytes(k));
+		}
+	} else if (!br_rsa_pkcs1_sig_pad(BR_HASH_OID_SHA256, msg_hash, PAD_SHA256_BYTES, k->bits, x)) {
+		err = PAD_ERR_KEY_SIZE;
 	}
 	return err;
 }
@@ -307,7 +305,7 @@ int pad_sign(enum pad_scheme scheme, const rsa_backend *b, const rsa_key *k, con
 		if (random_failed)
 			return PAD_ERR_RANDOM;
 	}
-	err = sig_encode_checked(scheme, k, msg, msg_len, salt, (size_t)salt_len, sig);
+	err = sig_encode(scheme, k, msg, msg_len, salt, (size_t)salt_len, sig);
 	if (err == PAD_OK && sha256_sel_faults() != faults)      /* a fault the engine reported, the salt's DRBG's too */
 		err = PAD_ERR_HASH;
 	if (err != PAD_OK) {
