@@ -108,6 +108,7 @@ def _extra_results(console, job, progress):
     from soc.keys import bench_keys
     rows = []
     use_hash(console, job.sha256)
+    on = f"{job.impl:<13} {job.sha256:<3}"          # the implementation and the SHA-256, as progress shows them
     if job.kind == "keygen":
         [bits] = job.sizes
         made = [console.keygen(bits, seed, job.impl) for seed in keygen.seeds(KEYGEN_SEED_TEXT, KEYGEN_SEEDS)]
@@ -118,7 +119,7 @@ def _extra_results(console, job, progress):
                      "median_cycles": statistics.median(cycles), "min_cycles": min(cycles),
                      "max_cycles": max(cycles), "candidates": [m.candidates for m in made],
                      "mr_rounds": [m.mr_rounds for m in made], "ok": ok})
-        progress.write(f"[bench] RSA-{bits:<5} keygen       {job.impl:<13} {job.sha256} {', '.join(f'{c:,}' for c in cycles)} "
+        progress.write(f"[bench] RSA-{bits:<5} keygen       {on} {', '.join(f'{c:,}' for c in cycles)} "
                        f"cycles ({len(made)} seeds) {'ok' if ok else 'MISMATCH'}\n")
         return rows
     for key in bench_keys(job.sizes):
@@ -134,15 +135,16 @@ def _extra_results(console, job, progress):
             except InvalidSignature:
                 ok = False
             bits = key["n"].bit_length()
-            rows.append({"bits": bits, "op": op, "impl": job.impl, "sha256": job.sha256, "cycles": signed.cycles, "ok": ok})
-            progress.write(f"[bench] RSA-{bits:<5} {op:<12} {job.impl:<13} {job.sha256} {signed.cycles:>12,} cycles "
+            rows.append({"bits": bits, "op": op, "impl": job.impl, "sha256": job.sha256, "cycles": signed.cycles,
+                         "ok": ok})
+            progress.write(f"[bench] RSA-{bits:<5} {op:<12} {on} {signed.cycles:>12,} cycles "
                            f"{'ok' if ok else 'MISMATCH'}\n")
             if scheme == "pkcs1":
                 # verify: the device checks the signature it made (and cryptography accepted)
                 verified = console.verify(scheme, SIGN_MESSAGE, signed.signature, job.impl)
                 rows.append({"bits": bits, "op": "verify", "impl": job.impl, "sha256": job.sha256,
                              "cycles": verified.cycles, "ok": ok and verified.valid == "yes"})
-                progress.write(f"[bench] RSA-{bits:<5} {'verify':<12} {job.impl:<13} {job.sha256} {verified.cycles:>12,} "
+                progress.write(f"[bench] RSA-{bits:<5} {'verify':<12} {on} {verified.cycles:>12,} "
                                f"cycles {'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
         # oaep_decrypt: a ciphertext cryptography made of the signed message's first bytes; OAEP with
         # SHA-256 carries k - 66 bytes, none at 512 bits (k = 64), which has no such row
@@ -155,7 +157,7 @@ def _extra_results(console, job, progress):
         decrypted = console.oaep_decrypt(ciphertext, job.impl)
         rows.append({"bits": bits, "op": "oaep_decrypt", "impl": job.impl, "sha256": job.sha256,
                      "cycles": decrypted.cycles, "ok": decrypted.message == plain})
-        progress.write(f"[bench] RSA-{bits:<5} {'oaep_decrypt':<12} {job.impl:<13} {job.sha256} {decrypted.cycles:>12,} cycles "
+        progress.write(f"[bench] RSA-{bits:<5} {'oaep_decrypt':<12} {on} {decrypted.cycles:>12,} cycles "
                        f"{'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
     return rows
 
@@ -434,7 +436,8 @@ def extra_markdown(data):
     section, results = data["padding_and_keygen"], data["results"]
     clk = data["soc"]["sys_clk_hz"]
     lines = ["Key generation and signatures, cycles counted by the firmware:", "",
-             "| key | operation | impl | SHA-256 | cycles (median of seeds) | min | max | ms (median) | × raw op | ok |",
+             "| key | operation | impl | SHA-256 | cycles (median of seeds) | min | max | ms (median) | × raw op "
+             "| ok |",
              "|---:|---|---|---|---:|---:|---:|---:|---:|:-:|"]
     for row in section["rows"]:
         raw = _cycles(results, row["bits"], "public" if row["op"] == "verify" else "private_crt", row["impl"])
@@ -444,8 +447,8 @@ def extra_markdown(data):
         else:
             median, low, high, what = row["cycles"], "", "", row["op"].replace("_", " ")
         ratio = f"{median / raw['cycles']:.2f}" if raw and row["op"] != "keygen" else ""
-        lines.append(f"| {row['bits']} | {what} | {row['impl']} | {row.get('sha256', SIGN_HASHES[0])} | {median:,.0f} | "
-                     f"{low} | {high} | "
+        sha256 = row.get("sha256", SIGN_HASHES[0])         # a results.json older than the choice: the default's
+        lines.append(f"| {row['bits']} | {what} | {row['impl']} | {sha256} | {median:,.0f} | {low} | {high} | "
                      f"{median / clk * 1e3:.2f} | {ratio} | {'yes' if row['ok'] else '**no**'} |")
     lines += ["", f"Key generation: seeds drawn from the text {section['keygen_seed_text']!r} (jobs/keygen.py's "
               "`seeds`); `python -m sim keygen` checks the keys in full, over more seeds. Signatures: "

@@ -1,8 +1,9 @@
 """`python -m sim tls-bench`: full TLS 1.2 handshakes against the device's server by Python's `ssl`, N per
 key size, RSA implementation, suite (ECDHE with X25519 and with P-256) and the SHA-256 the server hashes
-with (`sha256 hw|sw`: the engine or BearSSL's software, for the transcript, the generator and the PRF), each client verifying the
-device's chain; the device's own count of each handshake (cycles from the connection's start to the
-handshake's end, without the UART waits) and its split (TLS_PARTS), as the server answered them.
+with (`sha256 hw|sw`: the engine or BearSSL's software, for the transcript, the generator and the PRF),
+each client verifying the device's chain; the device's own count of each handshake (cycles from the
+connection's start to the handshake's end, without the UART waits) and its split (TLS_PARTS), as the server
+answered them.
 
 The rows run over parallel simulations (sim/pool.py), those whose RSA never touches the peripheral (sw,
 bearssl) on the SoC without it, which runs the same image about three times as fast with the same counts;
@@ -141,14 +142,16 @@ def summarize(handshakes, clk_hz):
     for (bits, impl, suite, curve, sha256), group in keyed.items():
         cycles = [h["cycles"] for h in group]
         median = statistics.median(cycles)
-        rows.append({"bits": bits, "impl": impl, "suite": suite, "curve": curve, "sha256": sha256, "handshakes": len(group),
+        rows.append({"bits": bits, "impl": impl, "suite": suite, "curve": curve, "sha256": sha256,
+                     "handshakes": len(group),
                      "cycles": median, "cycles_min": min(cycles), "cycles_max": max(cycles),
                      "parts": {part: statistics.median(h[part] for h in group) for part in protocol.TLS_PARTS},
                      "io_wait": statistics.median(h["io_wait"] for h in group),
                      "per_second": round(clk_hz / median, 1)})
     order = {impl: i for i, impl in enumerate(protocol.TLS_IMPLS)}
     variants = {variant: i for i, variant in enumerate(VARIANTS)}
-    rows.sort(key=lambda r: (r["bits"], variants[(r["suite"], r["curve"])], order[r["impl"]], HASHES.index(r["sha256"])))
+    rows.sort(key=lambda r: (r["bits"], variants[(r["suite"], r["curve"])], order[r["impl"]],
+                             HASHES.index(r["sha256"])))
     return rows
 
 

@@ -223,7 +223,8 @@ def test_the_bench_writes_the_padding_and_keygen_rows_in_a_section_of_their_own(
     text = (tmp_path / "results.md").read_text()
     assert text == bench.markdown(data)
     # a row without a hash (a results.json older than the choice) was the firmware's default's
-    assert "| 512 | key generation (3 seeds) | hw_seq | hw | 2,500,000 | 2,000,000 | 3,000,000 | 25.00 |  | yes |" in text
+    assert "| 512 | key generation (3 seeds) | hw_seq | hw | 2,500,000 | 2,000,000 | 3,000,000 | 25.00 |  | yes |" \
+        in text
     assert "| 512 | sign pkcs1 | hw_seq | hw | 110,000 |  |  | 1.10 | 1.10 | yes |" in text
     assert "| 512 | sign pkcs1 | hw_seq | sw | 125,000 |  |  | 1.25 | 1.25 | yes |" in text
     assert "| 512 | sign pss | hw_seq | hw | 150,000 |  |  | 1.50 | 1.50 | **no** |" in text
