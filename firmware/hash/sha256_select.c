@@ -1,9 +1,11 @@
 /* The SHA-256 class the firmware's users take (sha256_select.h). Not timed code: linker.ld places it after
    the timed region. */
+#include "hash/sha256_hw.h"
 #include "hash/sha256_select.h"
 
 static enum sha256_impl selected = SHA256_IMPL_HW;
 static uint32_t faults;
+static int engine_used;      /* since the last wipe */
 
 void sha256_select(enum sha256_impl impl)
 {
@@ -20,6 +22,18 @@ uint32_t sha256_sel_faults(void)
 	return faults;
 }
 
+void sha256_sel_wipe(void)
+{
+	static const unsigned char zeros[64];
+
+	if (!engine_used)
+		return;
+	/* a block of zeros replaces the message registers' words; INIT then replaces the state it made */
+	(void)sha256_hw_block(zeros);
+	(void)sha256_hw_init();
+	engine_used = 0;
+}
+
 #if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 
 _Static_assert(sizeof(sha256_sel_context) <= sizeof(br_hash_compat_context),
@@ -33,6 +47,7 @@ static void pick(sha256_sel_context *ctx)
 {
 	ctx->vtable = &sha256_sel_vtable;
 	ctx->impl.vtable = selected == SHA256_IMPL_HW ? &sha256_hw_vtable : &br_sha256_vtable;
+	engine_used |= selected == SHA256_IMPL_HW;
 }
 
 /* Counts a fault of a context on the engine; a context keeps its first one, so each call after it counts
