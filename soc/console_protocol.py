@@ -110,8 +110,8 @@ HASH_MAX_BYTES = 1024
 #: and key generation's HMAC-DRBG, the TLS server's transcript hash and PRF), `sha256 <name>` to choose,
 #: the default first. The peers' key generation always hashes in software.
 SHA256_USERS_IMPLS = {
-    "hw": "the SHA-256 engine (the default)",
-    "sw": "BearSSL's software SHA-256",
+    "hw": "the engine (default)",
+    "sw": "BearSSL's software",
 }
 
 #: name -> (arguments, one line of help), in the order `help` lists them.
@@ -159,9 +159,8 @@ COMMANDS = {
             "serve one TLS 1.2 connection on this UART (raw bytes until it ends; docs/tls.md), RSA on impl "
             f"(hw_seq by default); {MIX_OPTION}: the host's random bytes for the server's generator"),
     "sha256": (f"[{'|'.join(SHA256_USERS_IMPLS)}]",
-               "the SHA-256 that signatures, OAEP, the random generators and the TLS server hash with: "
-               + "; ".join(f"{name}: {what}" for name, what in SHA256_USERS_IMPLS.items())
-               + "; no argument: show it"),
+               "SHA-256 of sign, verify, OAEP, keygen, the generator, TLS: "
+               + ", ".join(f"{name} {what}" for name, what in SHA256_USERS_IMPLS.items())),
 }
 #: The commands whose lines carry secrets (a key's private part, a seed, entropy): the console echoes their
 #: name and the blank after it, then ECHO_MASK for every other character typed (link/console.py, LineEditor).

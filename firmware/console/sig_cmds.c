@@ -23,6 +23,8 @@
 #include "rand/rng.h"
 #include "console/sig_cmds.h"
 
+#if PEER_HAVE_BEARSSL
+
 /* A message fills at most the console line, two hex digits a byte. */
 #define SIG_MESSAGE_MAX (CONSOLE_LINE_MAX / 2)
 /* The OAEP commands' label goes after the message (at most the modulus' length: oaep_decrypt's
@@ -160,7 +162,7 @@ static int parse_scheme(const char *text, enum pad_scheme *scheme)
 /* The line of a result refused because the SHA-256 engine faulted under it. */
 static void hash_engine_failed(void)
 {
-	printf(ERR_HASH_ENGINE " (the SHA-256 engine faulted: nothing released; `sha256 sw` hashes in software)\n");
+	printf(ERR_HASH_ENGINE " (nothing released)\n");
 }
 
 /* The error line of a failed pad_* call (PAD_ERR_DECRYPT has its own, in cmd_oaep_decrypt). */
@@ -194,17 +196,13 @@ static void pad_failed(int err)
 	}
 }
 
-/* Checks common to the commands: argument count, the library, the key. */
+/* Checks common to the commands: argument count, the key. */
 static const rsa_key *start(int argc, char **argv, int min_args, int max_args, int private_key,
                             const rsa_ctx **ctx)
 {
 	if (argc < min_args || argc > max_args) {
 		console_usage(argv[0]);
 		printf("\n");
-		return NULL;
-	}
-	if (!PEER_HAVE_BEARSSL) {
-		pad_failed(PAD_ERR_UNAVAILABLE);
 		return NULL;
 	}
 	return rsa_cmds_key(private_key, ctx);
@@ -405,10 +403,6 @@ static void cmd_keygen(int argc, char **argv)
 		b = &rsa_sw;
 	else if (!(b = find_backend(impl)))
 		return;
-	if (!PEER_HAVE_BEARSSL) {
-		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
-		return;
-	}
 	if (seeded) {
 		if (console_hex_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
 			return;
@@ -486,10 +480,6 @@ static void cmd_keygen_step(int argc, char **argv)
 	if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ))
 	    || console_hex_bytes("candidate", argv[2], sig_message, 4 * RSA_HALF_WORDS, &len))
 		return;
-	if (!PEER_HAVE_BEARSSL) {
-		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
-		return;
-	}
 	bn_zero(c, RSA_HALF_WORDS);
 	peer_from_bytes(c, len / 4, sig_message, len);
 	if (len % 4 || keygen_step_load(c, len / 4) != KEYGEN_OK) {
@@ -509,6 +499,31 @@ static void cmd_keygen_step(int argc, char **argv)
 	printf(KEYGEN_STEP_LINE, names[step], argc > 3 ? argv[3] : IMPL_HW_SEQ, 32 * (unsigned)(len / 4),
 	       (unsigned long long)cycles, pass);
 }
+
+#else
+
+/* Without BearSSL (a board's image, whose TLS server brings only its own part of it) these commands can do
+   nothing but say so, and their parsers and buffers would take room the board's main RAM does not have. */
+static void no_padding_library(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	printf(ERR_NO_PADDING_LIBRARY " (BearSSL was not fetched: no SHA-256 or padding in this firmware)\n");
+}
+
+static void no_random_generator(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
+}
+
+#define cmd_sign no_padding_library
+#define cmd_verify no_padding_library
+#define cmd_oaep_encrypt no_padding_library
+#define cmd_oaep_decrypt no_padding_library
+#define cmd_keygen no_random_generator
+#define cmd_keygen_step no_random_generator
+
+#endif
 
 /* sha256 [hw|sw]: the SHA-256 the padding, the generators and the TLS server take from the next hash on
    (hash/sha256_select.h); without an argument, which one it is. */

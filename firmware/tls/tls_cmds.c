@@ -201,7 +201,7 @@ static void cmd_tls(int argc, char **argv)
 	tls_uart_wait_token(cycles_now() + (uint64_t)c.timeout_ms * (CONFIG_CLOCK_FREQUENCY / 1000));
 	tls_uart_end();
 	if (c.hash_fault)
-		printf(ERR_HASH_ENGINE " (the SHA-256 engine faulted during the connection: no signature made after)\n");
+		printf(ERR_HASH_ENGINE " (during the connection)\n");
 }
 
 const struct console_command tls_commands[] = {
