@@ -51,11 +51,13 @@ class Row(pool.ImplRow):
 #: "padding_and_keygen"; the raw rows and their order are those of the firmware's `bench`): key
 #: generation on hw_seq over KEYGEN_SEEDS seeds at the sizes of KEYGEN_SIZES the run has (software at
 #: 512 bits with --full only: ~60 M cycles a key), and SHA-256 signatures with padding on hw_seq with
-#: the bench's key of each size.
+#: the bench's key of each size, once for each SHA-256 the firmware's users can take (`sha256 <hash>`:
+#: SIGN_HASHES; key generation on the first, the firmware's default).
 KEYGEN_SIZES = (512, 1024, 2048)
 KEYGEN_SEEDS = 3
 KEYGEN_SEED_TEXT = "bench"
 SIGN_OPS = {"sign_pkcs1": "pkcs1", "sign_pss": "pss"}
+SIGN_HASHES = tuple(protocol.SHA256_USERS_IMPLS)
 #: The message signed: 64 bytes 00 01 .. 3f (README, "Signatures and encryption").
 SIGN_MESSAGE = bytes(range(64))
 
@@ -63,10 +65,11 @@ SIGN_MESSAGE = bytes(range(64))
 @dataclass
 class ExtraJob:
     """The padding and key-generation rows one simulation runs: `kind` "keygen" (the seeds of one size
-    and implementation) or "sign" (every signature row of `sizes`)."""
+    and implementation) or "sign" (every signature row of `sizes`), with the SHA-256 `sha256`."""
     kind: str
     impl: str
     sizes: tuple
+    sha256: str = SIGN_HASHES[0]
 
     @property
     def peripheral(self):
@@ -85,7 +88,14 @@ def extra_jobs(sizes, full=False):
     jobs = [ExtraJob("keygen", "hw_seq", (bits,)) for bits in KEYGEN_SIZES if bits in sizes]
     if full and 512 in sizes:
         jobs.append(ExtraJob("keygen", "sw", (512,)))
-    return jobs + [ExtraJob("sign", "hw_seq", tuple(sizes))]
+    return jobs + [ExtraJob("sign", "hw_seq", tuple(sizes), sha256) for sha256 in SIGN_HASHES]
+
+
+def use_hash(console, sha256):
+    """`sha256 <name>`: the SHA-256 the firmware's users take from now on."""
+    out = console.command(f"sha256 {sha256}")
+    if protocol.SHA256_USERS.parse_all(out) != [{"impl": sha256}]:
+        raise ProjectError(f"`sha256 {sha256}` answered {out!r}")
 
 
 def _extra_results(console, job, progress):
@@ -97,16 +107,19 @@ def _extra_results(console, job, progress):
     from jobs import keygen
     from soc.keys import bench_keys
     rows = []
+    use_hash(console, job.sha256)
+    on = f"{job.impl:<13} {job.sha256:<3}"          # the implementation and the SHA-256, as progress shows them
     if job.kind == "keygen":
         [bits] = job.sizes
         made = [console.keygen(bits, seed, job.impl) for seed in keygen.seeds(KEYGEN_SEED_TEXT, KEYGEN_SEEDS)]
         ok = all(m.ok and m.n == m.p * m.q and m.n.bit_length() == bits for m in made)
         cycles = [m.cycles for m in made]
-        rows.append({"bits": bits, "op": "keygen", "impl": job.impl, "seeds": len(made), "cycles": cycles,
+        rows.append({"bits": bits, "op": "keygen", "impl": job.impl, "sha256": job.sha256, "seeds": len(made),
+                     "cycles": cycles,
                      "median_cycles": statistics.median(cycles), "min_cycles": min(cycles),
                      "max_cycles": max(cycles), "candidates": [m.candidates for m in made],
                      "mr_rounds": [m.mr_rounds for m in made], "ok": ok})
-        progress.write(f"[bench] RSA-{bits:<5} keygen       {job.impl:<13} {', '.join(f'{c:,}' for c in cycles)} "
+        progress.write(f"[bench] RSA-{bits:<5} keygen       {on} {', '.join(f'{c:,}' for c in cycles)} "
                        f"cycles ({len(made)} seeds) {'ok' if ok else 'MISMATCH'}\n")
         return rows
     for key in bench_keys(job.sizes):
@@ -122,15 +135,16 @@ def _extra_results(console, job, progress):
             except InvalidSignature:
                 ok = False
             bits = key["n"].bit_length()
-            rows.append({"bits": bits, "op": op, "impl": job.impl, "cycles": signed.cycles, "ok": ok})
-            progress.write(f"[bench] RSA-{bits:<5} {op:<12} {job.impl:<13} {signed.cycles:>12,} cycles "
+            rows.append({"bits": bits, "op": op, "impl": job.impl, "sha256": job.sha256, "cycles": signed.cycles,
+                         "ok": ok})
+            progress.write(f"[bench] RSA-{bits:<5} {op:<12} {on} {signed.cycles:>12,} cycles "
                            f"{'ok' if ok else 'MISMATCH'}\n")
             if scheme == "pkcs1":
                 # verify: the device checks the signature it made (and cryptography accepted)
                 verified = console.verify(scheme, SIGN_MESSAGE, signed.signature, job.impl)
-                rows.append({"bits": bits, "op": "verify", "impl": job.impl, "cycles": verified.cycles,
-                             "ok": ok and verified.valid == "yes"})
-                progress.write(f"[bench] RSA-{bits:<5} {'verify':<12} {job.impl:<13} {verified.cycles:>12,} "
+                rows.append({"bits": bits, "op": "verify", "impl": job.impl, "sha256": job.sha256,
+                             "cycles": verified.cycles, "ok": ok and verified.valid == "yes"})
+                progress.write(f"[bench] RSA-{bits:<5} {'verify':<12} {on} {verified.cycles:>12,} "
                                f"cycles {'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
         # oaep_decrypt: a ciphertext cryptography made of the signed message's first bytes; OAEP with
         # SHA-256 carries k - 66 bytes, none at 512 bits (k = 64), which has no such row
@@ -141,9 +155,9 @@ def _extra_results(console, job, progress):
         ciphertext = public.encrypt(plain, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()),
                                                         algorithm=hashes.SHA256(), label=None))
         decrypted = console.oaep_decrypt(ciphertext, job.impl)
-        rows.append({"bits": bits, "op": "oaep_decrypt", "impl": job.impl, "cycles": decrypted.cycles,
-                     "ok": decrypted.message == plain})
-        progress.write(f"[bench] RSA-{bits:<5} {'oaep_decrypt':<12} {job.impl:<13} {decrypted.cycles:>12,} cycles "
+        rows.append({"bits": bits, "op": "oaep_decrypt", "impl": job.impl, "sha256": job.sha256,
+                     "cycles": decrypted.cycles, "ok": decrypted.message == plain})
+        progress.write(f"[bench] RSA-{bits:<5} {'oaep_decrypt':<12} {on} {decrypted.cycles:>12,} cycles "
                        f"{'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
     return rows
 
@@ -264,7 +278,7 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
             got = _extra_results(console, job, progress)
             with lock:
                 extra.extend(got)
-            return [f"{r['bits']}:{r['op']}:{r['impl']}" for r in got]
+            return [f"{r['bits']}:{r['op']}:{r['impl']}:{r['sha256']}" for r in got]
         got, gone = _read_results(console, sizes, job.rows, report)
         with lock:
             results.extend(got)
@@ -275,7 +289,7 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
     results, missing = _merge(rows, results, missing)
     if extra is not None:
         order = [(op, impl) for op in ("keygen", *SIGN_OPS, "verify", "oaep_decrypt") for impl in protocol.IMPLS]
-        extra.sort(key=lambda r: (order.index((r["op"], r["impl"])), r["bits"]))
+        extra.sort(key=lambda r: (order.index((r["op"], r["impl"])), r["bits"], SIGN_HASHES.index(r["sha256"])))
     return results, missing, records
 
 
@@ -422,8 +436,9 @@ def extra_markdown(data):
     section, results = data["padding_and_keygen"], data["results"]
     clk = data["soc"]["sys_clk_hz"]
     lines = ["Key generation and signatures, cycles counted by the firmware:", "",
-             "| key | operation | impl | cycles (median of seeds) | min | max | ms (median) | × raw op | ok |",
-             "|---:|---|---|---:|---:|---:|---:|---:|:-:|"]
+             "| key | operation | impl | SHA-256 | cycles (median of seeds) | min | max | ms (median) | × raw op "
+             "| ok |",
+             "|---:|---|---|---|---:|---:|---:|---:|---:|:-:|"]
     for row in section["rows"]:
         raw = _cycles(results, row["bits"], "public" if row["op"] == "verify" else "private_crt", row["impl"])
         if row["op"] == "keygen":
@@ -432,14 +447,17 @@ def extra_markdown(data):
         else:
             median, low, high, what = row["cycles"], "", "", row["op"].replace("_", " ")
         ratio = f"{median / raw['cycles']:.2f}" if raw and row["op"] != "keygen" else ""
-        lines.append(f"| {row['bits']} | {what} | {row['impl']} | {median:,.0f} | {low} | {high} | "
+        sha256 = row.get("sha256", SIGN_HASHES[0])         # a results.json older than the choice: the default's
+        lines.append(f"| {row['bits']} | {what} | {row['impl']} | {sha256} | {median:,.0f} | {low} | {high} | "
                      f"{median / clk * 1e3:.2f} | {ratio} | {'yes' if row['ok'] else '**no**'} |")
     lines += ["", f"Key generation: seeds drawn from the text {section['keygen_seed_text']!r} (jobs/keygen.py's "
               "`seeds`); `python -m sim keygen` checks the keys in full, over more seeds. Signatures: "
               f"SHA-256 of the 64-byte message {section['sign_message'][:8]}.., padding and the private CRT "
               "operation, with the bench's key, verified on the host by `cryptography`; verify: the device "
               "checks its PKCS#1 signature (× the raw public operation); oaep_decrypt: a ciphertext "
-              "`cryptography` made (MGF1-SHA-256, no label), × the raw CRT operation."]
+              "`cryptography` made (MGF1-SHA-256, no label), × the raw CRT operation. SHA-256: the one the "
+              "firmware's users took (`sha256 hw`: the engine, each signature's encoding made twice and compared; "
+              "`sha256 sw`: BearSSL's software)."]
     return lines
 
 

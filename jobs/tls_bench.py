@@ -1,7 +1,9 @@
 """`python -m sim tls-bench`: full TLS 1.2 handshakes against the device's server by Python's `ssl`, N per
-key size, RSA implementation and suite (ECDHE with X25519 and with P-256), each client verifying the
-device's chain; the device's own count of each handshake (cycles from the connection's start to the
-handshake's end, without the UART waits) and its split (TLS_PARTS), as the server answered them.
+key size, RSA implementation, suite (ECDHE with X25519 and with P-256) and the SHA-256 the server hashes
+with (`sha256 hw|sw`: the engine or BearSSL's software, for the transcript, the generator and the PRF),
+each client verifying the device's chain; the device's own count of each handshake (cycles from the
+connection's start to the handshake's end, without the UART waits) and its split (TLS_PARTS), as the server
+answered them.
 
 The rows run over parallel simulations (sim/pool.py), those whose RSA never touches the peripheral (sw,
 bearssl) on the SoC without it, which runs the same image about three times as fast with the same counts;
@@ -34,6 +36,8 @@ VARIANTS = (("TLS_RSA_WITH_AES_128_GCM_SHA256", "none"),
             ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "secp256r1"))
 #: The implementations measured unless --impls says otherwise.
 DEFAULT_IMPLS = (*protocol.TLS_IMPLS[:3], "bearssl")
+#: The SHA-256s the firmware's users can take (`sha256 <name>`), each a row of its own.
+HASHES = tuple(protocol.SHA256_USERS_IMPLS)
 #: The part names as the table and plot show them.
 PART_LABELS = {"rsa": "RSA", "ecdhe": "ECDHE", "hash": "hash", "prf": "PRF", "record": "record", "other": "other"}
 
@@ -44,10 +48,12 @@ class Row(pool.ImplRow):
     impl: str
     suite: str
     curve: str
+    sha256: str = HASHES[0]
 
 
-def _rows(sizes, impls):
-    return [Row(bits, impl, suite, curve) for bits in sizes for impl in impls for suite, curve in VARIANTS]
+def _rows(sizes, impls, hashes=HASHES[:1]):
+    return [Row(bits, impl, suite, curve, sha256) for bits in sizes for impl in impls for suite, curve in VARIANTS
+            for sha256 in hashes]
 
 
 def _cost(row):
@@ -110,38 +116,42 @@ def _handshake(bridge, row, ca):
     if (hs["suite"], hs["curve"], hs["impl"], hs["bits"]) != (row.suite, row.curve, row.impl, row.bits) \
             or (cipher, version) != (tls.OPENSSL_CIPHERS[row.suite], "TLSv1.2"):
         raise UnexpectedAnswer("tls", f"{row.name}: got {hs} ({cipher}, {version})", line)
-    return {**hs, "seconds": round(connection.seconds, 2)}
+    return {**hs, "sha256": row.sha256, "seconds": round(connection.seconds, 2)}
 
 
 def _run_row(console, row, server, handshakes, timeout_ms, ca, done, progress):
+    from jobs.bench import use_hash
     server.ready(console, row.bits)
+    use_hash(console, row.sha256)
     bridge = tls.Bridge(console, impl=row.impl, timeout_ms=timeout_ms)
     for _ in range(handshakes):
         record = _handshake(bridge, row, ca)
         done.append(record)
-        progress(f"[tls-bench] RSA-{row.bits} {row.impl:<8} {row.suite} {row.curve:<9} "
+        progress(f"[tls-bench] RSA-{row.bits} {row.impl:<8} {row.suite} {row.curve:<9} sha256 {row.sha256} "
                  f"{record['cycles']:>12,} cycles")
     return [row.name]
 
 
 def summarize(handshakes, clk_hz):
-    """One row per (bits, impl, suite, curve): the handshakes' count, their cycles (median, min, max), the
+    """One row per (bits, impl, suite, curve, sha256): the handshakes' count, their cycles (median, min, max), the
     median of each part and handshakes per second at the SoC's clock."""
     rows = []
     keyed = {}
     for h in handshakes:
-        keyed.setdefault((h["bits"], h["impl"], h["suite"], h["curve"]), []).append(h)
-    for (bits, impl, suite, curve), group in keyed.items():
+        keyed.setdefault((h["bits"], h["impl"], h["suite"], h["curve"], h.get("sha256", HASHES[0])), []).append(h)
+    for (bits, impl, suite, curve, sha256), group in keyed.items():
         cycles = [h["cycles"] for h in group]
         median = statistics.median(cycles)
-        rows.append({"bits": bits, "impl": impl, "suite": suite, "curve": curve, "handshakes": len(group),
+        rows.append({"bits": bits, "impl": impl, "suite": suite, "curve": curve, "sha256": sha256,
+                     "handshakes": len(group),
                      "cycles": median, "cycles_min": min(cycles), "cycles_max": max(cycles),
                      "parts": {part: statistics.median(h[part] for h in group) for part in protocol.TLS_PARTS},
                      "io_wait": statistics.median(h["io_wait"] for h in group),
                      "per_second": round(clk_hz / median, 1)})
     order = {impl: i for i, impl in enumerate(protocol.TLS_IMPLS)}
     variants = {variant: i for i, variant in enumerate(VARIANTS)}
-    rows.sort(key=lambda r: (r["bits"], variants[(r["suite"], r["curve"])], order[r["impl"]]))
+    rows.sort(key=lambda r: (r["bits"], variants[(r["suite"], r["curve"])], order[r["impl"]],
+                             HASHES.index(r["sha256"])))
     return rows
 
 
@@ -153,12 +163,12 @@ def markdown(report):
              "(TLS 1.2, the chain verified); cycles as the device counts them, from the connection's start to "
              "the handshake's end without the UART waits (median; min and max beside it), split by where they "
              "went (medians: the parts of one handshake add up to its cycles, their medians nearly).", "",
-             "| key | suite | curve | RSA on | cycles | min | max | "
+             "| key | suite | curve | RSA on | SHA-256 | cycles | min | max | "
              + " | ".join(PART_LABELS[p] for p in protocol.TLS_PARTS) + f" | handshakes/s at {clk:g} MHz |",
-             "|---:|---|---|---|" + "---:|" * (3 + len(protocol.TLS_PARTS) + 1)]
+             "|---:|---|---|---|---|" + "---:|" * (3 + len(protocol.TLS_PARTS) + 1)]
     for r in report["rows"]:
         suite = r["suite"].replace("TLS_", "").replace("_WITH_AES_128_GCM_SHA256", "")
-        lines.append(f"| {r['bits']} | {suite} | {r['curve']} | {r['impl']} | {r['cycles']:,.0f} | "
+        lines.append(f"| {r['bits']} | {suite} | {r['curve']} | {r['impl']} | {r['sha256']} | {r['cycles']:,.0f} | "
                      f"{r['cycles_min']:,} | {r['cycles_max']:,} | "
                      + " | ".join(f"{r['parts'][p]:,.0f}" for p in protocol.TLS_PARTS)
                      + f" | {r['per_second']:,.1f} |")
@@ -166,9 +176,10 @@ def markdown(report):
               "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256. Parts (docs/tls.md): RSA = the server's private-key "
               "operation in BearSSL's hooks (with our implementations, the CRT result's check with e); ECDHE = "
               "the curve's two scalar multiplications; hash = SHA-256 (handshake transcript, HMAC-DRBG, the "
-              "signed parameters' hash); PRF = the TLS 1.2 PRF (master secret, keys, Finished); record = "
+              "signed parameters' hash); PRF = the TLS 1.2 PRF (master secret, keys, Finished; its hashes "
+              "included); record = "
               "AES-128-GCM (key schedules, the two Finished records); other = BearSSL's handshake engine and "
-              "everything else."]
+              "everything else. SHA-256: hw = the engine, sw = BearSSL's software (`sha256 hw|sw`)."]
     return "\n".join(lines) + "\n"
 
 
@@ -180,7 +191,7 @@ def plot(report, path):
     clk = report["soc"]["sys_clk_hz"] / 1e6
     fig, ax = plt.subplots(figsize=(10, 0.42 * len(rows) + 1.7))
     labels = [f"RSA-{r['bits']} {r['suite'].replace('TLS_', '').replace('_WITH_AES_128_GCM_SHA256', '')} "
-              f"{'' if r['curve'] == 'none' else r['curve'] + ' '}{r['impl']}" for r in rows]
+              f"{'' if r['curve'] == 'none' else r['curve'] + ' '}{r['impl']} sha256 {r['sha256']}" for r in rows]
     left = [0.0] * len(rows)
     for i, part in enumerate(protocol.TLS_PARTS):
         shares = [100 * r["parts"][part] / max(1, sum(r["parts"].values())) for r in rows]
@@ -208,6 +219,9 @@ def add_arguments(parser):
     parser.add_argument("--handshakes", type=options.at_least(1), default=3, metavar="N",
                         help="handshakes per implementation, suite and size (default: %(default)s)")
     options.add_impls(parser, DEFAULT_IMPLS, protocol.TLS_IMPLS, help="implementations of the server's RSA")
+    parser.add_argument("--hashes", type=options.impls_type(HASHES), default=list(HASHES), metavar="LIST",
+                        help=f"the SHA-256s the server hashes with, comma-separated (default and available: "
+                             f"{','.join(HASHES)}: the engine, BearSSL's software)")
     options.add_sizes(parser, default=(2048,), help="the server's key sizes (the firmware's bench keys)")
     tls.add_tls_timeout(parser)
     options.add_out(parser, tls.OUT_DIR)
@@ -222,11 +236,11 @@ def main(args, log):
     tls.test_ca(out_dir)
     ca = out_dir / "ca.pem"
     server = _Server(out_dir)
-    rows = sorted(_rows(sizes, impls), key=_cost, reverse=True)
+    rows = sorted(_rows(sizes, impls, args.hashes), key=_cost, reverse=True)
     handshakes, lock = [], threading.Lock()
     progress = log
     command = (f"python -m sim tls-bench --handshakes {args.handshakes} --impls {','.join(impls)} "
-               f"--sizes {','.join(map(str, sizes))}" + options.port_suffix(args))
+               f"--sizes {','.join(map(str, sizes))} --hashes {','.join(args.hashes)}" + options.port_suffix(args))
     started = time.monotonic()
 
     def run_job(console, row):

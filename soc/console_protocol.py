@@ -117,6 +117,14 @@ HASH_MCT_ITERATIONS = 1000
 HASH_MCT_SEED_BYTES = 32
 HASH_MCT_CHECKPOINTS = 100
 
+#: The SHA-256 the firmware's own users hash with (firmware/hash/sha256_select.h: the padding, the device's
+#: and key generation's HMAC-DRBG, the TLS server's transcript hash and PRF), `sha256 <name>` to choose,
+#: the default first. The peers' key generation always hashes in software.
+SHA256_USERS_IMPLS = {
+    "hw": "the engine (default)",
+    "sw": "BearSSL's software",
+}
+
 #: name -> (arguments, one line of help), in the order `help` lists them.
 COMMANDS = {
     "help": ("", "list the commands"),
@@ -165,6 +173,9 @@ COMMANDS = {
     "tls": (f"[impl] [timeout-ms] [{MIX_OPTION}=<hex>]",
             "serve one TLS 1.2 connection on this UART (raw bytes until it ends; docs/tls.md), RSA on impl "
             f"(hw_seq by default); {MIX_OPTION}: the host's random bytes for the server's generator"),
+    "sha256": (f"[{'|'.join(SHA256_USERS_IMPLS)}]",
+               "SHA-256 of sign, verify, OAEP, keygen, the generator, TLS: "
+               + ", ".join(f"{name} {what}" for name, what in SHA256_USERS_IMPLS.items())),
 }
 #: The commands whose lines carry secrets (a key's private part, a seed, entropy): the console echoes their
 #: name and the blank after it, then ECHO_MASK for every other character typed (link/console.py, LineEditor).
@@ -424,6 +435,11 @@ TLS_DONE = Line("TLS_DONE", ("tls", "done"), (Field("reason", "s"), Field("error
 # no_key when there is no key).
 CHAIN = Line("CHAIN", ("chain",), (Field("certs", "u"), Field("bytes", "u"), Field("key_match", "s")))
 
+# ---- the SHA-256 the firmware's users take (firmware/hash/sha256_select.h) ----
+
+# `sha256` (with or without a choice): the class the users take from now on.
+SHA256_USERS = Line("SHA256_USERS", ("sha256",), (Field("impl", "s"),))
+
 #: An instrumented build (firmware built with -DRSA_PROFILE, `python -m sim split`) follows `time`'s line with
 #: one line of this prefix and then `<step>=<cpu>,<transfer>,<wait>` for each step of the operation
 #: (firmware/drivers/profile.h names the steps).
@@ -433,7 +449,7 @@ LINES = (RESULT, RESULT_MISSING, BENCH_START, BENCH_DONE, COMPARISON, TIMED, KEY
          INFO_SOC, INFO_LIMITS, INFO_COUNTER, INFO_STACK, INFO_PERIPHERAL, SIGNATURE, VALID, CIPHERTEXT, MESSAGE,
          DECRYPTION_FAILED, KEYGEN, KEY_PUBLIC, KEY_EXPORT, KEYGEN_STEP, TLS_START, TLS_HANDSHAKE,
          TLS_HANDSHAKE_BRIEF, TLS_DONE, CHAIN, INFO_ENTROPY, ENTROPY_RAW, ENTROPY_RESTARTED, HASH,
-         HASH_MCT)
+         HASH_MCT, SHA256_USERS)
 
 
 def _c_string(text):
@@ -493,6 +509,8 @@ def c_header():
     lines += [f"#define HASH_MCT_ITERATIONS {HASH_MCT_ITERATIONS}",
               f"#define HASH_MCT_SEED_BYTES {HASH_MCT_SEED_BYTES}",
               f"#define HASH_MCT_CHECKPOINTS {HASH_MCT_CHECKPOINTS}"]
+    lines += ["", "/* The SHA-256 of the firmware's users. */"]
+    lines += [f"#define SHA256_USERS_{name.upper()} {_c_string(name)}" for name in SHA256_USERS_IMPLS]
     lines += ["", "/* Error lines start with these; details follow. */"]
     lines += [f"#define ERR_{error.name} {_c_string(error.prefix)}" for error in Error]
     lines += ["", "#endif", ""]

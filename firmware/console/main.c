@@ -15,6 +15,7 @@
 #include "console/hash_mct.h"
 #include "drivers/cycles.h"
 #include "drivers/montmul_drv.h"
+#include "hash/sha256_select.h"
 #include "montmul.h"
 #include "rsa/rsa_hw.h"
 #include "console/rsa_cmds.h"
@@ -94,12 +95,14 @@ const struct console_command *const console_tables[] = { base_commands, bench_co
                                                      tls_commands, NULL };
 
 /* After every command: the peripheral's memories cleared (CLEAR: constant-time, outside every timed
-   region; on the SoC without the peripheral its registers read idle and this returns at once), and
-   the RSA driver told that nothing is loaded any more. */
+   region; on the SoC without the peripheral its registers read idle and this returns at once), the
+   RSA driver told that nothing is loaded any more, and the SHA-256 engine's registers cleared when the
+   firmware's hashing used it (the generators' chaining values). */
 void console_command_done(void)
 {
 	(void)montmul_wipe();
 	rsa_hw_forget();
+	sha256_sel_wipe();
 }
 
 int main(void)

@@ -2,13 +2,15 @@
    generation (keygen.h), whose key becomes the user's key (rsa_cmds.c's `key`); with that key, sign
    and verify (PKCS#1 v1.5, PSS) and OAEP encrypt and decrypt with SHA-256 (rsa_padding.h). Refused
    input gives one `error=` line and leaves the key as it was. Hex arguments may be EMPTY_HEX for no
-   bytes (the console splits its line at spaces). */
+   bytes (the console splits its line at spaces). `sha256` chooses the SHA-256 they (and the generators, and
+   the TLS server) hash with. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers/cycles.h"
 #include "bignum/hex_digit.h"
+#include "hash/sha256_select.h"
 #include "keygen/keygen.h"
 #include "drivers/montmul_drv.h"
 #include "peers/peer_common.h"
@@ -20,6 +22,8 @@
 #include "pad/rsa_padding.h"
 #include "rand/rng.h"
 #include "console/sig_cmds.h"
+
+#if PEER_HAVE_BEARSSL
 
 /* A message fills at most the console line, two hex digits a byte. */
 #define SIG_MESSAGE_MAX (CONSOLE_LINE_MAX / 2)
@@ -155,6 +159,12 @@ static int parse_scheme(const char *text, enum pad_scheme *scheme)
 	return 0;
 }
 
+/* The line of a result refused because the SHA-256 engine faulted under it. */
+static void hash_engine_failed(void)
+{
+	printf(ERR_HASH_ENGINE " (nothing released)\n");
+}
+
 /* The error line of a failed pad_* call (PAD_ERR_DECRYPT has its own, in cmd_oaep_decrypt). */
 static void pad_failed(int err)
 {
@@ -174,6 +184,9 @@ static void pad_failed(int err)
 	case PAD_ERR_SALT_LENGTH:
 		printf(ERR_BAD_SALT_LENGTH " (no room for this salt in the modulus)\n");
 		break;
+	case PAD_ERR_HASH:
+		hash_engine_failed();
+		break;
 	default:
 		if (rsa_hw_error == MM_ERR_STUCK)
 			printf(ERR_PERIPHERAL_STUCK " (the driver reset it)\n");
@@ -183,17 +196,13 @@ static void pad_failed(int err)
 	}
 }
 
-/* Checks common to the commands: argument count, the library, the key. */
+/* Checks common to the commands: argument count, the key. */
 static const rsa_key *start(int argc, char **argv, int min_args, int max_args, int private_key,
                             const rsa_ctx **ctx)
 {
 	if (argc < min_args || argc > max_args) {
 		console_usage(argv[0]);
 		printf("\n");
-		return NULL;
-	}
-	if (!PEER_HAVE_BEARSSL) {
-		pad_failed(PAD_ERR_UNAVAILABLE);
 		return NULL;
 	}
 	return rsa_cmds_key(private_key, ctx);
@@ -348,6 +357,8 @@ static void keygen_failed(int err, int lib_code)
 {
 	if (err == PEER_KEYGEN_ERR_LIBRARY)
 		printf(ERR_OPERATION_FAILED " library_code=%d\n", lib_code);
+	else if (err == KEYGEN_ERR_HASH)
+		hash_engine_failed();
 	else if (err == KEYGEN_ERR_SEARCH)
 		printf(ERR_OPERATION_FAILED " (no prime found: an exponentiation gives wrong results)\n");
 	else
@@ -392,10 +403,6 @@ static void cmd_keygen(int argc, char **argv)
 		b = &rsa_sw;
 	else if (!(b = find_backend(impl)))
 		return;
-	if (!PEER_HAVE_BEARSSL) {
-		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
-		return;
-	}
 	if (seeded) {
 		if (console_hex_bytes("seed", argv[2], seed, sizeof(seed), &seed_len))
 			return;
@@ -408,9 +415,16 @@ static void cmd_keygen(int argc, char **argv)
 	} else {
 		/* no seed typed: one from the device's generator, reseeded from the entropy source first */
 		seed_len = KEYGEN_MIN_SEED;
+		uint32_t faults = sha256_sel_faults();
+
 		if ((err = rng_reseed()) != RNG_OK || (err = rng_generate(seed, seed_len)) != RNG_OK) {
 			bn_wipe(seed, sizeof(seed));
 			entropy_print_error(err);
+			return;
+		}
+		if (sha256_sel_faults() != faults) {
+			bn_wipe(seed, sizeof(seed));
+			hash_engine_failed();
 			return;
 		}
 	}
@@ -466,10 +480,6 @@ static void cmd_keygen_step(int argc, char **argv)
 	if (!(b = find_backend(argc > 3 ? argv[3] : IMPL_HW_SEQ))
 	    || console_hex_bytes("candidate", argv[2], sig_message, 4 * RSA_HALF_WORDS, &len))
 		return;
-	if (!PEER_HAVE_BEARSSL) {
-		printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
-		return;
-	}
 	bn_zero(c, RSA_HALF_WORDS);
 	peer_from_bytes(c, len / 4, sig_message, len);
 	if (len % 4 || keygen_step_load(c, len / 4) != KEYGEN_OK) {
@@ -490,6 +500,53 @@ static void cmd_keygen_step(int argc, char **argv)
 	       (unsigned long long)cycles, pass);
 }
 
+#else
+
+/* Without BearSSL (a board's image, whose TLS server brings only its own part of it) these commands can do
+   nothing but say so, and their parsers and buffers would take room the board's main RAM does not have. */
+static void no_padding_library(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	printf(ERR_NO_PADDING_LIBRARY " (BearSSL was not fetched: no SHA-256 or padding in this firmware)\n");
+}
+
+static void no_random_generator(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	printf(ERR_NO_RANDOM_GENERATOR " (BearSSL was not fetched: no HMAC-DRBG in this firmware)\n");
+}
+
+#define cmd_sign no_padding_library
+#define cmd_verify no_padding_library
+#define cmd_oaep_encrypt no_padding_library
+#define cmd_oaep_decrypt no_padding_library
+#define cmd_keygen no_random_generator
+#define cmd_keygen_step no_random_generator
+
+#endif
+
+/* sha256 [hw|sw]: the SHA-256 the padding, the generators and the TLS server take from the next hash on
+   (hash/sha256_select.h); without an argument, which one it is. */
+static void cmd_sha256(int argc, char **argv)
+{
+	if (argc > 2) {
+		console_usage(argv[0]);
+		printf("\n");
+		return;
+	}
+	if (argc == 2) {
+		if (strcmp(argv[1], SHA256_USERS_HW) == 0)
+			sha256_select(SHA256_IMPL_HW);
+		else if (strcmp(argv[1], SHA256_USERS_SW) == 0)
+			sha256_select(SHA256_IMPL_SW);
+		else {
+			printf(ERR_UNKNOWN_IMPL " impl=%s choices=%s,%s\n", argv[1], SHA256_USERS_HW, SHA256_USERS_SW);
+			return;
+		}
+	}
+	printf(SHA256_USERS_LINE, sha256_selected() == SHA256_IMPL_HW ? SHA256_USERS_HW : SHA256_USERS_SW);
+}
+
 const struct console_command sig_commands[] = {
 	{ CMD_SIGN, cmd_sign },
 	{ CMD_VERIFY, cmd_verify },
@@ -497,5 +554,6 @@ const struct console_command sig_commands[] = {
 	{ CMD_OAEP_DECRYPT, cmd_oaep_decrypt },
 	{ CMD_KEYGEN, cmd_keygen },
 	{ CMD_KEYGEN_STEP, cmd_keygen_step },
+	{ CMD_SHA256, cmd_sha256 },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bignum/ct.h"
+#include "hash/sha256_select.h"
 #include "keygen/keygen.h"
 #include "peers/peer_common.h"
 
@@ -479,6 +480,7 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 	mont_ctx *mp = &ks.mp, *mq = &ks.mq;
 	uint32_t *pm1 = ks.pm1, *qm1 = ks.qm1, *g = ks.g, *pm2 = ks.pm2, *lambda = ks.lambda;
 	unsigned pbits = bits / 2, pw = pbits / 32, nw = bits / 32;
+	uint32_t faults = sha256_sel_faults();
 	int err;
 
 	memset(k, 0, sizeof(*k));
@@ -486,7 +488,7 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 	if (bits % 64 || bits < KEYGEN_MIN_BITS || bits > BN_MAX_BITS)
 		return KEYGEN_ERR_SIZE;
 	keygen_prepare();
-	br_hmac_drbg_init(&ks.drbg, &br_sha256_vtable, seed, seed_len);
+	br_hmac_drbg_init(&ks.drbg, &sha256_sel_vtable, seed, seed_len);
 
 	for (;;) {
 		if ((err = find_prime(b, pbits, k->p, mp, NULL, st)))
@@ -547,6 +549,11 @@ int keygen(const rsa_backend *b, unsigned bits, const unsigned char *seed, size_
 		bn_wipe(k, sizeof(*k));
 		return err == KEYGEN_ERR_SEARCH ? err : KEYGEN_ERR_HW;
 	}
+	/* a DRBG over a faulted hash drew other candidates than the seed gives: not the seed's key */
+	if (sha256_sel_faults() != faults) {
+		bn_wipe(k, sizeof(*k));
+		return KEYGEN_ERR_HASH;
+	}
 	return KEYGEN_OK;
 }
 
@@ -559,7 +566,7 @@ int keygen_step_load(const uint32_t *c, unsigned words)
 		return KEYGEN_ERR_CANDIDATE;
 	keygen_prepare();
 	bn_copy(ks.c[0], c, words);
-	br_hmac_drbg_init(&ks.drbg, &br_sha256_vtable, c, 4 * words);
+	br_hmac_drbg_init(&ks.drbg, &sha256_sel_vtable, c, 4 * words);
 	draw_base(ks.base, c, words, 1);
 	ks.m[0].words = words;                            /* the candidate's length, until the step's set-up */
 	return KEYGEN_OK;

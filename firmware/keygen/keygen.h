@@ -16,7 +16,7 @@
  * c - 1 = 2m with m odd, and a round is one exponentiation b^m mod c tested against 1 and c - 1:
  * no squaring loop whose length depends on the candidate.
  *
- * Randomness: BearSSL's HMAC-DRBG over SHA-256, instantiated from the caller's seed only, so a seed
+ * Randomness: BearSSL's HMAC-DRBG over the selected SHA-256 (hash/sha256_select.h), instantiated from the caller's seed only, so a seed
  * gives one key (what the tests and the bench need). On a board the seed must come from an entropy
  * source, or from the host over the console, never a constant; the console takes seeds of at least
  * KEYGEN_MIN_SEED bytes (console_protocol.h).
@@ -60,6 +60,7 @@
 #define KEYGEN_ERR_HW          (-3)   /* the peripheral refused a command (rsa_hw_error) */
 #define KEYGEN_ERR_SEARCH      (-5)   /* no prime in 64 starts: a fault (a wrong exponentiation), not luck */
 #define KEYGEN_ERR_CANDIDATE   (-6)   /* keygen_step: not a candidate the search could make, or none loaded */
+#define KEYGEN_ERR_HASH        (-7)   /* the SHA-256 engine faulted under the generator: no key */
 
 /* The steps keygen_step_run times. */
 #define KEYGEN_STEP_PRETEST    0      /* the candidate's Montgomery set-up and its pre-test (base 2) */

@@ -1,9 +1,10 @@
-/* RSA with padding over our raw RSA, with BearSSL's SHA-256, MGF1, HMAC-DRBG and encodings
-   (rsa_padding.h). Not timed code itself: linker.ld places this file and BearSSL's modules for it
+/* RSA with padding over our raw RSA, with BearSSL's MGF1, HMAC-DRBG and encodings over the selected
+   SHA-256 (rsa_padding.h). Not timed code itself: linker.ld places this file and BearSSL's modules for it
    after the timed region, so they move none of the bench's addresses. */
 #include <string.h>
 
 #include "bignum/ct.h"
+#include "hash/sha256_select.h"
 #include "peers/peer_common.h"
 #include "pad/rsa_padding.h"
 #include "rand/rng.h"
@@ -34,10 +35,10 @@ static unsigned char pad_work[PAD_MAX_BYTES];
 
 static void sha256(unsigned char *out, const unsigned char *msg, size_t msg_len)
 {
-	br_sha256_context h;
-	br_sha256_init(&h);
-	br_sha256_update(&h, msg, msg_len);
-	br_sha256_out(&h, out);
+	sha256_sel_context h;
+	sha256_sel_vtable.init(&h.vtable);
+	sha256_sel_vtable.update(&h.vtable, msg, msg_len);
+	sha256_sel_vtable.out(&h.vtable, out);
 }
 
 int pad_random_init(void)
@@ -133,12 +134,12 @@ static uint32_t ours_public(const rsa_backend *b, const rsa_key *k, const rsa_ct
 static void pss_hash(unsigned char *out, const unsigned char *msg_hash, const unsigned char *salt, size_t salt_len)
 {
 	static const unsigned char zeros[8];
-	br_sha256_context h;
-	br_sha256_init(&h);
-	br_sha256_update(&h, zeros, sizeof(zeros));
-	br_sha256_update(&h, msg_hash, PAD_SHA256_BYTES);
-	br_sha256_update(&h, salt, salt_len);
-	br_sha256_out(&h, out);
+	sha256_sel_context h;
+	sha256_sel_vtable.init(&h.vtable);
+	sha256_sel_vtable.update(&h.vtable, zeros, sizeof(zeros));
+	sha256_sel_vtable.update(&h.vtable, msg_hash, PAD_SHA256_BYTES);
+	sha256_sel_vtable.update(&h.vtable, salt, salt_len);
+	sha256_sel_vtable.out(&h.vtable, out);
 }
 
 /* The encoded message has emBits = bits - 1 bits, so em_len is k, or k - 1 (then x[0] is zero). */
@@ -167,30 +168,21 @@ static int pss_salt_len(const rsa_key *k, int salt_len)
 	return salt_len >= 0 && salt_len <= max ? salt_len : PAD_ERR_SALT_LENGTH;
 }
 
-static int pss_encode(const rsa_key *k, const unsigned char *msg_hash, int salt_arg, unsigned char *x)
+/* x (k bytes) := the PSS encoding of msg_hash with the salt given (salt_len bytes, a length
+   pss_salt_len accepted). */
+static void pss_encode(const rsa_key *k, const unsigned char *msg_hash, const unsigned char *salt, size_t salt_len,
+                       unsigned char *x)
 {
-	size_t len = pad_key_bytes(k), em_len = pss_em_len(k), db_len, salt_len;
-	unsigned char *em = x + (len - em_len), *salt, *h;
-	const br_prng_class **rng;
-	int checked = pss_salt_len(k, salt_arg);
+	size_t len = pad_key_bytes(k), em_len = pss_em_len(k), db_len = em_len - PAD_SHA256_BYTES - 1;
+	unsigned char *em = x + (len - em_len), *h = em + db_len;
 
-	if (checked < 0)
-		return checked;
-	salt_len = (size_t)checked;
-	db_len = em_len - PAD_SHA256_BYTES - 1;
 	memset(x, 0, len);
-	salt = em + db_len - salt_len;
-	h = em + db_len;
 	em[db_len - salt_len - 1] = 0x01;
-	rng = random_source();
-	(*rng)->generate(rng, salt, salt_len);
-	if (random_failed)
-		return PAD_ERR_RANDOM;
+	memcpy(em + db_len - salt_len, salt, salt_len);
 	pss_hash(h, msg_hash, salt, salt_len);
-	br_mgf1_xor(em, db_len, &br_sha256_vtable, h, PAD_SHA256_BYTES);
+	br_mgf1_xor(em, db_len, &sha256_sel_vtable, h, PAD_SHA256_BYTES);
 	em[0] &= 0xFF >> (8 * em_len - (k->bits - 1));
 	em[em_len - 1] = 0xBC;
-	return PAD_OK;
 }
 
 /* 1 when x (the public operation's result, k bytes) is a valid PSS encoding of msg_hash with a salt
@@ -211,7 +203,7 @@ static int pss_check(const rsa_key *k, const unsigned char *msg_hash, int salt_a
 		return 0;
 	db_len = em_len - PAD_SHA256_BYTES - 1;
 	h = em + db_len;
-	br_mgf1_xor(em, db_len, &br_sha256_vtable, h, PAD_SHA256_BYTES);
+	br_mgf1_xor(em, db_len, &sha256_sel_vtable, h, PAD_SHA256_BYTES);
 	em[0] &= top_mask;
 	for (i = 0; i < db_len && em[i] == 0; i++)
 		;
@@ -237,8 +229,8 @@ static uint32_t oaep_decode(const unsigned char *label, size_t label_len, unsign
 	size_t db_len = k - PAD_SHA256_BYTES - 1, u;
 	uint32_t r, s, zlen, mask;
 
-	br_mgf1_xor(seed, PAD_SHA256_BYTES, &br_sha256_vtable, db, db_len);
-	br_mgf1_xor(db, db_len, &br_sha256_vtable, seed, PAD_SHA256_BYTES);
+	br_mgf1_xor(seed, PAD_SHA256_BYTES, &sha256_sel_vtable, db, db_len);
+	br_mgf1_xor(db, db_len, &sha256_sel_vtable, seed, PAD_SHA256_BYTES);
 	/* lHash' ^ lHash: zeros when the labels agree, compared with the padding's zeros below */
 	sha256(label_hash, label, label_len);
 	for (u = 0; u < PAD_SHA256_BYTES; u++)
@@ -266,18 +258,59 @@ static uint32_t oaep_decode(const unsigned char *label, size_t label_len, unsign
 
 /* ---- the operations ---- */
 
-int pad_sign(enum pad_scheme scheme, const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
-             const unsigned char *msg, size_t msg_len, int salt_len, unsigned char *sig)
+/* x (k bytes) := the encoded message of msg: its SHA-256, then PKCS#1 v1.5's or PSS's encoding (with the
+   salt given). With the engine, whatever it hashes is hashed twice and compared (docs/security.md,
+   "Faults"): the message's digest, and for PSS the whole encoding (H and the MGF1 mask) from the second
+   digest; PKCS#1 v1.5 hashes nothing after the digest. A hash the engine got wrong once gives two results
+   that differ: PAD_ERR_HASH, and no signature of a wrong hash leaves. */
+static int sig_encode(enum pad_scheme scheme, const rsa_key *k, const unsigned char *msg, size_t msg_len,
+                      const unsigned char *salt, size_t salt_len, unsigned char *x)
 {
-	unsigned char msg_hash[PAD_SHA256_BYTES];
-	int err;
+	unsigned char msg_hash[PAD_SHA256_BYTES], again[PAD_SHA256_BYTES];
+	int twice = sha256_selected() == SHA256_IMPL_HW, err = PAD_OK;
 
 	sha256(msg_hash, msg, msg_len);
+	if (twice) {
+		sha256(again, msg, msg_len);
+		if (memcmp(msg_hash, again, PAD_SHA256_BYTES) != 0)
+			return PAD_ERR_HASH;
+	}
 	if (scheme == PAD_PSS) {
-		if ((err = pss_encode(k, msg_hash, salt_len, sig)) != PAD_OK)
-			return err;
-	} else if (!br_rsa_pkcs1_sig_pad(BR_HASH_OID_SHA256, msg_hash, PAD_SHA256_BYTES, k->bits, sig)) {
-		return PAD_ERR_KEY_SIZE;
+		pss_encode(k, msg_hash, salt, salt_len, x);
+		if (twice) {
+			pss_encode(k, again, salt, salt_len, pad_work);
+			if (memcmp(x, pad_work, pad_key_bytes(k)) != 0)
+				err = PAD_ERR_HASH;
+			memset(pad_work, 0, pad_key_bytes(k));
+		}
+	} else if (!br_rsa_pkcs1_sig_pad(BR_HASH_OID_SHA256, msg_hash, PAD_SHA256_BYTES, k->bits, x)) {
+		err = PAD_ERR_KEY_SIZE;
+	}
+	return err;
+}
+
+int pad_sign(enum pad_scheme scheme, const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
+             const unsigned char *msg, size_t msg_len, int salt_arg, unsigned char *sig)
+{
+	unsigned char salt[PAD_MAX_BYTES];
+	const br_prng_class **rng;
+	uint32_t faults = sha256_sel_faults();
+	int salt_len = 0, err;
+
+	if (scheme == PAD_PSS) {
+		if ((salt_len = pss_salt_len(k, salt_arg)) < 0)
+			return salt_len;
+		rng = random_source();
+		(*rng)->generate(rng, salt, (size_t)salt_len);
+		if (random_failed)
+			return PAD_ERR_RANDOM;
+	}
+	err = sig_encode(scheme, k, msg, msg_len, salt, (size_t)salt_len, sig);
+	if (err == PAD_OK && sha256_sel_faults() != faults)      /* a fault the engine reported, the salt's DRBG's too */
+		err = PAD_ERR_HASH;
+	if (err != PAD_OK) {
+		memset(sig, 0, pad_key_bytes(k));
+		return err;
 	}
 	return ours_private(b, k, c, sig) ? PAD_OK : PAD_ERR_RSA;
 }
@@ -287,15 +320,20 @@ int pad_verify(enum pad_scheme scheme, const rsa_backend *b, const rsa_key *k, c
 {
 	unsigned char msg_hash[PAD_SHA256_BYTES], signed_hash[PAD_SHA256_BYTES];
 	size_t len = pad_key_bytes(k);
+	uint32_t faults = sha256_sel_faults();
+	int valid;
 
 	sha256(msg_hash, msg, msg_len);
 	memcpy(pad_work, sig, len);
 	if (!ours_public(b, k, c, pad_work))      /* not below the modulus */
-		return 0;
-	if (scheme == PAD_PSS)
-		return pss_check(k, msg_hash, salt_len, pad_work);
-	return br_rsa_pkcs1_sig_unpad(pad_work, len, BR_HASH_OID_SHA256, PAD_SHA256_BYTES, signed_hash)
-	       && memcmp(signed_hash, msg_hash, PAD_SHA256_BYTES) == 0;
+		valid = 0;
+	else if (scheme == PAD_PSS)
+		valid = pss_check(k, msg_hash, salt_len, pad_work);
+	else
+		valid = br_rsa_pkcs1_sig_unpad(pad_work, len, BR_HASH_OID_SHA256, PAD_SHA256_BYTES, signed_hash)
+		        && memcmp(signed_hash, msg_hash, PAD_SHA256_BYTES) == 0;
+	/* a verdict over a hash the engine got wrong is no verdict */
+	return sha256_sel_faults() != faults ? PAD_ERR_HASH : valid;
 }
 
 int pad_oaep_encrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
@@ -303,6 +341,7 @@ int pad_oaep_encrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
                      const unsigned char *msg, size_t msg_len, unsigned char *out)
 {
 	size_t len = pad_key_bytes(k);
+	uint32_t faults = sha256_sel_faults();
 	br_rsa_public_key pk;
 
 	if (len < 2 * PAD_SHA256_BYTES + 2)
@@ -312,11 +351,11 @@ int pad_oaep_encrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
 	/* br_rsa_oaep_pad reads only the modulus' length from the key */
 	peer_to_bytes(pad_work, len, k->n);
 	pk = (br_rsa_public_key){ pad_work, len, NULL, 0 };
-	if (br_rsa_oaep_pad(random_source(), &br_sha256_vtable, label, label_len, &pk, out, len, msg, msg_len) != len)
+	if (br_rsa_oaep_pad(random_source(), &sha256_sel_vtable, label, label_len, &pk, out, len, msg, msg_len) != len)
 		return PAD_ERR_TOO_LONG;
-	if (random_failed) {
+	if (random_failed || sha256_sel_faults() != faults) {
 		memset(out, 0, len);
-		return PAD_ERR_RANDOM;
+		return random_failed ? PAD_ERR_RANDOM : PAD_ERR_HASH;
 	}
 	return ours_public(b, k, c, out) ? PAD_OK : PAD_ERR_RSA;
 }
@@ -326,7 +365,7 @@ int pad_oaep_decrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
                      const unsigned char *in, unsigned char *out, size_t *msg_len)
 {
 	size_t len = pad_key_bytes(k);
-	uint32_t ok;
+	uint32_t faults = sha256_sel_faults(), ok;
 
 	if (len < 2 * PAD_SHA256_BYTES + 2)
 		return PAD_ERR_KEY_SIZE;
@@ -336,6 +375,12 @@ int pad_oaep_decrypt(const rsa_backend *b, const rsa_key *k, const rsa_ctx *c,
 	ok = ours_decrypt(b, k, c, pad_work);
 	ok &= oaep_decode(label, label_len, pad_work, len, out, msg_len);
 	memset(pad_work, 0, sizeof(pad_work));
+	/* an engine fault is the hardware's, not the ciphertext's: its own error, no message */
+	if (sha256_sel_faults() != faults) {
+		memset(out, 0, len);
+		*msg_len = 0;
+		return PAD_ERR_HASH;
+	}
 	return (int)(~ct_mask_from_bit(ok) & (uint32_t)PAD_ERR_DECRYPT);     /* no branch either */
 }
 

@@ -1,9 +1,11 @@
 /*
  * RSA with padding and SHA-256, over our raw RSA (rsa.c, any backend): PKCS#1 v1.5 and PSS signatures,
- * OAEP encryption (MGF1-SHA-256, a label of the caller's). SHA-256, MGF1, HMAC-DRBG, the PKCS#1 v1.5
- * encodings and the OAEP encoding are BearSSL's (its internal helpers, src/inner.h), around our
- * private and public operations. BearSSL 0.6 has no PSS encoding, so EMSA-PSS (RFC 8017, 9.1) is
- * written here over BearSSL's SHA-256 and MGF1; so is the OAEP decoding, BearSSL's constant-time
+ * OAEP encryption (MGF1-SHA-256, a label of the caller's). MGF1, HMAC-DRBG, the PKCS#1 v1.5 encodings
+ * and the OAEP encoding are BearSSL's (its internal helpers, src/inner.h), around our private and
+ * public operations; every SHA-256 is the selected class's (hash/sha256_select.h: software or the
+ * engine). Signing on the engine encodes the message twice and compares before the private operation;
+ * a fault the engine reports during a call fails it with PAD_ERR_HASH. BearSSL 0.6 has no PSS encoding,
+ * so EMSA-PSS (RFC 8017, 9.1) is written here over the hash and BearSSL's MGF1; so is the OAEP decoding, BearSSL's constant-time
  * one without its last step (it moves the message only when the padding is valid: rsa_padding.c).
  *
  * Built only with BearSSL (PEER_HAVE_BEARSSL); without it every call returns PAD_ERR_UNAVAILABLE.
@@ -29,6 +31,7 @@
 #define PAD_ERR_DECRYPT     (-5)   /* OAEP decryption failed, for whatever reason (one code: no oracle) */
 #define PAD_ERR_SALT_LENGTH (-6)   /* a PSS salt length this modulus has no room for */
 #define PAD_ERR_RANDOM      (-7)   /* the device's generator failed (rng.h: rng_stopped() says whether for good) */
+#define PAD_ERR_HASH        (-8)   /* the SHA-256 engine faulted (hash/sha256_select.h): nothing released */
 
 /* A PSS salt length (bytes), or: */
 #define PAD_SALT_HASH (-1)   /* the hash's length, or the most the modulus has room for when less */

@@ -4,6 +4,7 @@
 #include <generated/soc.h>
 
 #include "peer_build.h"       /* generated: which BearSSL this firmware has */
+#include "hash/sha256_select.h"
 #include "rand/entropy.h"
 #include "rand/rng.h"
 
@@ -43,13 +44,13 @@ static int failed(int entropy_err)
 static int conditioned_seed(unsigned char out[SEED_BYTES])
 {
 	uint32_t raw[ENTROPY_SEED_WORDS];
-	br_sha256_context h;
+	sha256_sel_context h;
 	int err = entropy_read(raw, ENTROPY_SEED_WORDS);
 
 	if (err == ENTROPY_OK) {
-		br_sha256_init(&h);
-		br_sha256_update(&h, raw, sizeof(raw));
-		br_sha256_out(&h, out);
+		sha256_sel_vtable.init(&h.vtable);
+		sha256_sel_vtable.update(&h.vtable, raw, sizeof(raw));
+		sha256_sel_vtable.out(&h.vtable, out);
 		wipe(&h, sizeof(h));
 	}
 	wipe(raw, sizeof(raw));
@@ -65,7 +66,7 @@ static int instantiate(void)
 	if ((err = conditioned_seed(material)) == ENTROPY_OK
 	    && (err = conditioned_seed(material + SEED_BYTES)) == ENTROPY_OK) {
 		memcpy(material + 2 * SEED_BYTES, personalization, sizeof(personalization) - 1);
-		br_hmac_drbg_init(&drbg, &br_sha256_vtable, material, sizeof(material));
+		br_hmac_drbg_init(&drbg, &sha256_sel_vtable, material, sizeof(material));
 		rng_state = SEEDED;
 		requests = 0;
 	}

@@ -14,6 +14,9 @@
    - Host-supplied bytes (rng_add_input) are mixed into the state as additional input, never in
      place of the source: the generator is seeded from the source first.
 
+   Every SHA-256 (the conditioner, the DRBG's HMAC) is the selected class's (hash/sha256_select.h): an
+   engine fault is counted there, and the commands that release what they drew check that count.
+
    Needs BearSSL's SHA-256 and HMAC-DRBG (the simulation's image and the board's both have them);
    without them every call returns RNG_ERR_UNAVAILABLE. */
 #ifndef RNG_H

@@ -200,6 +200,8 @@ static void cmd_tls(int argc, char **argv)
 	/* what the client sent after the end (its close_notify, say) is dropped until the host's token */
 	tls_uart_wait_token(cycles_now() + (uint64_t)c.timeout_ms * (CONFIG_CLOCK_FREQUENCY / 1000));
 	tls_uart_end();
+	if (c.hash_fault)
+		printf(ERR_HASH_ENGINE " (during the connection)\n");
 }
 
 const struct console_command tls_commands[] = {

@@ -9,6 +9,7 @@
 #include "bignum/bignum.h"
 #include "console_protocol.h"
 #include "drivers/cycles.h"
+#include "hash/sha256_select.h"
 #include "peers/peer_common.h"
 #include "rand/rng.h"
 #include "tls/tls_server.h"
@@ -131,14 +132,14 @@ int tls_seed(struct tls_connection *c, const unsigned char *mix, size_t mix_len)
 #include "bearssl.h"
 #include "inner.h"
 
-/* ---- metered vtables: each is BearSSL's own, entered through the meter ---- */
+/* ---- metered vtables: each is BearSSL's own (the hash: the selected SHA-256), entered through the meter ---- */
 
 static const br_hash_class metered_sha256;
 
 static void sha256_init(const br_hash_class **ctx)
 {
 	enum tls_part was = tls_meter_enter(TLS_HASH);
-	br_sha256_vtable.init(ctx);
+	sha256_sel_vtable.init(ctx);
 	*ctx = &metered_sha256;         /* calls through the context come back here */
 	tls_meter_leave(was);
 }
@@ -146,46 +147,99 @@ static void sha256_init(const br_hash_class **ctx)
 static void sha256_update(const br_hash_class **ctx, const void *data, size_t len)
 {
 	enum tls_part was = tls_meter_enter(TLS_HASH);
-	br_sha256_vtable.update(ctx, data, len);
+	sha256_sel_vtable.update(ctx, data, len);
 	tls_meter_leave(was);
 }
 
 static void sha256_out(const br_hash_class *const *ctx, void *dst)
 {
 	enum tls_part was = tls_meter_enter(TLS_HASH);
-	br_sha256_vtable.out(ctx, dst);
+	sha256_sel_vtable.out(ctx, dst);
 	tls_meter_leave(was);
 }
 
 static uint64_t sha256_state(const br_hash_class *const *ctx, void *dst)
 {
 	enum tls_part was = tls_meter_enter(TLS_HASH);
-	uint64_t count = br_sha256_vtable.state(ctx, dst);
+	uint64_t count = sha256_sel_vtable.state(ctx, dst);
 	tls_meter_leave(was);
 	return count;
 }
 
+/* BearSSL's multi-hasher calls it on a context nobody initialised: sha256_sel_vtable's sets it all. */
 static void sha256_set_state(const br_hash_class **ctx, const void *stb, uint64_t count)
 {
 	enum tls_part was = tls_meter_enter(TLS_HASH);
-	br_sha256_vtable.set_state(ctx, stb, count);
+	sha256_sel_vtable.set_state(ctx, stb, count);
 	tls_meter_leave(was);
 }
 
-/* br_sha256_vtable's description (sha2small.c): the same hash under another vtable. */
+/* The selected SHA-256 (its descriptor: BearSSL takes it for SHA-256) under another vtable. */
 static const br_hash_class metered_sha256 = {
-	sizeof(br_sha256_context),
+	sizeof(sha256_sel_context),
 	BR_HASHDESC_ID(br_sha256_ID) | BR_HASHDESC_OUT(32) | BR_HASHDESC_STATE(32) | BR_HASHDESC_LBLEN(6)
 		| BR_HASHDESC_MD_PADDING | BR_HASHDESC_MD_PADDING_BE,
 	sha256_init, sha256_update, sha256_out, sha256_state, sha256_set_state
 };
 
+/* HMAC(secret, a || label || seed) into out (32 bytes); a may be NULL (none). */
+static void prf_hmac(const br_hmac_key_context *kc, const unsigned char *a, const char *label, size_t label_len,
+                     size_t seed_num, const br_tls_prf_seed_chunk *seed, unsigned char *out)
+{
+	br_hmac_context hc;
+	size_t i;
+
+	br_hmac_init(&hc, kc, 0);
+	if (a)
+		br_hmac_update(&hc, a, br_sha256_SIZE);
+	br_hmac_update(&hc, label, label_len);
+	for (i = 0; i < seed_num; i++)
+		br_hmac_update(&hc, seed[i].data, seed[i].len);
+	br_hmac_out(&hc, out);
+	bn_wipe(&hc, sizeof(hc));
+}
+
+/* TLS 1.2's PRF with SHA-256 (RFC 5246, section 5: P_SHA256(secret, label || seed)) over BearSSL's public
+   HMAC and the selected SHA-256: br_tls12_sha256_prf would hash in software whatever the selection.
+   Its hashes are the PRF's part of the meter (the unmetered class), as BearSSL's were. */
+static void prf_sha256(void *dst, size_t len, const void *secret, size_t secret_len, const char *label,
+                       size_t seed_num, const br_tls_prf_seed_chunk *seed)
+{
+	br_hmac_key_context kc;
+	unsigned char a[br_sha256_SIZE], block[br_sha256_SIZE], *out = dst;
+	size_t label_len = strlen(label), n;
+
+	br_hmac_key_init(&kc, &sha256_sel_vtable, secret, secret_len);
+	prf_hmac(&kc, NULL, label, label_len, seed_num, seed, a);               /* A(1) */
+	while (len) {
+		prf_hmac(&kc, a, label, label_len, seed_num, seed, block);          /* HMAC(A(i) || label || seed) */
+		n = len < sizeof(block) ? len : sizeof(block);
+		memcpy(out, block, n);
+		out += n;
+		len -= n;
+		if (len)
+			prf_hmac(&kc, a, "", 0, 0, NULL, a);                             /* A(i + 1) = HMAC(A(i)) */
+	}
+	bn_wipe(&kc, sizeof(kc));
+	bn_wipe(a, sizeof(a));
+	bn_wipe(block, sizeof(block));
+}
+
 static void metered_prf(void *dst, size_t len, const void *secret, size_t secret_len, const char *label,
                         size_t seed_num, const br_tls_prf_seed_chunk *seed)
 {
 	enum tls_part was = tls_meter_enter(TLS_PRF);
-	br_tls12_sha256_prf(dst, len, secret, secret_len, label, seed_num, seed);
+	prf_sha256(dst, len, secret, secret_len, label, seed_num, seed);
 	tls_meter_leave(was);
+}
+
+/* The engine's fault count when the connection started: a signature is refused once it changed (the
+   hash it signs, or the generator's, may be wrong). */
+static uint32_t faults_at_start;
+
+static int hash_intact(void)
+{
+	return sha256_sel_faults() == faults_at_start;
 }
 
 /* ECDHE: X25519 and P-256, each on BearSSL's m31 code (the fastest here: firmware/Makefile). */
@@ -350,7 +404,7 @@ static uint32_t ours_sign(const unsigned char *hash_oid, const unsigned char *ha
                           const br_rsa_private_key *sk, unsigned char *x)
 {
 	enum tls_part was = tls_meter_enter(TLS_RSA);
-	uint32_t ok = sk == &server_sk && br_rsa_pkcs1_sig_pad(hash_oid, hash, hash_len, sk->n_bitlen, x)
+	uint32_t ok = sk == &server_sk && hash_intact() && br_rsa_pkcs1_sig_pad(hash_oid, hash, hash_len, sk->n_bitlen, x)
 	              && private_in_place(x);
 	tls_meter_leave(was);
 	return ok;
@@ -427,7 +481,8 @@ static uint32_t bearssl_sign(const unsigned char *hash_oid, const unsigned char 
                              const br_rsa_private_key *sk, unsigned char *x)
 {
 	enum tls_part was = tls_meter_enter(TLS_RSA);
-	uint32_t ok = br_rsa_pkcs1_sig_pad(hash_oid, hash, hash_len, sk->n_bitlen, x) && bearssl_checked_private(x, sk);
+	uint32_t ok = hash_intact() && br_rsa_pkcs1_sig_pad(hash_oid, hash, hash_len, sk->n_bitlen, x)
+	              && bearssl_checked_private(x, sk);
 	tls_meter_leave(was);
 	return ok;
 }
@@ -488,6 +543,7 @@ static void server_init(struct tls_connection *c)
 	br_ssl_engine_set_ec(eng, &metered_ec);
 	br_ssl_engine_set_hash(eng, br_sha256_ID, &metered_sha256);
 	br_ssl_engine_set_prf_sha256(eng, metered_prf);
+	faults_at_start = sha256_sel_faults();
 	br_ssl_engine_set_aes_ctr(eng, &br_aes_ct_ctr_vtable);
 	br_ssl_engine_set_ghash(eng, br_ghash_ctmul);
 	br_ssl_engine_set_gcm(eng, &metered_gcm_in, &metered_gcm_out);
@@ -630,6 +686,7 @@ void tls_serve(struct tls_connection *c)
 	}
 	c->bytes_in = tls_uart_received() - (aborted ? TLS_UART_TOKEN_BYTES : 0);     /* the client's bytes */
 	c->error = br_ssl_engine_last_error(eng);
+	c->hash_fault = !hash_intact();
 	if (!c->reason)
 		c->reason = c->error == BR_ERR_OK ? "closed" : "failed";
 	connection_wipe();
@@ -643,6 +700,7 @@ void tls_serve(struct tls_connection *c)
 	c->reason = "failed";
 	c->error = -1;
 	c->handshake = c->answered = 0;
+	c->hash_fault = 0;
 }
 
 #endif

@@ -7,7 +7,8 @@
  * BearSSL's m31 code), TLS 1.2 only, no renegotiation, no session cache (every handshake is a full
  * one). The connection: the client's handshake, then one request (its bytes up to a newline, at most
  * TLS_REQUEST_MAX), answered with one line (tls_handshake_line), then close_notify. The server's random
- * generator (BearSSL's HMAC-DRBG) is seeded afresh for every connection by tls_seed().
+ * generator (BearSSL's HMAC-DRBG) is seeded afresh for every connection by tls_seed(). Every SHA-256 (the
+ * transcript, the generator, the PRF) is the selected one (hash/sha256_select.h), the PRF our own over it.
  *
  * Secrets: the server's RSA runs on the key store's key in place (ours), or on BearSSL's form of it made
  * for the connection (bearssl); when a connection ends, however it ends, the engine's context (master
@@ -65,6 +66,7 @@ struct tls_connection {
 	int curve;
 	struct tls_meter at_handshake;  /* the meter when the handshake completed */
 	uint32_t bytes_in, bytes_out;
+	int hash_fault;         /* the SHA-256 engine faulted during the connection (no signature was made after) */
 };
 
 /* Draws the seed of c's connection: the one place the server's randomness comes from. The device's

@@ -5,7 +5,7 @@ import ctypes
 
 import pytest
 
-from bnlib import RNG_SOURCES, compile_with_bearssl
+from bnlib import FIRMWARE, RNG_SOURCES, SHA256_HW_SOURCES, compile_with_bearssl
 from gateware.entropy.interface import SEED_RAW_WORDS
 
 RNG_OK, RNG_ERR_HEALTH = 0, -1
@@ -15,7 +15,8 @@ BEARSSL_SOURCES = ["hash/sha2small.c", "mac/hmac.c", "rand/hmac_drbg.c", "codec/
 
 @pytest.fixture(scope="module")
 def built():
-    path = compile_with_bearssl("rng", BEARSSL_SOURCES, RNG_SOURCES)
+    path = compile_with_bearssl("rng", BEARSSL_SOURCES, [*RNG_SOURCES, FIRMWARE / "hash" / "sha256_select.c",
+                                                         *SHA256_HW_SOURCES])
     yield path
     path.unlink(missing_ok=True)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bnlib import BN_MAX_BITS, RsaKey, compile_with_bearssl, limbs, value
+from bnlib import BN_MAX_BITS, FIRMWARE, SHA256_HW_SOURCES, RsaKey, compile_with_bearssl, limbs, value
 from soc import keys
 
 HARNESS = Path(__file__).resolve().parent / "keygen_harness.c"
@@ -34,7 +34,8 @@ class Stats(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib():
-    path = compile_with_bearssl("keygen", BEARSSL_SOURCES, [HARNESS])
+    path = compile_with_bearssl("keygen", BEARSSL_SOURCES, [HARNESS, FIRMWARE / "hash" / "sha256_select.c",
+                                                            *SHA256_HW_SOURCES])
     handle = ctypes.CDLL(str(path))
     sig = {
         "keygen": (ctypes.c_int, [ctypes.c_void_p, u, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(RsaKey),

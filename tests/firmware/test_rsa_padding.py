@@ -7,15 +7,18 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from bnlib import FIRMWARE, RNG_SOURCES, BigNumLib, compile_with_bearssl, key_numbers
+from bnlib import FIRMWARE, RNG_SOURCES, SHA256_HW_SOURCES, BigNumLib, compile_with_bearssl, key_numbers
 
-PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT, PAD_ERR_SALT_LENGTH = 0, -2, -3, -5, -6
+PAD_OK, PAD_ERR_KEY_SIZE, PAD_ERR_TOO_LONG, PAD_ERR_DECRYPT, PAD_ERR_SALT_LENGTH, PAD_ERR_HASH = 0, -2, -3, -5, -6, -8
 PAD_PKCS1, PAD_PSS = 0, 1
 PAD_SALT_HASH, PAD_SALT_ANY = -1, -2
+SHA256_IMPL_SW, SHA256_IMPL_HW = 0, 1         # firmware/hash/sha256_select.h
 #: BearSSL's modules rsa_padding.c uses (firmware/Makefile, PAD_BEARSSL_SOURCES), and ccopy.
 BEARSSL_SOURCES = ["hash/sha2small.c", "hash/mgf1.c", "mac/hmac.c", "rand/hmac_drbg.c", "codec/dec32be.c",
                    "codec/enc32be.c", "codec/ccopy.c", "rsa/rsa_pkcs1_sig_pad.c", "rsa/rsa_pkcs1_sig_unpad.c",
                    "rsa/rsa_oaep_pad.c"]
+#: The selection of the SHA-256 the padding takes (firmware/hash/sha256_select.c), over the engine's host model.
+SHA256_SELECT_SOURCES = [FIRMWARE / "hash" / "sha256_select.c", *SHA256_HW_SOURCES]
 SIZES = (512, 521, 1025, 1031, 2048)
 MESSAGE = b"a message to sign, of no particular length"
 OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -23,7 +26,8 @@ OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256()
 
 @pytest.fixture(scope="module")
 def lib():
-    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c", *RNG_SOURCES])
+    path = compile_with_bearssl("padding", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c", *RNG_SOURCES,
+                                                             *SHA256_SELECT_SOURCES])
     yield BigNumLib(path)
     path.unlink(missing_ok=True)
 
@@ -168,3 +172,99 @@ def test_too_small_keys_are_refused(lib, keys):
     assert key.max_salt() == PAD_ERR_KEY_SIZE
     assert key.verify(PAD_PSS, MESSAGE, bytes(32), PAD_SALT_ANY) == 0
     assert key.oaep_encrypt(b"")[0] == PAD_ERR_KEY_SIZE
+
+
+@pytest.mark.parametrize("bits", [1031, 2048])
+def test_software_and_engine_hashes_give_the_same_results(lib, keys, bits):
+    """sha256_select: the deterministic results (PKCS#1 v1.5, PSS without a salt, OAEP decryption) are the same
+    bytes whichever SHA-256 the padding takes (the engine: the CSR model, its signing encoding made twice)."""
+    key = keys[bits]
+    ciphertext = key.public.encrypt(MESSAGE, OAEP)
+    made = {}
+    try:
+        for impl in (SHA256_IMPL_SW, SHA256_IMPL_HW):
+            lib.lib.sha256_select(impl)
+            assert lib.lib.sha256_selected() == impl
+            made[impl] = (key.sign(PAD_PKCS1, MESSAGE), key.sign(PAD_PSS, MESSAGE, 0), key.oaep_decrypt(ciphertext))
+            key.public.verify(key.sign(PAD_PSS, MESSAGE), MESSAGE, _pss(32), hashes.SHA256())
+            assert key.verify(PAD_PKCS1, MESSAGE, made[impl][0]) == 1
+    finally:
+        lib.lib.sha256_select(SHA256_IMPL_HW)
+    assert made[SHA256_IMPL_SW] == made[SHA256_IMPL_HW]
+    assert made[SHA256_IMPL_HW][0] == key.private.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
+    assert made[SHA256_IMPL_HW][2] == (PAD_OK, MESSAGE)
+    assert lib.lib.sha256_sel_faults() == 0
+
+
+#: The engine's CSR model with two faults a test can arm: the n-th read of a state word from now comes back
+#: with a bit flipped (once), and the status reads busy for good.
+FAULTY_MODEL = """
+#define sha256_state_read model_state_read
+#define sha256_status_read model_status_read
+#include "%s"
+#undef sha256_state_read
+#undef sha256_status_read
+
+static int flip_at, stuck;
+
+void fault_arm(int read, int busy)
+{
+    flip_at = read;
+    stuck = busy;
+}
+
+uint32_t sha256_state_read(void)
+{
+    uint32_t value = model_state_read();
+    return flip_at > 0 && --flip_at == 0 ? value ^ 0x10 : value;
+}
+
+uint32_t sha256_status_read(void)
+{
+    return stuck ? 1u << CSR_SHA256_STATUS_BUSY_OFFSET : model_status_read();
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    model = tmp_path_factory.mktemp("faulty") / "faulty_sha256_model.c"
+    model.write_text(FAULTY_MODEL % SHA256_HW_SOURCES[1])
+    path = compile_with_bearssl("padding-faulty", BEARSSL_SOURCES, [FIRMWARE / "pad" / "rsa_padding.c", *RNG_SOURCES,
+                                                                    FIRMWARE / "hash" / "sha256_select.c",
+                                                                    SHA256_HW_SOURCES[0], model])
+    bn = BigNumLib(path)
+    yield bn, Key(bn, 1024)
+    path.unlink(missing_ok=True)
+
+
+def test_a_faulted_engine_releases_no_signature(faulty):
+    """A state word read wrong once, in either of the two computations a signature on the engine makes of
+    its digest (16 state reads each for a 64-byte message) or of its PSS encoding (32 each at 1024 bits),
+    stops it before the private operation; so does an engine stuck busy, which verify and
+    OAEP report too. The same calls without a fault succeed."""
+    bn, key = faulty
+    arm = bn.lib.fault_arm
+    message = bytes(range(64))
+    expected = key.private.sign(message, padding.PKCS1v15(), hashes.SHA256())
+    assert key.sign(PAD_PKCS1, message) == expected
+    for read in (3, 16, 17, 32):                      # the first digest's reads, then the second's
+        arm(read, 0)
+        assert key.sign_rc(PAD_PKCS1, message) == (PAD_ERR_HASH, bytes(key.bytes)), read
+    unsalted = key.sign(PAD_PSS, message, 0)
+    # 1024 bits: H (one block) then MGF1 over 94 bytes (3 blocks) after the digests' 32 reads, twice
+    for read in (40, 50, 70, 90):                     # the first encoding's H and MGF1, the second's
+        arm(read, 0)
+        assert key.sign_rc(PAD_PSS, message, 0) == (PAD_ERR_HASH, bytes(key.bytes)), read
+    arm(0, 0)
+    assert key.sign(PAD_PSS, message, 0) == unsalted
+    ciphertext = key.public.encrypt(message[:32], OAEP)
+    arm(0, 1)
+    try:
+        assert key.sign_rc(PAD_PKCS1, message)[0] == PAD_ERR_HASH
+        assert key.verify(PAD_PKCS1, message, expected) == PAD_ERR_HASH
+        assert key.oaep_decrypt(ciphertext)[0] == PAD_ERR_HASH
+    finally:
+        arm(0, 0)
+    assert key.verify(PAD_PKCS1, message, expected) == 1
+    assert key.oaep_decrypt(ciphertext) == (PAD_OK, message[:32])

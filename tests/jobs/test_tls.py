@@ -110,9 +110,20 @@ def python_handshake(device, suite=RSA, **kwargs):
     return line, cipher, version, connection
 
 
-@pytest.mark.parametrize("suite", [RSA, ECDHE])
-def test_python_ssl_verifies_the_device_and_reads_its_answer(device, suite):
-    line, cipher, version, connection = python_handshake(device, suite)
+def use_sha256(device, name):
+    """`sha256 <name>` typed between connections (the bridge touches the console only during one)."""
+    assert protocol.SHA256_USERS.parse_all(device.console.command(f"sha256 {name}")) == [{"impl": name}]
+
+
+#: The SHA-256 the server hashes with (transcript, generator, PRF): the RSA suite's connection here takes
+#: BearSSL's software, every other connection of the module the engine (the default).
+@pytest.mark.parametrize("suite, sha256", [(RSA, "sw"), (ECDHE, "hw")])
+def test_python_ssl_verifies_the_device_and_reads_its_answer(device, suite, sha256):
+    use_sha256(device, sha256)
+    try:
+        line, cipher, version, connection = python_handshake(device, suite)
+    finally:
+        use_sha256(device, "hw")
     assert (cipher, version) == (tls.OPENSSL_CIPHERS[suite], "TLSv1.2")
     record = check_handshake(line, suite)
     check_served(connection, line)

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from soc import config, firmware, peer_libs
 from soc import keys as soc_keys
-from soc.console_protocol import (CIPHERTEXT, COMPARISON, DECRYPTION_FAILED, KEY_SET, MESSAGE, SIGNATURE, VALID,
-                                  Error, error_code, error_lines, hex_argument)
+from soc.console_protocol import (CIPHERTEXT, COMPARISON, DECRYPTION_FAILED, KEY_SET, MESSAGE, SHA256_USERS, SIGNATURE,
+                                  VALID, Error, error_code, error_lines, hex_argument)
 
 #: One worker, one boot of the SoC for the module.
 pytestmark = pytest.mark.xdist_group("signatures")
@@ -71,6 +71,11 @@ def _set_key(console, bits, private=True):
     out = console.command("key " + " ".join(f"{v:x}" for v in args))
     assert KEY_SET.parse_all(out) == [{"bits": bits, "private": "yes" if private else "no"}]
     _KEY_SET[id(console)] = (bits, private)
+
+
+def _use_sha256(console, name):
+    """`sha256 <name>`: the SHA-256 the padding takes from now on (the engine, hw, by default)."""
+    assert SHA256_USERS.parse_all(console.command(f"sha256 {name}")) == [{"impl": name}]
 
 
 def _salt(salt):
@@ -189,6 +194,15 @@ def test_signatures_made_on_the_device_verify_in_cryptography(console, bits):
     # the salt's length as asked; without a salt, PSS is deterministic too
     unsalted = _sign(console, "pss", MESSAGE_BYTES, salt=0)
     public.verify(unsalted, MESSAGE_BYTES, _pss(0), hashes.SHA256())
+    # the same bytes with BearSSL's software SHA-256 as with the engine's (the default)
+    _use_sha256(console, "sw")
+    try:
+        assert _sign(console, "pkcs1", MESSAGE_BYTES) == pkcs1
+        assert _sign(console, "pss", MESSAGE_BYTES, salt=0) == unsalted
+        assert _verify(console, "pkcs1", MESSAGE_BYTES, pkcs1) == "yes"
+        public.verify(_sign(console, "pss", MESSAGE_BYTES), MESSAGE_BYTES, _pss(DEFAULT_SALT[bits]), hashes.SHA256())
+    finally:
+        _use_sha256(console, "hw")
     if bits > 512:
         assert _sign(console, "pss", MESSAGE_BYTES, impl, salt=0) == unsalted
         longest = LONGEST_SALT[bits]
@@ -230,6 +244,14 @@ def test_oaep_both_ways(console):
         assert len(line["ciphertext"]) == 128
         assert private.decrypt(line["ciphertext"], _oaep(label)) == message
         assert _decrypt(console, line["ciphertext"], label)[0] == message
+    # BearSSL's software SHA-256 decrypts (and encrypts) as the engine does
+    _use_sha256(console, "sw")
+    try:
+        assert _decrypt(console, ciphertext, label)[0] == message
+        [line] = CIPHERTEXT.parse_all(console.command(f"oaep_encrypt {message.hex()} label={label.hex()}"))
+        assert private.decrypt(line["ciphertext"], _oaep(label)) == message
+    finally:
+        _use_sha256(console, "hw")
     [again] = CIPHERTEXT.parse_all(console.command(f"oaep_encrypt {message.hex()} label=00"))
     assert again["ciphertext"] != line["ciphertext"]           # a fresh seed each time
     assert private.decrypt(again["ciphertext"], _oaep(b"\x00")) == message
@@ -316,9 +338,12 @@ def test_refused_input_gives_one_error_line_and_the_console_carries_on(session):
         f"oaep_decrypt {'00' * 128} label=zz": Error.BAD_HEX,
         f"oaep_decrypt {'00' * 128} label=00 label=00": Error.USAGE,
         "oaep_decrypt -": Error.BAD_LENGTH,
+        "sha256 fast": Error.UNKNOWN_IMPL,
+        "sha256 hw sw": Error.USAGE,
     }
     for line, expected in refused.items():
         assert _error(console.command(line)) == expected, line
+    assert SHA256_USERS.parse_all(console.command("sha256")) == [{"impl": "hw"}]          # the default, kept
     assert _verify(console, "pkcs1", MESSAGE_BYTES, signature) == "yes"      # the key is still there
     KEYS[1024][1].public_key().verify(_sign(console, "pkcs1", MESSAGE_BYTES), MESSAGE_BYTES, padding.PKCS1v15(),
                                       hashes.SHA256())
