@@ -298,6 +298,22 @@ static void hw_set_state(const br_hash_class **vtable, const void *stb, uint64_t
 	ctx->err = SHA256_HW_OK;
 }
 
+int sha256_hw_wipe(void)
+{
+	static const uint32_t zeros[SHA256_HW_STATE_WORDS];
+	unsigned i;
+	int err = sha256_hw_load(zeros);
+
+	for (i = 0; i < SHA256_HW_BLOCK_WORDS; i++)
+		MESSAGE_WORDS[i] = 0;
+	if (!err)
+		err = sha256_hw_block();
+	if (!err)
+		err = sha256_hw_init();
+	holder = NULL;
+	return err;
+}
+
 int sha256_hw_error(const sha256_hw_context *ctx)
 {
 	return ctx->err;

@@ -44,6 +44,12 @@ typedef struct {
 /* SHA-256 on the engine, as BearSSL's br_sha256_vtable (same output, state and padding descriptor). */
 extern const br_hash_class sha256_hw_vtable;
 
+/* Leaves nothing of any hash in the engine: its state and message buffer zero, one block compressed from
+   them (the schedule and the working variables then hold what zeros give, not a function of a secret
+   state that the rounds, run backwards, would undo), and INIT. The engine then holds no context's state.
+   SHA256_HW_OK, or the engine's error. */
+int sha256_hw_wipe(void);
+
 /* SHA256_HW_OK, or the first engine error since the context's init or set_state, out() included: the
    digest is then wrong. */
 int sha256_hw_error(const sha256_hw_context *ctx);

@@ -5,7 +5,9 @@
 
 static enum sha256_impl selected = SHA256_IMPL_HW;
 static uint32_t faults;
+#if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 static int engine_used;      /* since the last wipe */
+#endif
 
 void sha256_select(enum sha256_impl impl)
 {
@@ -24,14 +26,12 @@ uint32_t sha256_sel_faults(void)
 
 void sha256_sel_wipe(void)
 {
-	unsigned char zeros[64] = { 0 };
-
+#if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 	if (!engine_used)
 		return;
-	/* a block of zeros replaces the message registers' words; INIT then replaces the state it made */
-	(void)sha256_hw_block(zeros);
-	(void)sha256_hw_init();
+	(void)sha256_hw_wipe();
 	engine_used = 0;
+#endif
 }
 
 #if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL

@@ -28,8 +28,7 @@ enum sha256_impl sha256_selected(void);
 /* Engine faults seen by sha256_sel_vtable's contexts since start-up (wraps; compare, do not subtract). */
 uint32_t sha256_sel_faults(void);
 
-/* When a context of the class ran on the engine since the last call: the engine's message registers
-   zeroed and its state set to the initial value. Its registers keep the last block and chaining value,
+/* When a context of the class ran on the engine since the last call: the engine wiped (sha256_hw_wipe). Its registers keep the last block and chaining value,
    which for HMAC-DRBG are the generator's secrets (its key's padded blocks, its V); the console calls
    this after every command, outside every timed region. */
 void sha256_sel_wipe(void);

@@ -196,27 +196,28 @@ def test_software_and_engine_hashes_give_the_same_results(lib, keys, bits):
     assert lib.lib.sha256_sel_faults() == 0
 
 
-#: The engine's CSR model with two faults a test can arm: the n-th read of a state word from now comes back
-#: with a bit flipped (once), and the status reads busy for good.
+#: The engine's model with two faults a test can arm: after the n-th BLOCK from now, a bit of a state word
+#: flips (once), as a fault in the engine's state register would; and the status reads busy for good.
 FAULTY_MODEL = """
-#define sha256_state_read model_state_read
+#define sha256_command_write model_command_write
 #define sha256_status_read model_status_read
 #include "%s"
-#undef sha256_state_read
+#undef sha256_command_write
 #undef sha256_status_read
 
 static int flip_at, stuck;
 
-void fault_arm(int read, int busy)
+void fault_arm(int block, int busy)
 {
-    flip_at = read;
+    flip_at = block;
     stuck = busy;
 }
 
-uint32_t sha256_state_read(void)
+void sha256_command_write(uint32_t value)
 {
-    uint32_t value = model_state_read();
-    return flip_at > 0 && --flip_at == 0 ? value ^ 0x10 : value;
+    model_command_write(value);
+    if ((value >> CSR_SHA256_COMMAND_CODE_OFFSET & 15) == SHA256_COMMAND_BLOCK && flip_at > 0 && --flip_at == 0)
+        sha256_model_window[SHA256_WINDOW_STATE + 3] ^= 0x10;
 }
 
 uint32_t sha256_status_read(void)
@@ -239,23 +240,23 @@ def faulty(tmp_path_factory):
 
 
 def test_a_faulted_engine_releases_no_signature(faulty):
-    """A state word read wrong once, in either of the two computations a signature on the engine makes of
-    its digest (16 state reads each for a 64-byte message) or of its PSS encoding (32 each at 1024 bits),
-    stops it before the private operation; so does an engine stuck busy, which verify and
-    OAEP report too. The same calls without a fault succeed."""
+    """A state word of the engine flipped once, after any block of either of the two computations a
+    signature on the engine makes of its digest (2 blocks each for a 64-byte message) or of its PSS
+    encoding (4 blocks each at 1024 bits), stops it before the private operation; so does an engine stuck
+    busy, which verify and OAEP report too. The same calls without a fault succeed."""
     bn, key = faulty
     arm = bn.lib.fault_arm
     message = bytes(range(64))
     expected = key.private.sign(message, padding.PKCS1v15(), hashes.SHA256())
     assert key.sign(PAD_PKCS1, message) == expected
-    for read in (3, 16, 17, 32):                      # the first digest's reads, then the second's
-        arm(read, 0)
-        assert key.sign_rc(PAD_PKCS1, message) == (PAD_ERR_HASH, bytes(key.bytes)), read
+    for block in (1, 2, 3, 4):                        # the first digest's blocks, then the second's
+        arm(block, 0)
+        assert key.sign_rc(PAD_PKCS1, message) == (PAD_ERR_HASH, bytes(key.bytes)), block
     unsalted = key.sign(PAD_PSS, message, 0)
-    # 1024 bits: H (one block) then MGF1 over 94 bytes (3 blocks) after the digests' 32 reads, twice
-    for read in (40, 50, 70, 90):                     # the first encoding's H and MGF1, the second's
-        arm(read, 0)
-        assert key.sign_rc(PAD_PSS, message, 0) == (PAD_ERR_HASH, bytes(key.bytes)), read
+    # 1024 bits: H (one block) then MGF1 over 94 bytes (3 blocks) after the digests' 4 blocks, twice
+    for block in (5, 7, 9, 12):                       # the first encoding's H and MGF1, the second's
+        arm(block, 0)
+        assert key.sign_rc(PAD_PSS, message, 0) == (PAD_ERR_HASH, bytes(key.bytes)), block
     arm(0, 0)
     assert key.sign(PAD_PSS, message, 0) == unsalted
     ciphertext = key.public.encrypt(message[:32], OAEP)
