@@ -2,21 +2,23 @@
 
 Each run is one private-key operation typed at the console (`sign pkcs1 <message> hw_seq`: SHA-256,
 PKCS#1 v1.5, RSA with CRT on the sequencer, both halves at once with the pair commands; or
-`oaep_decrypt <ciphertext> hw_seq`) while one bit of the peripheral's state flips once, at a random
-cycle of the operation. The campaign runs on its own model of the SoC (sim/build.py, `faults`;
+`oaep_decrypt <ciphertext> hw_seq`) while one bit of the state of the peripheral, the SHA-256 engine or
+the entropy source flips once, at a random cycle of the operation. The campaign runs on its own model of the SoC (sim/build.py, `faults`;
 sim/fault_model.py): the same Verilog as every other build, with the peripheral's registers and
 memories public, so that the harness's fault hook (sim/harness/fault_hook.h) can flip them; many runs
 share one boot, each armed over a pipe the hook reads.
 
 Fault sites are the peripheral's state: every register (a signal assigned on the clock edge in its
-Verilog) and every memory, grouped into SITE_CLASSES; and the entropy source's registers, one class
-more (ENTROPY_CLASS). A run picks its class in turn (the classes get
-equal shares of the runs), then a bit uniformly among the class's live bits: every bit of every
-register, and of the memories the rows an operation of this size can use (rows 0..k-1 of each operand
-slot, k the rows of a pair or of n; the modulus memory's rows of n, of bank 1 and of their N'). The
-cycle is uniform over the operation's span: from the peripheral's first activity (a command, a data
-word, busy) to its last before the console's wipe after the command (CLEAR), as an unfaulted run
-measured it.
+Verilog) and every memory, grouped into SITE_CLASSES; and one class more for each other unit
+(UNIT_CLASSES): the entropy source's registers and the SHA-256 engine's. A run picks its class in turn
+(the classes get equal shares of the runs), then a bit uniformly among the class's live bits: every bit
+of every register, and of the memories the rows an operation of this size can use (rows 0..k-1 of each
+operand slot, k the rows of a pair or of n; the modulus memory's rows of n, of bank 1 and of their N').
+The operation's span runs from its first activity (a command of the peripheral or of the SHA-256
+engine, a data word, busy) to the console's wipe after the command (CLEAR), as an unfaulted run
+measured it. The cycle is uniform over the part of the span where the class's unit works: the
+peripheral's classes from its first command on, the SHA-256 engine's over its commands (from the
+first to the end of the last block), the entropy source's over the whole span.
 
 Every run is classified from what the console printed and what the hook saw:
 
@@ -44,7 +46,8 @@ from common import report as report_files
 from common.errors import ProjectError
 from common.paths import BUILD_DIR
 from jobs import options, registry
-from sim.fault_model import ENTROPY_SCOPE, ENTROPY_TOP, PERIPHERAL_SCOPE, FaultHook, plain_name, state_elements
+from sim.fault_model import (ENTROPY_TOP, PERIPHERAL_SCOPE, SHA256_SCOPE, SHA256_TOP, UNIT_SCOPES, UNIT_TOPS, FaultHook,
+                             plain_name, state_elements)
 from soc import console_protocol as protocol
 
 DEFAULT_SEED = "faults"
@@ -98,7 +101,15 @@ SITE_CLASSES = (
 #: device's generator until `entropy restart` (tests/jobs/test_faults.py).
 ENTROPY_CLASS = ("entropy_source", "the entropy source's registers (health tests' counters and flags, the words)",
                  None)
-SITE_CLASS_NAMES = tuple(name for name, _, _ in (*SITE_CLASSES, ENTROPY_CLASS))
+#: The SHA-256 engine's registers (soc/sha256.py; one class): the message words, the schedule, the working
+#: variables, the chaining state, the round counter and the status. Faulted while the operation hashes:
+#: the digest (and for OAEP, its masks) comes from the engine.
+SHA256_CLASS = ("sha256_engine", "the SHA-256 engine's registers (message, schedule, working and chaining state, "
+                "round counter, status)", None)
+#: The class of each other unit, by its module.
+UNIT_CLASSES = {ENTROPY_TOP: ENTROPY_CLASS, SHA256_TOP: SHA256_CLASS}
+ALL_CLASSES = (*SITE_CLASSES, *(UNIT_CLASSES[top] for top in UNIT_TOPS))
+SITE_CLASS_NAMES = tuple(name for name, _, _ in ALL_CLASSES)
 
 
 def site_class(element):
@@ -149,14 +160,15 @@ def live_elements(element, montmul_config, bits, elements):
     return tuple(range(elements))
 
 
-def catalog(hook_sites, elements, montmul_config, bits, entropy_elements=None):
+def catalog(hook_sites, elements, montmul_config, bits, unit_elements=None):
     """The fault sites: the hook's variables that are state elements, each with its class: the
-    peripheral's (`elements`, by SITE_CLASSES) and the entropy source's (`entropy_elements`, all of
-    ENTROPY_CLASS; their module paths start with its name). `hook_sites`: (index, scope, name, bits,
-    elements) as the hook lists them."""
+    peripheral's (`elements`, by SITE_CLASSES) and the other units' (`unit_elements`: {module: its
+    elements}, each unit all of its UNIT_CLASSES class; their module paths start with its name).
+    `hook_sites`: (index, scope, name, bits, elements) as the hook lists them."""
     units = [(PERIPHERAL_SCOPE, "", elements, site_class)]
-    if entropy_elements is not None:
-        units.append((ENTROPY_SCOPE, ENTROPY_TOP, entropy_elements, lambda element: ENTROPY_CLASS[0]))
+    for top, scope in zip(UNIT_TOPS, UNIT_SCOPES):
+        if unit_elements is not None and top in unit_elements:
+            units.append((scope, top, unit_elements[top], lambda element, cls=UNIT_CLASSES[top][0]: cls))
     sites = []
     for unit_scope, prefix, unit_elements, classify in units:
         found = set()
@@ -308,6 +320,22 @@ class Session:
         self.hook.close()
 
 
+def _windows(trace, unit_commands, span):
+    """{class: (first, end)}: the cycles of the span in which each class's unit works (the module
+    docstring). `trace`: the peripheral's commands, (offset, word, busy) each; `unit_commands`: the other
+    units' commands, (scope, offset) each."""
+    from gateware.sha256.interface import BLOCK_CYCLES
+    start = trace[0][0] if trace else 0
+    windows = {name: (start, span) for name, _, _ in SITE_CLASSES}
+    windows[ENTROPY_CLASS[0]] = (0, span)
+    hashing = [offset for scope, offset in unit_commands if scope == SHA256_SCOPE]
+    if not hashing:
+        raise ProjectError("the unfaulted operation gave the SHA-256 engine no command: its class would fault an "
+                           "idle engine (is the firmware's SHA-256 the engine's?)")
+    windows[SHA256_CLASS[0]] = (min(hashing), max(hashing) + BLOCK_CYCLES + 1)
+    return windows
+
+
 def _sample(sites, cls, rng):
     in_class = [s for s in sites if s.cls == cls and s.live]
     site = rng.choices(in_class, weights=[s.live_bits for s in in_class])[0]
@@ -333,12 +361,13 @@ class Injector:
         self.rng = rng or random.Random(DEFAULT_SEED)
         self.timeout = timeout or 10 * 3600
         self.elements = state_elements((build.gateware_dir / "montmul.v").read_text())
-        self.entropy_elements = state_elements((build.gateware_dir / f"{ENTROPY_TOP}.v").read_text(), ENTROPY_TOP)
+        self.unit_elements = {top: state_elements((build.gateware_dir / f"{top}.v").read_text(), top)
+                              for top in UNIT_TOPS}
         self.session = Session(build, key, timeout=self.timeout)
         self.boots = 1
         try:
             self.sites = catalog(self.session.hook.sites(), self.elements, peripheral_config(build),
-                                 bits or key["n"].bit_length(), self.entropy_elements)
+                                 bits or key["n"].bit_length(), self.unit_elements)
             calibration = Operation(op, key, self.rng)
             self.session.hook.arm()
             output = self.session.operation(calibration.command)
@@ -355,6 +384,7 @@ class Injector:
         wipes = [offset for offset, word, _ in self.trace if _op_field(word) == "CLEAR"]
         self.span = wipes[-1] if wipes else watched["span"]
         self.check = check_start(self.trace)
+        self.windows = _windows(self.trace, watched["unit_commands"], self.span)
         self.cycles = _cycles(calibration, output)
         self.limit = max(MIN_LIMIT_CYCLES, LIMIT_FACTOR * self.cycles)
 
@@ -382,7 +412,8 @@ class Injector:
         self.session.hook.arm(site.index, element, bit, offset, self.limit)
         output = self.session.operation(operation.command)
         record = {"class": site.cls, "site": site.label, "element": element, "bit": bit, "offset": offset,
-                  "phase": "check" if self.check is not None and offset >= self.check else "crt",
+                  "phase": "hash" if site.cls == SHA256_CLASS[0] else
+                           "check" if self.check is not None and offset >= self.check else "crt",
                   "command": _command_at(self.trace, offset)}
         if output is None:
             record.update(outcome="hang", error=None, factors=None)
@@ -435,8 +466,9 @@ def run(build, runs, bits=1024, op="sign", seed=DEFAULT_SEED, out_dir=DEFAULT_OU
             if not order:
                 order = list(SITE_CLASS_NAMES)
                 rng.shuffle(order)
-            site, element, bit = _sample(injector.sites, order.pop(), rng)
-            record = {"run": i, **injector.inject(site, element, bit, rng.randrange(injector.span))}
+            cls = order.pop()
+            site, element, bit = _sample(injector.sites, cls, rng)
+            record = {"run": i, **injector.inject(site, element, bit, rng.randrange(*injector.windows[cls]))}
             if record["outcome"] not in ("correct", "hang"):
                 record["recovered"] = injector.recovered()
                 if not record["recovered"]:
@@ -475,13 +507,14 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
     sites, span, trace, check = injector.sites, injector.span, injector.trace, injector.check
     classes = Counter(r["outcome"] for r in records)
     by_site = {}
-    for cls, what, _ in (*SITE_CLASSES, ENTROPY_CLASS):
+    for cls, what, _ in ALL_CLASSES:
         rows = [r for r in records if r["class"] == cls]
         in_class = [s for s in sites if s.cls == cls]
         by_site[cls] = {"what": what, "runs": len(rows), "sites": len(in_class),
                         "live_bits": sum(s.live_bits for s in in_class),
                         **{k: sum(r["outcome"] == k for r in rows) for k in OUTCOMES},
-                        "in_check": sum(r["phase"] == "check" for r in rows)}
+                        "in_check": sum(r["phase"] == "check" for r in rows),
+                        "window": list(injector.windows[cls])}
     wrong = [r for r in records if r["outcome"] == "released_wrong"]
     return {
         "command": command or f"python -m sim faults {len(records)} --size {bits} --op {op}",
@@ -522,7 +555,7 @@ def _plot(report, path):
     ax.invert_yaxis()
     ax.set_xlabel("runs")
     ax.legend(loc="lower right", fontsize=8)
-    ax.set_title(f"Faults in the peripheral, RSA-{report['bits']} {report['op']} on {report['impl']} "
+    ax.set_title(f"Faults in the hardware units, RSA-{report['bits']} {report['op']} on {report['impl']} "
                  f"({report['runs']} runs, {report['date']})", fontsize=10)
     fig.tight_layout()
     report_files.save_figure(fig, path, dpi=110)
@@ -533,9 +566,10 @@ def markdown(report):
     op = report["operation"]
     lines = [f"# Fault injection: RSA-{report['bits']} {report['op']} on {report['impl']}", "",
              f"`{report['command']}`, {report['date']}: {report['runs']} runs on {report['boots']} boot(s), "
-             f"{report['seconds']:.0f} s. One bit of the peripheral's state flipped once per run, at a random "
-             f"cycle of the operation's {op['span']:,}-cycle span on the peripheral "
-             f"({op['commands']} commands; the firmware counts {op['cycles']:,} cycles for the whole operation).", "",
+             f"{report['seconds']:.0f} s. One bit of a unit's state flipped once per run, at a random "
+             f"cycle of the part of the operation's {op['span']:,}-cycle span where that unit works (`window`: "
+             f"cycles after the first command of the peripheral or the SHA-256 engine; {op['commands']} "
+             f"peripheral commands; the firmware counts {op['cycles']:,} cycles for the whole operation).", "",
              "| outcome | runs |", "|---|---:|"]
     lines += [f"| {k} | {c[k]} |" for k in OUTCOMES]
     factoring = report["released_wrong_factoring_n"]
@@ -548,10 +582,11 @@ def markdown(report):
         lines += [f"The check with e (from its first command to the end of the operation on the peripheral) "
                   f"takes {op['check_cycles']:,} of the {op['span']:,} cycles; runs whose fault landed in it "
                   f"are counted under `in check`.", ""]
-    lines += ["| site class | what | live bits | runs | " + " | ".join(OUTCOMES) + " | in check |",
-              "|---|---|---:|---:|" + "---:|" * len(OUTCOMES) + "---:|"]
+    lines += ["| site class | what | live bits | window | runs | " + " | ".join(OUTCOMES) + " | in check |",
+              "|---|---|---:|---|---:|" + "---:|" * len(OUTCOMES) + "---:|"]
     for name, row in report["by_site"].items():
-        lines.append(f"| {name} | {row['what']} | {row['live_bits']:,} | {row['runs']} | "
+        first, end = row["window"]
+        lines.append(f"| {name} | {row['what']} | {row['live_bits']:,} | {first:,}-{end:,} | {row['runs']} | "
                      + " | ".join(str(row[k]) for k in OUTCOMES) + f" | {row['in_check']} |")
     return "\n".join(lines) + "\n"
 
@@ -590,8 +625,9 @@ def main(args, log):
 
 
 registry.register(registry.Job(
-    "faults", "fault injection in the peripheral, build/faults/", main, add_arguments=add_arguments,
+    "faults", "fault injection in the peripheral and the engines, build/faults/", main, add_arguments=add_arguments,
     groups=(options.BUILD,), timeout=10 * 3600,
-    description="N private-key operations on hw_seq, each with one bit of the peripheral's state flipped "
+    description="N private-key operations on hw_seq, each with one bit of the state of the peripheral, the "
+                "SHA-256 engine or the entropy source flipped "
                 "at a random cycle, on a model built for it; writes report.{json,md,png} and exits 1 if a "
                 "wrong result was released or the console hung."))

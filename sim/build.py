@@ -109,12 +109,13 @@ def _model_inputs(gateware_dir, trace=False, faults=False):
 
 
 def _faults_config(gateware_dir):
-    """The fault model's Verilator configuration (sim/fault_model.py, from the peripheral's and the entropy
-    source's Verilog)."""
+    """The fault model's Verilator configuration (sim/fault_model.py, from the Verilog of the peripheral and
+    of the other units whose state is a fault site)."""
     from sim import fault_model
     gateware_dir = Path(gateware_dir)
-    return fault_model.verilator_config((gateware_dir / "montmul.v").read_text(),
-                                        entropy_verilog=(gateware_dir / f"{fault_model.ENTROPY_TOP}.v").read_text())
+    units = [((gateware_dir / f"{top}.v").read_text(), top)
+             for top in fault_model.UNIT_TOPS]
+    return fault_model.verilator_config((gateware_dir / "montmul.v").read_text(), units=units)
 
 
 def model_path(gateware_dir, trace=False, faults=False):

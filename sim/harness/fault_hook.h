@@ -20,7 +20,8 @@
 //                              driver giving up on it; the console's reset of an idle one after
 //                              every command is not counted> commands=<n>
 //                              before=<hex> after=<hex>` (the flipped 32-bit word),
-//                              one `cmd <offset> <command word> <busy cycles>` line per command, then
+//                              one `cmd <offset> <command word> <busy cycles>` line per command,
+//                              one `ucmd <unit> <offset>` line per command of another unit, then
 //                              `end`; disarms
 //   peek <site> <element>      `value <hex>`: the element's 32-bit words, most significant first
 //   dump <scope> <name>        `memory <elements> <bytes per element> <hex>`: every element of a public
@@ -28,8 +29,10 @@
 //                              first, each element's bytes in the model's order (least significant first)
 //
 // SIM_FAULT_SCOPE names the peripheral's scope (its ports, there, show its activity), then, after
-// commas, the scopes of other units whose state is a fault site too (the entropy source); and
-// SIM_FAULT_BUSY_MASK the busy bit of the peripheral's status word. The flip happens after a falling edge and
+// commas, the scopes of other units whose state is a fault site too (the entropy source, the SHA-256
+// engine); and SIM_FAULT_BUSY_MASK the busy bit of the peripheral's status word. Another unit with a
+// `command_stb` port (made readable) has its commands watched too: each is activity, and is reported
+// (`ucmd`), so that an operation's span starts at its hash when it hashes before its RSA. The flip happens after a falling edge and
 // the model is evaluated again, so logic that reads the flipped bit sees it at the next edge, as
 // it would see a register that took a wrong value at that edge.
 #ifndef FAULT_HOOK_H
@@ -69,8 +72,8 @@ public:
             units.push_back(rest.substr(0, comma));
             rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
         }
-        for (const std::string &unit : units)
-            add_sites(unit, unit == units[0]);
+        for (size_t i = 0; i < units.size(); i++)
+            add_sites(units[i], i == 0, i);
     }
 
     int control_fd() const { return in_; }
@@ -82,7 +85,11 @@ public:
         uint32_t status = read32(status_);
         bool busy = status & busy_mask_;
         bool strobe = read32(cmd_stb_) || read32(wdata_stb_) || read32(rdata_stb_);
-        if (strobe || busy) {
+        int unit = -1;
+        for (const auto &u : unit_cmd_stbs_)
+            if (read32(u.second))
+                unit = (int)u.first;
+        if (strobe || busy || unit >= 0) {
             if (first_ < 0)
                 first_ = (int64_t)cycle;
             last_ = (int64_t)cycle;
@@ -91,6 +98,8 @@ public:
             commands_.push_back({(int64_t)cycle - first_, read32(cmd_), 0});
         else if (busy && !commands_.empty())
             commands_.back().busy++;
+        if (unit >= 0 && unit_commands_.size() < MAX_COMMANDS)
+            unit_commands_.push_back({(int64_t)cycle - first_, (uint32_t)unit, 0});
         bool rst = read32(rst_);
         if (rst && !rst_before_ && first_ >= 0 && busy_before_)
             resets_++;
@@ -149,10 +158,12 @@ private:
     uint64_t element_ = 0, bit_ = 0, armed_at_ = 0, limit_ = 0, before_ = 0, after_ = 0;
     int64_t delay_ = -1, first_ = -1, last_ = -1, fire_offset_ = -1;
     unsigned resets_ = 0;
-    std::vector<Command> commands_;
+    std::vector<Command> commands_, unit_commands_;      // a unit command's `word` is its unit's index
+    std::vector<std::pair<size_t, const VerilatedVar *>> unit_cmd_stbs_;
 
-    // The variables of `unit`'s scope and of the scopes below it; the unit's own ports watched if asked.
-    void add_sites(const std::string &unit, bool watched) {
+    // The variables of `unit`'s scope and of the scopes below it; the unit's own ports watched if asked
+    // (the peripheral's), else its `command_stb` if it has one readable.
+    void add_sites(const std::string &unit, bool watched, size_t index) {
         std::string prefix = unit + ".";
         for (const auto &entry : *Verilated::threadContextp()->scopeNameMap()) {
             const VerilatedScope *s = entry.second;
@@ -165,6 +176,8 @@ private:
                 sites_.push_back({name, var.first, &var.second});
                 if (watched && name == unit)
                     watch(var.first, &var.second);
+                else if (name == unit && !strcmp(var.first, "command_stb"))
+                    unit_cmd_stbs_.push_back({index, &var.second});
             }
         }
     }
@@ -327,6 +340,7 @@ private:
             rst_before_ = read32(rst_);
             busy_before_ = read32(status_) & busy_mask_;
             commands_.clear();
+            unit_commands_.clear();
             say("armed\n");
         } else if (!strcmp(word, "report")) {
             say("report fired=%d offset=%lld span=%lld resets=%u commands=%zu before=%llx after=%llx\n", fired_ ? 1 : 0,
@@ -334,6 +348,8 @@ private:
                 commands_.size(), (unsigned long long)before_, (unsigned long long)after_);
             for (const auto &c : commands_)
                 say("cmd %lld %08x %llu\n", (long long)c.offset, c.word, (unsigned long long)c.busy);
+            for (const auto &c : unit_commands_)
+                say("ucmd %u %lld\n", c.word, (long long)c.offset);
             say("end\n");
             armed_ = false;
         } else if (!strcmp(word, "peek")) {

@@ -23,6 +23,19 @@ def test_the_configuration_makes_the_state_and_the_watched_ports_public():
     assert "rd__addr" not in config and '"$11"' not in config
 
 
+def test_another_units_state_and_command_strobe_are_public():
+    """Another unit's registers are public and writable; its command strobe, when it has one, readable
+    (the hook's activity), and nothing is asked of a unit without one."""
+    unit = ("module engine(clk, command_stb);\n  input clk;\n  input command_stb;\n  reg [3:0] round;\n"
+            "  always @(posedge clk)\n    round <= command_stb;\nendmodule\n")
+    quiet = unit.replace("engine", "source").replace("command_stb", "sample")
+    config = fault_model.verilator_config(VERILOG, units=[(unit, "engine"), (quiet, "source")])
+    assert 'public_flat_rw -module "engine" -var "round"' in config
+    assert 'public_flat_rw -module "source" -var "round"' in config
+    assert f'public_flat_rd -module "engine" -var "{fault_model.UNIT_COMMAND_PORT}"' in config
+    assert 'public_flat_rd -module "source"' not in config
+
+
 def test_a_verilog_without_the_peripheral_is_refused():
     import pytest
     from common.errors import ProjectError
