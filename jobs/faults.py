@@ -16,9 +16,10 @@ of every register, and of the memories the rows an operation of this size can us
 operand slot, k the rows of a pair or of n; the modulus memory's rows of n, of bank 1 and of their N').
 The operation's span runs from its first activity (a command of the peripheral or of the SHA-256
 engine, a data word, busy) to the console's wipe after the command (CLEAR), as an unfaulted run
-measured it. The cycle is uniform over the part of the span where the class's unit works: the
-peripheral's classes from its first command on, the SHA-256 engine's over its commands (from the
-first to the end of the last block), the entropy source's over the whole span.
+measured it. The cycle is uniform over the cycles of the span where the class's unit works: the
+peripheral's classes from its first command on; the SHA-256 engine's over its hashing (each command to
+the next when they follow within HASH_GAP cycles, the blocks streaming, else to the end of its block:
+not the RSA between a digest and the engine's wipe); the entropy source's over the whole span.
 
 Every run is classified from what the console printed and what the hook saw:
 
@@ -60,6 +61,9 @@ OUTCOMES = ("correct", "refused", "stuck", "released_wrong", "hang")
 STUCK_ERROR = "error=peripheral_stuck"
 #: The shortest cycle limit of a run after its fault; longer for operations that take longer.
 MIN_LIMIT_CYCLES = 10_000_000
+#: Cycles between two commands of the SHA-256 engine within which they are one hashing (the CPU writing
+#: the next block, the next hash of the same encoding); a longer gap is other work.
+HASH_GAP = 1_000
 #: A run's cycle limit, in unfaulted operations' worth of cycles.
 LIMIT_FACTOR = 20
 
@@ -321,19 +325,36 @@ class Session:
 
 
 def _windows(trace, unit_commands, span):
-    """{class: (first, end)}: the cycles of the span in which each class's unit works (the module
+    """{class: [(first, end), ...]}: the cycles of the span in which each class's unit works (the module
     docstring). `trace`: the peripheral's commands, (offset, word, busy) each; `unit_commands`: the other
     units' commands, (scope, offset) each."""
     from gateware.sha256.interface import BLOCK_CYCLES
     start = trace[0][0] if trace else 0
-    windows = {name: (start, span) for name, _, _ in SITE_CLASSES}
-    windows[ENTROPY_CLASS[0]] = (0, span)
-    hashing = [offset for scope, offset in unit_commands if scope == SHA256_SCOPE]
+    windows = {name: [(start, span)] for name, _, _ in SITE_CLASSES}
+    windows[ENTROPY_CLASS[0]] = [(0, span)]
+    hashing = sorted(offset for scope, offset in unit_commands if scope == SHA256_SCOPE)
     if not hashing:
         raise ProjectError("the unfaulted operation gave the SHA-256 engine no command: its class would fault an "
                            "idle engine (is the firmware's SHA-256 the engine's?)")
-    windows[SHA256_CLASS[0]] = (min(hashing), max(hashing) + BLOCK_CYCLES + 1)
+    intervals = []
+    for offset, following in zip(hashing, hashing[1:] + [None]):
+        end = following if following is not None and following - offset <= HASH_GAP else offset + BLOCK_CYCLES + 1
+        if intervals and intervals[-1][1] >= offset:
+            intervals[-1] = (intervals[-1][0], max(intervals[-1][1], end))
+        else:
+            intervals.append((offset, end))
+    windows[SHA256_CLASS[0]] = intervals
     return windows
+
+
+def _pick(intervals, rng):
+    """A cycle uniform over the union of `intervals` ((first, end) each, disjoint)."""
+    u = rng.randrange(sum(end - first for first, end in intervals))
+    for first, end in intervals:
+        if u < end - first:
+            return first + u
+        u -= end - first
+    raise AssertionError("unreachable")
 
 
 def _sample(sites, cls, rng):
@@ -468,7 +489,7 @@ def run(build, runs, bits=1024, op="sign", seed=DEFAULT_SEED, out_dir=DEFAULT_OU
                 rng.shuffle(order)
             cls = order.pop()
             site, element, bit = _sample(injector.sites, cls, rng)
-            record = {"run": i, **injector.inject(site, element, bit, rng.randrange(*injector.windows[cls]))}
+            record = {"run": i, **injector.inject(site, element, bit, _pick(injector.windows[cls], rng))}
             if record["outcome"] not in ("correct", "hang"):
                 record["recovered"] = injector.recovered()
                 if not record["recovered"]:
@@ -514,7 +535,7 @@ def _report(records, injector, bits, op, seed, alive, seconds, build, command):
                         "live_bits": sum(s.live_bits for s in in_class),
                         **{k: sum(r["outcome"] == k for r in rows) for k in OUTCOMES},
                         "in_check": sum(r["phase"] == "check" for r in rows),
-                        "window": list(injector.windows[cls])}
+                        "window": [list(interval) for interval in injector.windows[cls]]}
     wrong = [r for r in records if r["outcome"] == "released_wrong"]
     return {
         "command": command or f"python -m sim faults {len(records)} --size {bits} --op {op}",
@@ -585,8 +606,9 @@ def markdown(report):
     lines += ["| site class | what | live bits | window | runs | " + " | ".join(OUTCOMES) + " | in check |",
               "|---|---|---:|---|---:|" + "---:|" * len(OUTCOMES) + "---:|"]
     for name, row in report["by_site"].items():
-        first, end = row["window"]
-        lines.append(f"| {name} | {row['what']} | {row['live_bits']:,} | {first:,}-{end:,} | {row['runs']} | "
+        window = ", ".join(f"{first:,}-{end:,}" for first, end in row["window"][:3]) + \
+            (f" (+{len(row['window']) - 3})" if len(row["window"]) > 3 else "")
+        lines.append(f"| {name} | {row['what']} | {row['live_bits']:,} | {window} | {row['runs']} | "
                      + " | ".join(str(row[k]) for k in OUTCOMES) + f" | {row['in_check']} |")
     return "\n".join(lines) + "\n"
 

@@ -14,7 +14,11 @@ command handled:
   halves m1 = c^dp mod p and m2 = c^dq mod q, as the firmware keeps numbers (32-bit limbs, least
   significant first) or big-endian, and any 32-digit stretch of their hex as the console reads it;
 - in the peripheral, any word other than zero: after a command that used a secret, its memories are
-  wiped whole.
+  wiped whole;
+- in the SHA-256 engine, a message word other than zero or a state word other than the initial hash
+  value (or zero, the reset's): after a command that hashed on it (HMAC-DRBG's key and V, an OAEP
+  block, the TLS PRF's keyed blocks), the firmware wipes it (sha256_hw_wipe). Its schedule and working
+  registers then hold what a block of zeros leaves, a function of nothing secret.
 
 A finding names the command, the secret, its form and where it sits (address, symbol). The job exits 1
 when there is one.
@@ -115,6 +119,23 @@ def scan(data, secrets, excluded=()):
     return hits
 
 
+def engine_words(sites, scope):
+    """[(name, hook index, values allowed after a wipe)] of the SHA-256 engine's message and state
+    registers among the hook's `sites` (its registers `message<i>` and `state<i>`, sim/fault_model.py)."""
+    import re
+    from gateware.sha256.interface import BLOCK_WORDS, INITIAL_HASH, STATE_WORDS
+    words = {}
+    for index, site_scope, name, _, _ in sites:
+        m = re.fullmatch(r"(message|state)(\d+)", name)
+        if site_scope == scope and m:
+            i = int(m.group(2))
+            words[name] = (name, index, {0} if m.group(1) == "message" else {0, INITIAL_HASH[i]})
+    if len(words) != BLOCK_WORDS + STATE_WORDS:
+        raise ProjectError(f"the fault model shows {len(words)} of the SHA-256 engine's {BLOCK_WORDS} message and "
+                           f"{STATE_WORDS} state registers: have they been renamed?")
+    return sorted(words.values())
+
+
 # ---- the firmware's symbols ----
 
 class Symbols:
@@ -193,8 +214,10 @@ class Scanner:
         self.bases = {"main_ram": base, "sram": None}
         self.session = Session(build, key, timeout=timeout)
         scope = fault_model.PERIPHERAL_SCOPE
-        self.memories = [(site_scope, name) for _, site_scope, name, _, elements in self.session.hook.sites()
+        sites = self.session.hook.sites()
+        self.memories = [(site_scope, name) for _, site_scope, name, _, elements in sites
                          if elements > 1 and (site_scope == scope or site_scope.startswith(scope + "."))]
+        self.engine_words = engine_words(sites, fault_model.SHA256_SCOPE)
 
     def after(self, command, line, secrets):
         """Findings after `line` (None: nothing typed, the state as it is) ran."""
@@ -216,6 +239,11 @@ class Scanner:
                 base = self.bases[memory]
                 where = self.symbols.at(base + offset) if base is not None else ""
                 findings.append(Finding(command, memory, secret, form, offset, where))
+        for name, index, allowed in self.engine_words:
+            value = self.session.hook.peek(index, 0)
+            if value not in allowed:
+                findings.append(Finding(command, "SHA-256 engine", "hashed data", f"{name} = {value:08x}", 0,
+                                        "not wiped"))
         for scope, name in self.memories:
             data, width = self.session.hook.dump(scope, name)
             nonzero = [i for i in range(0, len(data), width) if any(data[i:i + width])]

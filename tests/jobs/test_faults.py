@@ -198,3 +198,32 @@ def test_a_tripped_health_test_stops_the_generator_until_restart(injector):
     assert "entropy_health=startup" in console.command("entropy restart")     # its start-up tests rerun
     assert protocol.error_lines(console.command("entropy raw 1")) == []
     assert injector.recovered()
+
+
+def test_a_faulted_hash_releases_no_signature(injector):
+    """A bit of the SHA-256 engine's chaining state flipped while the signature's digest is made: the
+    digest, made twice on the engine and compared, differs, and the signature is refused with the engine's
+    error before any RSA. The class's cycles are the hashing: the digests before the peripheral's first
+    command, the engine's wipe after; not the RSA between them."""
+    hashing = injector.windows[faults.SHA256_CLASS[0]]
+    rsa_start = injector.windows[faults.SITE_CLASSES[0][0]][0][0]
+    assert hashing[0][1] <= rsa_start and sum(end - first for first, end in hashing) < rsa_start + 2_000
+    site = injector.site(f"{fault_model.SHA256_TOP}.state3")
+    assert site.cls == faults.SHA256_CLASS[0]
+    record = injector.inject(site, 0, 4, hashing[0][0] + 10)
+    assert record["outcome"] == "refused" and record["phase"] == "hash", record
+    assert protocol.error_code(record["error"]) == protocol.Error.HASH_ENGINE, record
+
+
+def test_a_cycle_is_drawn_over_the_union_of_the_windows():
+    """The SHA-256 class's cycles: commands within HASH_GAP of each other make one interval, a lone one
+    its block; a draw lands in the union, every cycle of it reachable."""
+    from gateware.sha256.interface import BLOCK_CYCLES
+    scope = fault_model.SHA256_SCOPE
+    commands = [(scope, 100), (scope, 200), (scope, 300), (scope, 50_000)]
+    windows = faults._windows([(1_000, 0, 5)], commands, 60_000)
+    assert windows[faults.SHA256_CLASS[0]] == [(100, 300 + BLOCK_CYCLES + 1), (50_000, 50_000 + BLOCK_CYCLES + 1)]
+    assert windows["operand_slots"] == [(1_000, 60_000)]
+    rng = random.Random(5)
+    drawn = {faults._pick([(10, 13), (20, 22)], rng) for _ in range(200)}
+    assert drawn == {10, 11, 12, 20, 21}

@@ -29,6 +29,22 @@ def test_a_secret_is_found_in_every_form_and_not_where_excluded():
                          secrets.scan(bytes(memory), secrets.key_secrets(key), [(first - 8, first + 64)])]
 
 
+def test_the_engine_words_checked_are_its_message_and_state():
+    """The scan reads every message and state register of the SHA-256 engine (and nothing else of it),
+    allows zero in both and the initial hash value in the state only; a renamed register stops it."""
+    from gateware.sha256.interface import INITIAL_HASH
+    scope = "TOP.sim.sha256_engine"
+    sites = [(i, scope, f"message{i}", 32, 1) for i in range(16)] + \
+            [(16 + i, scope, f"state{i}", 32, 1) for i in range(8)] + \
+            [(24, scope, "window0", 32, 1), (25, "TOP.sim.montmul", "state0", 32, 1)]
+    words = secrets.engine_words(sites, scope)
+    assert len(words) == 24 and {index for _, index, _ in words} == set(range(24))
+    assert dict((name, allowed) for name, _, allowed in words)["state3"] == {0, INITIAL_HASH[3]}
+    assert dict((name, allowed) for name, _, allowed in words)["message3"] == {0}
+    with pytest.raises(Exception, match="renamed"):
+        secrets.engine_words(sites[1:], scope)
+
+
 def test_the_crt_halves_are_those_of_the_key():
     key = secrets.fresh_key(512, random.Random(3))
     c = 0x1234567
@@ -62,7 +78,7 @@ def test_the_scan_sees_the_key_where_it_belongs(scanner):
 def test_no_command_leaves_key_material_behind(scanner):
     """Each command class on the key (a TLS connection among them), then key generation: nothing of the
     key, of the CRT halves, of the connection's master secret or of the new key outside the key store,
-    every word of the peripheral zero."""
+    every word of the peripheral zero, the SHA-256 engine as its wipe leaves it."""
     rng = random.Random("test-secrets-commands")
     for command in secrets.COMMANDS:
         line, handled = secrets.command_and_secrets(command, scanner.key, rng)
