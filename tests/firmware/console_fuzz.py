@@ -282,6 +282,7 @@ def argument_values(max_bits):
         # options written name=<value>: their values by the option's name
         "salt": ["32", "0", "20", "223", "x"],
         "label": ["6c6162656c", "-", "0g"],
+        "repeat": ["1", "16", "64", "65", "0", "x"],
     }
 
 
