@@ -177,7 +177,7 @@ class BlockFetcher(LiteXModule):
         # # #
 
         # the end of the blocks asked for, in bits enough for any address and count
-        end = Signal(32 + DMA_BLOCKS_BITS + 7)
+        end = Signal(max(32, DMA_BLOCKS_BITS + 6) + 1)
         bad, accept, intrude = Signal(), Signal(), Signal()
         self.comb += [
             end.eq(self.address + Cat(Constant(0, 6), self.blocks)),
