@@ -1,5 +1,5 @@
 """LiteX wrapper of the SHA-256 engine (gateware/sha256/engine.py): its command and status ports become
-CSRs, its message buffer and state words a window on the SoC bus.
+CSRs, its message buffer and state words a window on the SoC bus, and a DMA feeds it blocks from main RAM.
 
 The engine is converted to Verilog when the SoC is built and instantiated as a black box, as the entropy
 source is (soc/entropy.py). Every build carries it, the simulation's and the board's alike.
@@ -27,16 +27,16 @@ enables are ignored).
 
 The SoC also gets `SHA256_COMMAND_INIT`, `SHA256_COMMAND_BLOCK` and `SHA256_BLOCK_CYCLES` (soc.h).
 
-A block takes `BLOCK_CYCLES` cycles after its command, whatever the data: the firmware writes the next
-block's words while the engine runs the last, waits for `busy` to fall and issues BLOCK; it loads a
-context's state only when the engine holds another, and reads it back once a call
-(firmware/hash/sha256_hw.c).
+A block takes `BLOCK_CYCLES` cycles after its command, whatever the data. The firmware hands whole blocks
+word-aligned in main RAM to the DMA; others it writes into the window while the engine runs the last,
+waits for `busy` to fall and issues BLOCK; it loads a context's state only when the engine holds
+another, and reads it back once a call (firmware/hash/sha256_hw.c).
 
 The DMA (`BlockFetcher`, a master on the SoC bus) feeds the engine whole blocks from main RAM: the
 block's words in memory order, as the window takes them, and BLOCK for each, reading block k+1 while the
 engine runs block k. Its cycles depend on the count only: a block takes BLOCK_CYCLES + 1 cycles, the
-first one the reads of its words before (the CPU polling `status` meanwhile delays a read by a CSR access
-at most, which the engine's time hides). Main RAM holds what the CPU wrote before it started the DMA:
+first one the reads of its words before (the CPU's accesses meanwhile, its polls of `status`, delay the
+reads of a block by one access at most, which the engine's time hides). Main RAM holds what the CPU wrote before it started the DMA:
 VexRiscv's data cache is write-through (its `DataCache` sends every store to the bus), and the bus keeps
 the CPU's store and the `dma_blocks` write in order.
 
