@@ -35,8 +35,8 @@ another, and reads it back once a call (firmware/hash/sha256_hw.c).
 The DMA (`BlockFetcher`, a master on the SoC bus) feeds the engine whole blocks from main RAM: the
 block's words in memory order, as the window takes them, and BLOCK for each, reading block k+1 while the
 engine runs block k. Its cycles depend on the count only: a block takes BLOCK_CYCLES + 1 cycles, the
-first one the reads of its words before (the CPU's accesses meanwhile, its polls of `status`, delay the
-reads of a block by one access at most, which the engine's time hides). Main RAM holds what the CPU wrote before it started the DMA:
+first one the reads of its words before (the CPU's accesses meanwhile, its polls of `status`, delay a
+block's reads by a few bus accesses at most, which the engine's time hides). Main RAM holds what the CPU wrote before it started the DMA:
 VexRiscv's data cache is write-through (its `DataCache` sends every store to the bus), and the bus keeps
 the CPU's store and the `dma_blocks` write in order.
 
