@@ -11,7 +11,7 @@
 #if PEER_HAVE_BEARSSL || TLS_HAVE_BEARSSL
 
 #define STATUS_BIT(name) (1u << CSR_SHA256_STATUS_##name##_OFFSET)
-#define REFUSED (STATUS_BIT(BUSY_REFUSED) | STATUS_BIT(BAD_COMMAND))
+#define REFUSED (STATUS_BIT(BUSY_REFUSED) | STATUS_BIT(BAD_COMMAND) | STATUS_BIT(DMA_REFUSED))
 
 /* The engine's window: its message words and its state words, at their offsets. */
 #define MESSAGE_WORDS ((volatile uint32_t *)SHA256_WINDOW_BASE + SHA256_WINDOW_MESSAGE)
@@ -21,13 +21,13 @@
    may alias the caller's bytes. */
 typedef uint32_t __attribute__((may_alias)) message_word;
 
-/* Polls the status until the engine is idle: SHA256_HW_OK with that status word in *status, or
-   SHA256_HW_ERR_TIMEOUT. */
-static int poll_idle(uint32_t *status)
+/* Polls the status until the engine is idle, at most max_polls times: SHA256_HW_OK with that status word
+   in *status, or SHA256_HW_ERR_TIMEOUT. */
+static int poll_idle(uint32_t *status, uint32_t max_polls)
 {
 	uint32_t polls;
 
-	for (polls = 0; polls < SHA256_HW_MAX_POLLS; polls++)
+	for (polls = 0; polls < max_polls; polls++)
 		if (!((*status = sha256_status_read()) & STATUS_BIT(BUSY)))
 			return SHA256_HW_OK;
 	return SHA256_HW_ERR_TIMEOUT;
@@ -38,19 +38,25 @@ static int sha256_hw_wait(void)
 {
 	uint32_t status;
 
-	return poll_idle(&status);
+	return poll_idle(&status, SHA256_HW_MAX_POLLS);
 }
 
 /* Waits for the engine to be idle, then says whether it refused anything since its last accepted command
-   (the driver issues nothing while it is busy: a refusal is a fault). The idle status word says both. */
-static int wait_idle_unrefused(void)
+   (the driver issues nothing while it is busy: a refusal is a fault). The idle status word says both.
+   blocks: how many blocks the wait may cover (the bound on the polls grows with it). */
+static int wait_blocks_unrefused(uint32_t blocks)
 {
 	uint32_t status;
-	int err = poll_idle(&status);
+	int err = poll_idle(&status, SHA256_HW_MAX_POLLS * blocks);
 
 	if (err)
 		return err;
 	return status & REFUSED ? SHA256_HW_ERR_REFUSED : SHA256_HW_OK;
+}
+
+static int wait_idle_unrefused(void)
+{
+	return wait_blocks_unrefused(1);
 }
 
 /* The engine's state := FIPS 180-4's initial hash value (waits for it). */
@@ -175,13 +181,38 @@ static int begin(const sha256_hw_context *ctx)
 	return engine_holds(ctx) ? SHA256_HW_OK : sha256_hw_load(ctx->val);
 }
 
-/* Streams `blocks` whole blocks from `in` into the engine: each block's words into the window while the
-   engine may still run the one before, then BLOCK once it is idle. A block at an unaligned address goes
-   through `buf` (aligned, 64 bytes). Stops at the first error. */
+/* Whether the engine's DMA can read `blocks` whole blocks at `in`: word-aligned and all in main RAM
+   (which the DMA reads; the data cache is write-through, so RAM holds what the CPU wrote). */
+static int dma_reaches(const unsigned char *in, size_t blocks)
+{
+	uintptr_t offset = (uintptr_t)in - MAIN_RAM_BASE;
+
+	return (uintptr_t)in % sizeof(uint32_t) == 0 && offset < MAIN_RAM_SIZE
+	       && blocks <= (MAIN_RAM_SIZE - offset) / 64;
+}
+
+/* Once the engine is idle (and if it refused nothing), its DMA compresses `blocks` blocks at `in`
+   (dma_reaches); waits until the last is done. */
+static int sha256_hw_dma(const unsigned char *in, size_t blocks)
+{
+	int err = wait_idle_unrefused();
+
+	if (err)
+		return err;
+	sha256_dma_address_write((uint32_t)(uintptr_t)in);
+	sha256_dma_blocks_write((uint32_t)blocks);
+	return wait_blocks_unrefused((uint32_t)blocks);
+}
+
+/* Compresses `blocks` whole blocks from `in`: through the DMA when it reaches them, else streamed into the
+   window, each block's words while the engine may still run the one before, then BLOCK once it is idle
+   (a block at an unaligned address through `buf`, aligned, 64 bytes). Stops at the first error. */
 static int stream(const unsigned char *in, size_t blocks, unsigned char *buf)
 {
 	int err = SHA256_HW_OK;
 
+	if (dma_reaches(in, blocks))
+		return sha256_hw_dma(in, blocks);
 	for (; blocks && !err; blocks--, in += 64) {
 		const unsigned char *block = in;
 

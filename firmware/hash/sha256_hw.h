@@ -2,8 +2,9 @@
    over it. The registers, the status fields, the command codes, a block's cycles and the window's address
    and word offsets come from LiteX's generated csr.h, soc.h and mem.h: nothing is copied by hand.
 
-   The engine holds one chaining state and a message buffer it copies at each BLOCK, so the CPU writes the
-   next block's words into the window while the engine compresses the last. A context keeps its own state
+   The engine holds one chaining state and a message buffer it copies at each BLOCK. Whole blocks that are
+   word-aligned in main RAM go in one command of its DMA, which reads each block while the engine
+   compresses the one before; others the CPU writes into the window while the engine compresses the last. A context keeps its own state
    (with its buffer and byte count); the driver remembers whose state the engine holds (the context's
    address and a serial number it gives each call that compresses) and loads a context's state only when
    the engine holds another. It reads the state back once at the end of each call that compressed blocks.
@@ -22,8 +23,9 @@
 #define SHA256_HW_BLOCK_WORDS 16
 #define SHA256_HW_STATE_WORDS 8
 
-/* Status polls a wait takes at most: a poll is a CSR read, several cycles, and a block keeps the engine
-   busy SHA256_BLOCK_CYCLES cycles; the bound is far beyond that. */
+/* Status polls a wait takes at most, a block: a poll is a CSR read, several cycles, and a block keeps
+   the engine busy SHA256_BLOCK_CYCLES cycles (its DMA a cycle more); the bound is far beyond that. A wait
+   on the DMA's n blocks takes n times as many. */
 #define SHA256_HW_MAX_POLLS (64u * SHA256_BLOCK_CYCLES)
 
 #include "peer_build.h"       /* generated: which BearSSL this firmware has */

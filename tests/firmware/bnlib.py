@@ -296,13 +296,9 @@ def entropy_defines():
 def sha256_defines():
     """What LiteX's csr.h and soc.h give the firmware of the SHA-256 engine, from the contract (soc/sha256.py,
     gateware/sha256/interface.py): -D flags for the host stand-in (sha256_model.c)."""
-    from amaranth.lib import data
-
-    from gateware.sha256.interface import Status
-    from soc.sha256 import STATUS_FIELDS, soc_constants
-    layout = data.Layout.cast(Status)
+    from soc.sha256 import STATUS_OFFSETS, soc_constants
     return ["-DCSR_SHA256_COMMAND_CODE_OFFSET=0",
-            *(f"-DCSR_SHA256_STATUS_{name.upper()}_OFFSET={layout[name].offset}" for name in STATUS_FIELDS),
+            *(f"-DCSR_SHA256_STATUS_{name.upper()}_OFFSET={offset}" for name, offset in STATUS_OFFSETS.items()),
             *(f"-D{name}={value}" for name, value in soc_constants().items())]
 
 

@@ -2,10 +2,15 @@
    (firmware/hash/sha256_hw.c) on the host: the window is an array (generated/mem.h points the driver's
    SHA256_WINDOW_BASE at it), its message words in memory byte order as the bus window takes them; the
    command CSR does FIPS 180-4's compression function at once (never busy), with the refusals of the
-   contract (gateware/sha256/interface.py) for an unknown command. The status fields' positions, the
+   contract (gateware/sha256/interface.py) for an unknown command. The DMA copies each block from its
+   address into the message words and compresses it, at once too, with the wrapper's refusals (a
+   misaligned address, no block, blocks not all in main RAM). Main RAM is what the test says it is
+   (sha256_model_ram_base and _size, which generated/mem.h names MAIN_RAM_BASE and MAIN_RAM_SIZE); the
+   32-bit bus address the driver writes is taken at its place there. The status fields' positions, the
    command codes, a block's cycles and the window's offsets come from the contract as -D flags
    (bnlib.sha256_defines). */
 #include <stdint.h>
+#include <string.h>
 #include <generated/csr.h>
 
 static const uint32_t initial_hash[8] = {
@@ -25,6 +30,9 @@ static const uint32_t round_constants[64] = {
 /* The window: 16 message words from SHA256_WINDOW_MESSAGE, 8 state words from SHA256_WINDOW_STATE. */
 volatile uint32_t sha256_model_window[SHA256_WINDOW_STATE + 8];
 static uint32_t status;
+/* Main RAM as the DMA sees it (none until a test says), and the blocks the DMA has fed so far. */
+unsigned long sha256_model_ram_base, sha256_model_ram_size, sha256_model_dma_blocks;
+static uint32_t dma_address;
 
 static uint32_t ror(uint32_t x, unsigned n)
 {
@@ -84,4 +92,27 @@ void sha256_command_write(uint32_t value)
 uint32_t sha256_status_read(void)
 {
 	return status;
+}
+
+void sha256_dma_address_write(uint32_t value)
+{
+	dma_address = value;
+}
+
+void sha256_dma_blocks_write(uint32_t blocks)
+{
+	uint32_t offset = dma_address - (uint32_t)sha256_model_ram_base;
+	const unsigned char *in = (const unsigned char *)(sha256_model_ram_base + offset);
+
+	if (dma_address % 4 != 0 || blocks == 0 || offset >= sha256_model_ram_size
+	    || blocks > (sha256_model_ram_size - offset) / 64) {
+		status |= 1u << CSR_SHA256_STATUS_DMA_REFUSED_OFFSET;
+		return;
+	}
+	for (; blocks; blocks--, in += 64) {
+		memcpy((void *)(sha256_model_window + SHA256_WINDOW_MESSAGE), in, 64);
+		compress();
+		sha256_model_dma_blocks++;
+	}
+	status = 0;
 }

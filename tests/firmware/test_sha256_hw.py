@@ -1,7 +1,7 @@
 """firmware/hash/sha256_hw.c on the host, over a model of the SHA-256 engine's window and CSRs
 (sha256_model.c): its BearSSL hash class gives hashlib's digests, with contexts interleaved block by block
 (each loads its own state into the one engine), whole blocks taken from the caller's bytes at any
-alignment, the engine's state used between a context's calls but never for a copy of it, out() leaving a
+alignment (by the engine's DMA when they are word-aligned in main RAM, through the window otherwise), the engine's state used between a context's calls but never for a copy of it, out() leaving a
 context as it was, and state()/set_state() moving a hash from one context to another; its descriptor is
 BearSSL's SHA-256's."""
 import ctypes
@@ -89,19 +89,53 @@ def test_state_moves_a_hash_to_another_context(hw):
     assert second.out() == hashlib.sha256(message).digest()
 
 
+@pytest.fixture
+def main_ram(lib):
+    """main_ram(address, size): the model's main RAM, where its DMA reads (none again after the test);
+    returns a function giving the blocks its DMA has fed so far."""
+    base, size = (ctypes.c_ulong.in_dll(lib, f"sha256_model_ram_{name}") for name in ("base", "size"))
+    fed = ctypes.c_ulong.in_dll(lib, "sha256_model_dma_blocks")
+
+    def set_region(address, length):
+        base.value, size.value = address, length
+        return lambda: fed.value
+    yield set_region
+    base.value = size.value = 0
+
+
 @pytest.mark.parametrize("offset", [0, 1, 2, 3])
-def test_whole_blocks_at_any_alignment(hw, offset):
-    """Whole blocks from an aligned buffer go to the engine as words, from an unaligned one through the
-    context's buffer; after a partial block, they go through it too: the digest is hashlib's either way."""
+def test_whole_blocks_at_any_alignment(hw, main_ram, offset):
+    """Whole blocks word-aligned in main RAM go to the engine in one DMA command; from an unaligned buffer
+    as words through the window, via the context's buffer; after a partial block, that block through the
+    window too: the digest is hashlib's either way."""
     message = random.Random(3).randbytes(64 * 5 + 7)
-    for split in (0, 10):
+    for split, dma_blocks in ((0, 5), (10, 4)):
         backing = ctypes.create_string_buffer(offset + len(message) + 8)
+        fed = main_ram(ctypes.addressof(backing), len(backing))
         address = ctypes.addressof(backing) + (-ctypes.addressof(backing) % 4) + offset
         ctypes.memmove(address, message, len(message))
         ctx = Context(hw)
+        before = fed()
         ctx.cls.update(ctypes.addressof(ctx.buf), address, split)
         ctx.cls.update(ctypes.addressof(ctx.buf), address + split, len(message) - split)
+        assert fed() - before == (dma_blocks if address % 4 == 0 else 0), (offset, split)
         assert ctx.out() == hashlib.sha256(message).digest(), (offset, split)
+
+
+def test_blocks_past_main_ram_go_through_the_window(hw, main_ram):
+    """Aligned blocks not all in main RAM: the window, not the DMA (which would refuse them)."""
+    message = random.Random(6).randbytes(64 * 4)
+    backing = ctypes.create_string_buffer(len(message) + 4)
+    address = ctypes.addressof(backing) + (-ctypes.addressof(backing) % 4)
+    ctypes.memmove(address, message, len(message))
+    fed = main_ram(address, 64 * 3)
+    before = fed()
+    ctx = Context(hw)
+    ctx.cls.update(ctypes.addressof(ctx.buf), address, len(message))
+    assert fed() == before and ctx.out() == hashlib.sha256(message).digest()
+    ctx = Context(hw)
+    ctx.cls.update(ctypes.addressof(ctx.buf), address, 64 * 3)
+    assert fed() == before + 3
 
 
 def state_words(ctx):

@@ -23,6 +23,8 @@ void entropy_ctrl_write(uint32_t value);
    flags (bnlib.sha256_defines). */
 void sha256_command_write(uint32_t value);
 uint32_t sha256_status_read(void);
+void sha256_dma_address_write(uint32_t value);
+void sha256_dma_blocks_write(uint32_t value);
 void timer0_uptime_latch_write(uint32_t value);
 uint64_t timer0_uptime_cycles_read(void);
 
