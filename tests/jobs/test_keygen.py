@@ -196,11 +196,13 @@ def test_the_bench_plans_keygen_and_signature_rows_beside_the_raw_ones():
     plan = [(job.kind, job.impl, job.sizes, job.sha256) for job in bench.extra_jobs((512, 1024, 2048))]
     assert plan == [("keygen", "hw_seq", (512,), "hw"), ("keygen", "hw_seq", (1024,), "hw"),
                     ("keygen", "hw_seq", (2048,), "hw"),
-                    ("sign", "hw_seq", (512, 1024, 2048), "hw"), ("sign", "hw_seq", (512, 1024, 2048), "sw")]
+                    ("sign", "hw_seq", (512, 1024, 2048), "hw"), ("sign", "hw_seq", (512, 1024, 2048), "sw"),
+                    ("hash", "sw", (), "hw")]
     assert ("keygen", "sw", (512,)) in [(j.kind, j.impl, j.sizes) for j in bench.extra_jobs((512,), full=True)]
     assert [(j.kind, j.sizes) for j in bench.extra_jobs((1024, 3072))] == [("keygen", (1024,)), ("sign", (1024, 3072)),
-                                                                          ("sign", (1024, 3072))]
-    assert all(job.peripheral for job in bench.extra_jobs((512,)))
+                                                                          ("sign", (1024, 3072)), ("hash", ())]
+    # the hashes on the SoC without the peripheral, the rest on the one with it
+    assert [job.peripheral for job in bench.extra_jobs((512,))] == [True, True, True, False]
     assert not bench.ExtraJob("keygen", "sw", (512,)).peripheral
 
 
@@ -215,7 +217,9 @@ def test_the_bench_writes_the_padding_and_keygen_rows_in_a_section_of_their_own(
              {"bits": 512, "op": "sign_pkcs1", "impl": "hw_seq", "sha256": "sw", "cycles": 125_000, "ok": True},
              {"bits": 512, "op": "sign_pss", "impl": "hw_seq", "cycles": 150_000, "ok": False},
              {"bits": 512, "op": "verify", "impl": "hw_seq", "cycles": 30_000, "ok": True},
-             {"bits": 512, "op": "oaep_decrypt", "impl": "hw_seq", "cycles": 120_000, "ok": True}]
+             {"bits": 512, "op": "oaep_decrypt", "impl": "hw_seq", "cycles": 120_000, "ok": True},
+             {"op": "sha256", "impl": "hw", "bytes": 16384, "message_bytes": 1024, "repeat": 16, "blocks": 257,
+              "cycles": 25_700, "ok": True}]
     soc = {**SOC}
     data = bench.write(raw, [], tmp_path, soc, {"transport": "simulation"}, "python -m sim bench", extra=extra)
     written = json.loads((tmp_path / "results.json").read_text())
@@ -230,6 +234,7 @@ def test_the_bench_writes_the_padding_and_keygen_rows_in_a_section_of_their_own(
     assert "| 512 | sign pss | hw_seq | hw | 150,000 |  |  | 1.50 | 1.50 | **no** |" in text
     assert "| 512 | verify | hw_seq | hw | 30,000 |  |  | 0.30 | 0.30 | yes |" in text        # x the raw public op
     assert "| 512 | oaep decrypt | hw_seq | hw | 120,000 |  |  | 1.20 | 1.20 | yes |" in text
+    assert "| 16,384 | hw | 25,700 | 100 | yes |" in text            # the SHA-256 rows' table, per block
     without = bench.write(raw, [], tmp_path / "plain", soc, {"transport": "simulation"}, "c")
     assert "padding_and_keygen" not in without and "Key generation and signatures" not in bench.markdown(without)
 

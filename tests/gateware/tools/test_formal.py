@@ -32,9 +32,30 @@ SUITE_CONFIG = PeripheralConfig(word_bits=8, lanes=4, max_bits=128)
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("formal")
+    # the other units' proofs are their own tests' (test_sha256_formal.py, test_entropy*.py)
     result = formal.prove(config=SUITE_CONFIG, out_dir=out_dir, properties=SUITE, jobs=1,
-                          progress=lambda message: None)
+                          progress=lambda message: None, units=False)
     return result, out_dir
+
+
+def test_prove_runs_the_other_units_proofs_and_fails_on_any(monkeypatch, tmp_path):
+    """`--prove` runs the entropy source's and the SHA-256 engine's proofs after the peripheral's, each in
+    a directory of its own; one that does not pass is reported and makes the verdict NO."""
+    units = formal.unit_proofs()
+    assert {"entropy_constant_time", "sha256_constant_time", "sha256_cover_block_end"} <= {u[0] for u in units}
+    ran = []
+
+    def fake(name):
+        return lambda work: ran.append(work.name) or ("FAIL" if name == "sha256_constant_time" else "PASS")
+
+    monkeypatch.setattr(formal, "unit_proofs", lambda: [(name, claim, fake(name)) for name, claim, _ in units])
+    rows = formal.prove_units(tmp_path, progress=lambda message: None)
+    assert ran == [u[0] for u in units]
+    assert [r["name"] for r in rows if not r["as_expected"]] == ["sha256_constant_time"]
+    text = formal.markdown({"config": {"lanes": 1, "word_bits": 8, "max_bits": 8, "max_words": 1,
+                                       "rows_per_slot": 1, "pairs": False}, "registers": 0, "data_registers": [],
+                            "properties": [], "units": rows, "passed": False, "seconds": 1})
+    assert "| sha256_constant_time | FAIL | PASS |" in text and "All as expected: NO" in text
 
 
 def by_name(report):
