@@ -352,12 +352,7 @@ int sha256_hw_error(const sha256_hw_context *ctx)
 
 const br_hash_class sha256_hw_vtable = {
 	sizeof(sha256_hw_context),
-	BR_HASHDESC_ID(br_sha256_ID)
-		| BR_HASHDESC_OUT(32)
-		| BR_HASHDESC_STATE(32)
-		| BR_HASHDESC_LBLEN(6)
-		| BR_HASHDESC_MD_PADDING
-		| BR_HASHDESC_MD_PADDING_BE,
+	SHA256_HW_DESC,
 	hw_init,
 	hw_update,
 	hw_out,

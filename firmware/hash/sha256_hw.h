@@ -43,6 +43,12 @@ typedef struct {
 	int err;                                 /* SHA256_HW_OK, or the first engine error */
 } sha256_hw_context;
 
+/* The descriptor of BearSSL's br_sha256_vtable (sha2small.c), which this class and the selection's share:
+   SHA-256's ID, its 32-byte output and state, 64-byte blocks, Merkle-Damgard padding with a big-endian
+   length. */
+#define SHA256_HW_DESC (BR_HASHDESC_ID(br_sha256_ID) | BR_HASHDESC_OUT(32) | BR_HASHDESC_STATE(32) \
+                        | BR_HASHDESC_LBLEN(6) | BR_HASHDESC_MD_PADDING | BR_HASHDESC_MD_PADDING_BE)
+
 /* SHA-256 on the engine, as BearSSL's br_sha256_vtable (same output, state and padding descriptor). */
 extern const br_hash_class sha256_hw_vtable;
 

@@ -106,12 +106,7 @@ static void sel_set_state(const br_hash_class **vtable, const void *stb, uint64_
 
 const br_hash_class sha256_sel_vtable = {
 	sizeof(sha256_sel_context),
-	BR_HASHDESC_ID(br_sha256_ID)
-		| BR_HASHDESC_OUT(32)
-		| BR_HASHDESC_STATE(32)
-		| BR_HASHDESC_LBLEN(6)
-		| BR_HASHDESC_MD_PADDING
-		| BR_HASHDESC_MD_PADDING_BE,
+	SHA256_HW_DESC,
 	sel_init,
 	sel_update,
 	sel_out,
