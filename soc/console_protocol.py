@@ -157,6 +157,9 @@ COMMANDS = {
     "keygen_step": (f"{'|'.join(KEYGEN_STEPS)} <candidate-hex> [impl]",
                     "time one constant-time step of keygen's prime search on a candidate (top two bits set, "
                     "3 mod 4): its pre-test, or one Miller-Rabin round; for the leak test"),
+    "sha256": (f"[{'|'.join(SHA256_USERS_IMPLS)}]",
+               "SHA-256 of sign, verify, OAEP, keygen, the generator, TLS: "
+               + ", ".join(f"{name} {what}" for name, what in SHA256_USERS_IMPLS.items())),
     "entropy": ("raw <words> | restart",
                 "the device's entropy source: raw words as it gives them (hex, for an SP 800-90B assessment), "
                 "or restart it (clears a health-test failure)"),
@@ -173,9 +176,6 @@ COMMANDS = {
     "tls": (f"[impl] [timeout-ms] [{MIX_OPTION}=<hex>]",
             "serve one TLS 1.2 connection on this UART (raw bytes until it ends; docs/tls.md), RSA on impl "
             f"(hw_seq by default); {MIX_OPTION}: the host's random bytes for the server's generator"),
-    "sha256": (f"[{'|'.join(SHA256_USERS_IMPLS)}]",
-               "SHA-256 of sign, verify, OAEP, keygen, the generator, TLS: "
-               + ", ".join(f"{name} {what}" for name, what in SHA256_USERS_IMPLS.items())),
 }
 #: The commands whose lines carry secrets (a key's private part, a seed, entropy): the console echoes their
 #: name and the blank after it, then ECHO_MASK for every other character typed (link/console.py, LineEditor).
